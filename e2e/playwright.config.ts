@@ -1,0 +1,29 @@
+import { defineConfig } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './src/chromium';
+
+const PORT = Number(process.env.E2E_PORT || 18080);
+
+export default defineConfig({
+  testDir: './tests',
+  outputDir: './test-results',
+  // Media tests share two cores with the server, FFmpeg and mediasoup: one at a time.
+  workers: 1,
+  fullyParallel: false,
+  timeout: 120_000,
+  reporter: [['list']],
+  use: {
+    baseURL: `http://127.0.0.1:${PORT}`,
+    headless: true,
+    launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
+  },
+  webServer: {
+    command: 'npm run start -w server --silent',
+    cwd: '..',
+    url: `http://127.0.0.1:${PORT}/api/health`,
+    env: { PORT: String(PORT), RTC_LISTEN_IP: '127.0.0.1', LOG_LEVEL: 'warn' },
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+  },
+});

@@ -1,0 +1,63 @@
+import { readFileSync, readdirSync } from 'node:fs';
+
+/** CPU seconds (user + system) of each process, from /proc. */
+function snapshot(): Map<number, { ppid: number; name: string; cpuSeconds: number }> {
+  const ticks = 100; // USER_HZ on Linux
+  const out = new Map<number, { ppid: number; name: string; cpuSeconds: number }>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const name = stat.slice(stat.indexOf('(') + 1, close);
+      const f = stat.slice(close + 2).split(' ');
+      out.set(Number(d), { ppid: Number(f[1]), name, cpuSeconds: (Number(f[11]) + Number(f[12])) / ticks });
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return out;
+}
+
+function descendants(snap: ReturnType<typeof snapshot>, root: number): number[] {
+  const found = [root];
+  for (let i = 0; i < found.length; i++) for (const [pid, p] of snap) if (p.ppid === found[i]) found.push(pid);
+  return found.filter((p) => snap.has(p));
+}
+
+/**
+ * Measures the CPU use (percent of one core) of process trees, by process
+ * name, over an interval. A process counts in the first group whose tree holds
+ * it, so a later root may be an ancestor of an earlier one.
+ */
+export class TreeCpu {
+  private start = snapshot();
+  private startAt = process.hrtime.bigint();
+
+  constructor(private readonly roots: Record<string, number>) {}
+
+  reset(): void {
+    this.start = snapshot();
+    this.startAt = process.hrtime.bigint();
+  }
+
+  /** { group: { processName: percentOfOneCore } } */
+  read(): Record<string, Record<string, number>> {
+    const now = snapshot();
+    const seconds = Number(process.hrtime.bigint() - this.startAt) / 1e9;
+    const out: Record<string, Record<string, number>> = {};
+    const counted = new Set<number>();
+    for (const [group, root] of Object.entries(this.roots)) {
+      const g: Record<string, number> = {};
+      for (const pid of descendants(now, root)) {
+        if (counted.has(pid) || pid === process.pid) continue;
+        counted.add(pid);
+        const p = now.get(pid)!;
+        const used = p.cpuSeconds - (this.start.get(pid)?.cpuSeconds ?? 0);
+        g[p.name] = Math.round(((g[p.name] ?? 0) + (100 * used) / seconds) * 10) / 10;
+      }
+      out[group] = g;
+    }
+    return out;
+  }
+}

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import { parseVp8FrameHeader } from '@pels/shared/vp8/frameHeader';
+import { FfmpegIngest, type IngestStatus } from './ffmpegIngest';
+import { DEFAULT_ENCODE, parseSource } from './sourceSpec';
+
+const log = pino({ level: 'silent' });
+const small = { ...DEFAULT_ENCODE, width: 160, height: 90, bitrateKbps: 200 };
+const fast = { initialBackoffMs: 100, maxBackoffMs: 400 };
+
+function waitFor(ingest: FfmpegIngest, pred: (s: IngestStatus) => boolean, ms = 10_000): Promise<IngestStatus> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`timed out; last status ${JSON.stringify(ingest.currentStatus)}`)), ms);
+    const on = (s: IngestStatus): void => {
+      if (!pred(s)) return;
+      clearTimeout(t);
+      ingest.off('status', on);
+      resolve(s);
+    };
+    ingest.on('status', on);
+  });
+}
+
+test('real FFmpeg frames arrive live, starting with a keyframe, in the 0,2,1,2 layer pattern', async () => {
+  const ingest = new FfmpegIngest(parseSource('lavfi:testsrc2=size=160x90:rate=30'), small, log, fast);
+  const tids: number[] = [];
+  let first: boolean | undefined;
+  ingest.on('frame', (f) => {
+    const h = parseVp8FrameHeader(f.data);
+    first ??= h.keyframe;
+    tids.push(h.temporalId);
+  });
+  ingest.start();
+  await waitFor(ingest, (s) => s.state === 'running');
+  while (tids.length < 12) await once(ingest, 'frame');
+  ingest.close();
+  assert.equal(first, true);
+  assert.deepEqual(tids.slice(0, 12), [0, 2, 1, 2, 0, 2, 1, 2, 0, 2, 1, 2]);
+  assert.equal(ingest.currentStatus.state, 'stopped');
+});
+
+test('a missing file is reported as failed with a clear error, and retried', async () => {
+  const ingest = new FfmpegIngest(parseSource('/nonexistent/clip.mp4'), small, log, fast);
+  ingest.start();
+  const s = await waitFor(ingest, (x) => x.state === 'failed');
+  assert.match(s.error ?? '', /not found or not readable: \/nonexistent\/clip\.mp4/);
+  const again = await waitFor(ingest, (x) => x.state === 'failed' && x.restarts >= 1);
+  assert.ok(again.restarts >= 1);
+  ingest.close();
+});
+
+test('a file FFmpeg cannot decode gives FFmpeg own error', async () => {
+  const ingest = new FfmpegIngest(parseSource(new URL(import.meta.url).pathname), small, log, fast);
+  ingest.start();
+  const s = await waitFor(ingest, (x) => x.state === 'failed');
+  assert.match(s.error ?? '', /ffmpeg exited/);
+  ingest.close();
+});
+
+test('when FFmpeg ends the ingest restarts and frames keep coming', async () => {
+  const ingest = new FfmpegIngest(parseSource('lavfi:testsrc2=size=160x90:rate=30:duration=0.5'), small, log, fast);
+  let frames = 0;
+  ingest.on('frame', () => frames++);
+  ingest.start();
+  const s = await waitFor(ingest, (x) => x.state === 'running' && x.restarts >= 2, 15_000);
+  ingest.close();
+  assert.ok(s.restarts >= 2);
+  assert.ok(frames >= 30, `${frames} frames`);
+});

@@ -1,0 +1,163 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import type { Logger } from '../log';
+import { IvfReader, type IvfFrame } from './ivfReader';
+import { checkSource, describeSource, ffmpegArgs, type EncodeSettings, type SourceSpec } from './sourceSpec';
+
+export type IngestState = 'starting' | 'running' | 'restarting' | 'failed' | 'stopped';
+
+export interface IngestStatus {
+  state: IngestState;
+  error?: string;
+  restarts: number;
+}
+
+export interface IngestOptions {
+  ffmpegPath?: string;
+  /** First restart delay; doubles up to maxBackoffMs. */
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** A run that lasted this long resets the backoff. */
+  stableAfterMs?: number;
+  /** No frame for this long while running: FFmpeg is stuck, restart it. */
+  stallTimeoutMs?: number;
+}
+
+type IngestEvents = { frame: [IvfFrame]; status: [IngestStatus] };
+
+/**
+ * Runs FFmpeg on a source and emits its encoded frames as they come. FFmpeg
+ * exiting for any reason is reported and the ingest restarts with backoff;
+ * a source that cannot be opened is reported as failed (and retried, slower).
+ */
+export class FfmpegIngest extends EventEmitter<IngestEvents> {
+  private proc: ChildProcess | null = null;
+  private closed = false;
+  private restarts = 0;
+  private backoffMs: number;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private stallTimer: NodeJS.Timeout | null = null;
+  private status: IngestStatus = { state: 'starting', restarts: 0 };
+  private readonly opts: Required<IngestOptions>;
+
+  constructor(
+    private readonly spec: SourceSpec,
+    private readonly encode: EncodeSettings,
+    private readonly log: Logger,
+    opts: IngestOptions = {},
+  ) {
+    super();
+    this.opts = {
+      ffmpegPath: opts.ffmpegPath ?? 'ffmpeg',
+      initialBackoffMs: opts.initialBackoffMs ?? 1000,
+      maxBackoffMs: opts.maxBackoffMs ?? 30_000,
+      stableAfterMs: opts.stableAfterMs ?? 10_000,
+      stallTimeoutMs: opts.stallTimeoutMs ?? 10_000,
+    };
+    this.backoffMs = this.opts.initialBackoffMs;
+  }
+
+  get currentStatus(): IngestStatus {
+    return this.status;
+  }
+
+  start(): void {
+    if (this.closed) throw new Error('ingest is closed');
+    void this.run();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.proc?.kill('SIGKILL');
+    this.proc = null;
+    this.setStatus('stopped');
+  }
+
+  private setStatus(state: IngestState, error?: string): void {
+    this.status = error === undefined ? { state, restarts: this.restarts } : { state, error, restarts: this.restarts };
+    this.emit('status', this.status);
+  }
+
+  private async run(): Promise<void> {
+    try {
+      await checkSource(this.spec);
+    } catch (err) {
+      if (this.closed) return;
+      const message = (err as Error).message;
+      this.log.error({ source: describeSource(this.spec) }, message);
+      this.setStatus('failed', message);
+      this.scheduleRestart();
+      return;
+    }
+    if (this.closed) return;
+    this.setStatus(this.restarts === 0 ? 'starting' : 'restarting', this.status.error);
+    const startedAt = Date.now();
+    const reader = new IvfReader();
+    const stderrTail: string[] = [];
+    let gotFrame = false;
+    const proc = spawn(this.opts.ffmpegPath, ffmpegArgs(this.spec, this.encode), { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc = proc;
+    this.log.info({ source: describeSource(this.spec), pid: proc.pid }, 'ffmpeg started');
+    this.armStallTimer(proc);
+
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      let frames: IvfFrame[];
+      try {
+        frames = reader.push(chunk);
+      } catch (err) {
+        this.log.error({ err }, 'ffmpeg output is not IVF; restarting');
+        proc.kill('SIGKILL');
+        return;
+      }
+      for (const f of frames) {
+        if (!gotFrame) {
+          gotFrame = true;
+          this.setStatus('running');
+        }
+        this.armStallTimer(proc);
+        this.emit('frame', f);
+      }
+    });
+    proc.stderr!.setEncoding('utf8').on('data', (text: string) => {
+      for (const line of text.split('\n')) if (line.trim()) stderrTail.push(line.trim());
+      stderrTail.splice(0, Math.max(0, stderrTail.length - 5));
+    });
+    proc.on('error', (err) => {
+      // spawn failure (ffmpeg missing); 'close' follows.
+      stderrTail.push(err.message);
+    });
+    proc.on('close', (code, signal) => {
+      if (this.proc === proc) this.proc = null;
+      if (this.stallTimer) clearTimeout(this.stallTimer);
+      if (this.closed) return;
+      const why = stderrTail.length ? stderrTail.join(' | ') : `exit code ${code ?? signal}`;
+      const message = `ffmpeg exited (${code ?? signal}): ${why}`;
+      if (Date.now() - startedAt >= this.opts.stableAfterMs) this.backoffMs = this.opts.initialBackoffMs;
+      this.log.warn({ code, signal, ranMs: Date.now() - startedAt }, message);
+      this.setStatus(gotFrame ? 'restarting' : 'failed', message);
+      this.scheduleRestart();
+    });
+  }
+
+  private armStallTimer(proc: ChildProcess): void {
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = setTimeout(() => {
+      this.log.warn({ afterMs: this.opts.stallTimeoutMs }, 'no frame from ffmpeg; restarting it');
+      proc.kill('SIGKILL');
+    }, this.opts.stallTimeoutMs);
+  }
+
+  private scheduleRestart(): void {
+    const delay = this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, this.opts.maxBackoffMs);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (this.closed) return;
+      this.restarts++;
+      void this.run();
+    }, delay);
+  }
+}

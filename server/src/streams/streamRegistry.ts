@@ -1,0 +1,32 @@
+import type { StreamInfo } from '@pels/shared/protocol/signaling';
+import { RequestError } from '../errors';
+import type { Stream } from './stream';
+
+/** The streams the server serves, by id. */
+export class StreamRegistry {
+  private readonly streams = new Map<string, Stream>();
+
+  add(stream: Stream): void {
+    if (this.streams.has(stream.id)) throw new RequestError('bad_request', `stream ${stream.id} already exists`);
+    this.streams.set(stream.id, stream);
+  }
+
+  get(id: string): Stream {
+    const s = this.streams.get(id);
+    if (!s) throw new RequestError('not_found', `no stream with id "${id}"`);
+    return s;
+  }
+
+  list(): StreamInfo[] {
+    return [...this.streams.values()].map((s) => s.info());
+  }
+
+  all(): Stream[] {
+    return [...this.streams.values()];
+  }
+
+  closeAll(): void {
+    for (const s of this.streams.values()) s.close();
+    this.streams.clear();
+  }
+}

@@ -1,0 +1,6 @@
+/** PELS packet colors, most important first (paper section 4). */
+export const COLORS = ['green', 'yellow', 'red'] as const;
+export type Color = (typeof COLORS)[number];
+
+/** DSCP code points marked on each color: AF41, AF42, AF43 (RFC 2597 drop precedence). */
+export const DSCP: Readonly<Record<Color, number>> = { green: 34, yellow: 36, red: 38 };
