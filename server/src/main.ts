@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
+import { fixedPolicy } from '@pels/shared/pels/flowPolicy';
 import { loadConfig, ConfigError } from './config';
-import { fixedColorPolicy } from './flow/fixedColorPolicy';
 import { createHttpServer } from './http/httpServer';
 import { createLogger } from './log';
 import { MediaWorker } from './sfu/mediaWorker';
@@ -12,12 +12,19 @@ const log = createLogger();
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, fileURLToPath(new URL('../../client/dist', import.meta.url)));
+  const streams = new StreamRegistry();
+  // Listen first: a taken port fails fast, before FFmpeg and mediasoup start.
+  let ready = false;
+  const http = createHttpServer(streams, config.clientDir, log, () => ready);
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(config.port, config.host, resolve);
+  });
   const media = await MediaWorker.create(log.child({ component: 'mediasoup' }), {
     logLevel: 'warn',
     rtcMinPort: config.rtc.minPort,
     rtcMaxPort: config.rtc.maxPort,
   });
-  const streams = new StreamRegistry();
   const stream = new Stream({
     id: 'default',
     name: 'Default stream',
@@ -25,7 +32,7 @@ async function main(): Promise<void> {
     encode: config.encode,
     webRtc: { listenIp: config.rtc.listenIp, announcedAddress: config.rtc.announcedAddress },
     createRouter: () => media.createRouter(),
-    createPolicy: fixedColorPolicy,
+    createPolicy: fixedPolicy,
     log,
   });
   streams.add(stream);
@@ -36,12 +43,8 @@ async function main(): Promise<void> {
     }
   });
 
-  const http = createHttpServer(streams, config.clientDir, log);
   const signaling = new SignalingServer(http, streams, log);
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(config.port, config.host, resolve);
-  });
+  ready = true;
   const addr = http.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   log.info({ port, source: config.source }, `serving the player at http://localhost:${port}`);

@@ -1,17 +1,8 @@
 import type { Color } from '@pels/shared/pels/color';
+import type { FlowPolicy } from '@pels/shared/pels/flowPolicy';
 import type { LayeredFrame } from '../layering/layeredFrame';
 import { Vp8Packetizer } from '../rtp/vp8Packetizer';
 import { SYNTHETIC_KEYFRAME } from '../rtp/syntheticKeyframe';
-
-/** Which color a frame goes out in, or that it is not sent at all. */
-export interface FrameDecision {
-  send: boolean;
-  color: Color;
-}
-
-export interface FramePolicy {
-  decide(frame: LayeredFrame, nowMs: number): FrameDecision;
-}
 
 export interface ColorCounters {
   frames: number;
@@ -50,7 +41,7 @@ export class ViewerFlow {
   constructor(
     readonly ssrcs: Readonly<Record<Color, number>>,
     payloadType: number,
-    private readonly policy: FramePolicy,
+    private readonly policy: FlowPolicy,
     /** Random start of this viewer's RTP timestamps (RFC 3550). */
     private readonly timestampBase: number,
   ) {

@@ -8,11 +8,12 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** HTTP API errors use the signaling error shape: `{ error: { code, message } }`. */
-export function createHttpServer(streams: StreamRegistry, clientDir: string, log: Logger): Server {
+/** `isReady` gates /api/health, which answers 503 until the server can serve viewers. */
+export function createHttpServer(streams: StreamRegistry, clientDir: string, log: Logger, isReady: () => boolean): Server {
   return createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const handle = async (): Promise<void> => {
-      if (path === '/api/health') return json(res, 200, { ok: true });
+      if (path === '/api/health') return isReady() ? json(res, 200, { ok: true }) : json(res, 503, { ok: false });
       if (path === '/api/streams') {
         if (req.method !== 'GET') return json(res, 405, { error: { code: 'bad_request', message: 'use GET' } });
         return json(res, 200, { streams: streams.list() });

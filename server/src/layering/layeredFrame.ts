@@ -1,13 +1,12 @@
+import type { FrameInfo } from '@pels/shared/pels/frame';
 import { parseVp8FrameHeader, isNonReference } from '@pels/shared/vp8/frameHeader';
 
 /** One encoded frame of a source, with what the per-viewer flows need to know about it. */
-export interface LayeredFrame {
+export interface LayeredFrame extends FrameInfo {
   /** Position in the source since the stream started (continues across ingest restarts). */
   index: number;
   /** RTP timestamp offset of the frame (90 kHz), index * ticksPerFrame. */
   ticks: number;
-  keyframe: boolean;
-  temporalId: 0 | 1 | 2;
   /** Depends only on the base layer (RFC 7741 Y bit). */
   layerSync: boolean;
   nonReference: boolean;
@@ -33,6 +32,6 @@ export class FrameLayering {
     const layerSync = tid > 0 && this.lowestSinceBase > tid;
     this.lowestSinceBase = tid === 0 ? Infinity : Math.min(this.lowestSinceBase, tid);
     const index = this.index++;
-    return { index, ticks: index * this.ticksPerFrame, keyframe: h.keyframe, temporalId: tid, layerSync, nonReference: isNonReference(h), data };
+    return { index, ticks: index * this.ticksPerFrame, keyframe: h.keyframe, temporalId: tid, layerSync, nonReference: isNonReference(h), bytes: data.length, data };
   }
 }

@@ -14,6 +14,7 @@ export class SignalingServer {
 
   constructor(server: Server, streams: StreamRegistry, log: Logger) {
     this.wss = new WebSocketServer({ server, path: '/ws', maxPayload: 64 * 1024 });
+    this.wss.on('error', (err) => log.error({ err }, 'signaling server error'));
     const alive = new WeakMap<WebSocket, boolean>();
     this.wss.on('connection', (ws) => {
       alive.set(ws, true);

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { types as ms } from 'mediasoup';
 import type { StreamInfo } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
-import type { FramePolicy } from '../flow/viewerFlow';
+import type { FlowPolicy } from '@pels/shared/pels/flowPolicy';
 import { FfmpegIngest, type IngestStatus } from '../ingest/ffmpegIngest';
 import { describeSource, parseSource, type EncodeSettings } from '../ingest/sourceSpec';
 import { FrameLayering } from '../layering/layeredFrame';
@@ -16,7 +16,7 @@ export interface StreamOptions {
   encode: EncodeSettings;
   webRtc: { listenIp: string; announcedAddress: string | undefined };
   createRouter: () => Promise<ms.Router>;
-  createPolicy: () => FramePolicy;
+  createPolicy: () => FlowPolicy;
   log: Logger;
 }
 

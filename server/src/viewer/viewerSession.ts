@@ -3,7 +3,8 @@ import type { types as ms } from 'mediasoup';
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { ConsumerParams, TransportParams } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
-import { ViewerFlow, type FramePolicy } from '../flow/viewerFlow';
+import type { FlowPolicy } from '@pels/shared/pels/flowPolicy';
+import { ViewerFlow } from '../flow/viewerFlow';
 import type { LayeredFrame } from '../layering/layeredFrame';
 import type { Logger } from '../log';
 import { parseRtcpFeedback } from '../rtp/rtcp';
@@ -15,7 +16,7 @@ const SYNTHETIC_KEYFRAME_MIN_GAP_MS = 200;
 export interface ViewerSessionOptions {
   id: string;
   router: ms.Router;
-  policy: FramePolicy;
+  policy: FlowPolicy;
   webRtc: { listenIp: string; announcedAddress: string | undefined };
   log: Logger;
   /** Told once when the session closes, whatever closed it. */

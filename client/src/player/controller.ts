@@ -1,0 +1,188 @@
+/**
+ * Owns the current PlayerSession: starts it, replaces it when the user picks another
+ * stream, and after a failure (server gone, stream error, media failure) starts a new
+ * one with exponential backoff. Publishes an immutable view for React and the test hook.
+ */
+import type { types } from 'mediasoup-client';
+import type { Color } from '@pels/shared/pels/color';
+import type { StreamInfo } from '@pels/shared/protocol/signaling';
+import { PlayerSession, type SessionEvents } from './session';
+import { emptyStats, type PlayerStats } from './stats';
+import { normalizeColors, withPlayerParams } from './urlParams';
+
+export type PlayerState = 'idle' | 'connecting' | 'playing' | 'error';
+
+export interface PlayerView {
+  state: PlayerState;
+  /** Why the last session failed; kept until playing again. */
+  error: string | undefined;
+  /** When the next attempt starts, while waiting after a failure (ms since the epoch). */
+  retryAt: number | undefined;
+  /** A problem that does not end the session, e.g. a layer change the server refused. */
+  warning: string | undefined;
+  viewerId: string | undefined;
+  streams: StreamInfo[];
+  /** The stream asked for, or the one joined. */
+  streamId: string | undefined;
+  colors: Color[];
+  transportState: types.ConnectionState | undefined;
+  stats: PlayerStats;
+  canvas: HTMLCanvasElement | undefined;
+}
+
+export interface ControllerConfig {
+  signalingUrl: string;
+  streamId: string | undefined;
+  colors: Color[];
+  playoutDeadlineMs: number;
+}
+
+const BACKOFF_FIRST_MS = 500;
+const BACKOFF_MAX_MS = 10_000;
+
+function backoffMs(failures: number): number {
+  return Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** Math.max(0, failures - 1));
+}
+
+export class PlayerController {
+  private view: PlayerView;
+  private readonly listeners = new Set<() => void>();
+  private session: PlayerSession | undefined;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Consecutive failures since the last time a session played. */
+  private failures = 0;
+  private running = false;
+
+  constructor(private readonly config: ControllerConfig) {
+    this.view = {
+      state: 'idle',
+      error: undefined,
+      retryAt: undefined,
+      warning: undefined,
+      viewerId: undefined,
+      streams: [],
+      streamId: config.streamId,
+      colors: config.colors,
+      transportState: undefined,
+      stats: emptyStats(),
+      canvas: undefined,
+    };
+  }
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  readonly getSnapshot = (): PlayerView => this.view;
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.failures = 0;
+    this.openSession();
+  }
+
+  /** Leaves the stream and stops retrying (page hidden or unloaded). */
+  stop(): void {
+    this.running = false;
+    clearTimeout(this.retryTimer);
+    this.session?.close();
+    this.session = undefined;
+    this.update({ state: 'idle', retryAt: undefined, viewerId: undefined, transportState: undefined });
+  }
+
+  selectStream(streamId: string): void {
+    this.config.streamId = streamId;
+    this.update({ streamId });
+    this.syncUrl();
+    if (!this.running) return;
+    this.session?.close();
+    this.failures = 0;
+    this.openSession();
+  }
+
+  /** Green is always included. Resolves once the server has applied the colors (at once when not joined yet). */
+  async setColors(colors: readonly string[]): Promise<void> {
+    const normalized = normalizeColors(colors);
+    this.config.colors = normalized;
+    this.update({ colors: normalized, warning: undefined });
+    this.syncUrl();
+    try {
+      await this.session?.setColors(normalized);
+    } catch (err) {
+      this.update({ warning: `The server did not change the layers: ${err instanceof Error ? err.message : String(err)}` });
+      throw err;
+    }
+  }
+
+  private openSession(): void {
+    clearTimeout(this.retryTimer);
+    const session: PlayerSession = new PlayerSession(
+      {
+        signalingUrl: this.config.signalingUrl,
+        streamId: this.config.streamId,
+        colors: this.config.colors,
+        playoutDeadlineMs: this.config.playoutDeadlineMs,
+      },
+      this.sessionEvents(() => this.session === session),
+    );
+    this.session = session;
+    this.update({
+      state: 'connecting',
+      retryAt: undefined,
+      viewerId: undefined,
+      transportState: undefined,
+      stats: emptyStats(),
+      canvas: session.canvas,
+    });
+    void session.start();
+  }
+
+  /** Events of a replaced session are ignored. */
+  private sessionEvents(isCurrent: () => boolean): SessionEvents {
+    const guard =
+      <A extends unknown[]>(fn: (...args: A) => void) =>
+      (...args: A) => {
+        if (isCurrent()) fn(...args);
+      };
+    return {
+      streams: guard((streams) => this.update({ streams, streamId: this.config.streamId ?? streams[0]?.id })),
+      joined: guard((viewerId, stream) => this.update({ viewerId, streamId: stream.id, streams: this.withStream(stream) })),
+      streamState: guard((stream) => this.update({ streams: this.withStream(stream) })),
+      transportState: guard((transportState) => this.update({ transportState })),
+      stats: guard((stats) => this.update({ stats })),
+      playing: guard((stats) => {
+        this.failures = 0;
+        this.update({ state: 'playing', error: undefined, stats });
+      }),
+      failed: guard((message) => this.onSessionFailed(message)),
+    };
+  }
+
+  private onSessionFailed(message: string): void {
+    this.session = undefined;
+    this.failures++;
+    const delay = backoffMs(this.failures);
+    this.update({ state: 'error', error: message, retryAt: Date.now() + delay, transportState: undefined });
+    this.retryTimer = setTimeout(() => {
+      if (this.running) this.openSession();
+    }, delay);
+  }
+
+  private withStream(stream: StreamInfo): StreamInfo[] {
+    const known = this.view.streams.some((s) => s.id === stream.id);
+    return known ? this.view.streams.map((s) => (s.id === stream.id ? stream : s)) : [...this.view.streams, stream];
+  }
+
+  /** Keeps the URL shareable: reloading plays the same stream with the same colors. */
+  private syncUrl(): void {
+    const search = withPlayerParams(location.search, this.config.streamId, this.config.colors);
+    history.replaceState(history.state, '', `${location.pathname}${search}${location.hash}`);
+  }
+
+  private update(patch: Partial<PlayerView>): void {
+    this.view = { ...this.view, ...patch };
+    for (const l of this.listeners) l();
+  }
+}

@@ -1,0 +1,141 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { FrameMerger, RtpTimestampUnwrapper, type MergerDecision, type TemporalId } from './frameMerger';
+
+const TPF = 3000;
+
+function frame(rtpTimestamp: number, temporalId: TemporalId, keyframe = false) {
+  return { rtpTimestamp: rtpTimestamp >>> 0, keyframe, temporalId, payload: `${keyframe ? 'K' : 'T' + temporalId}@${rtpTimestamp}` };
+}
+const key = (ts: number) => frame(ts, 0, true);
+
+/** Compact view of decisions: "decode 3000", "skip 9000 missing-reference", "late 3000". */
+function show(ds: MergerDecision<string>[]): string[] {
+  return ds.map((d) => `${d.action} ${d.frame.rtpTimestamp}${d.action === 'skip' ? ' ' + d.reason : ''}`);
+}
+
+describe('FrameMerger', () => {
+  it('decodes in-order frames as soon as they arrive', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF });
+    const got: string[] = [];
+    // TID pattern 0,2,1,2 per period of 4.
+    const frames = [key(0), frame(3000, 2), frame(6000, 1), frame(9000, 2), frame(12000, 0), frame(15000, 2)];
+    frames.forEach((f, i) => got.push(...show(m.push(f, i * 33))));
+    assert.deepEqual(got, ['decode 0', 'decode 3000', 'decode 6000', 'decode 9000', 'decode 12000', 'decode 15000']);
+    assert.equal(m.pendingCount, 0);
+    assert.equal(m.nextDeadlineMs(), undefined);
+  });
+
+  it('takes a frame within half a frame of the next slot as in order', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF });
+    m.push(key(0), 0);
+    assert.deepEqual(show(m.push(frame(3003, 2), 33)), ['decode 3003']);
+    assert.deepEqual(show(m.push(frame(6006, 1), 66)), ['decode 6006']);
+    assert.deepEqual(show(m.push(frame(10600, 2), 99)), []); // more than 1.5 frames later: a frame is missing
+  });
+
+  it('holds an out-of-order frame until the missing one arrives', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF });
+    m.push(key(0), 0);
+    assert.deepEqual(show(m.push(frame(6000, 1), 10)), []);
+    assert.equal(m.nextDeadlineMs(), 90);
+    assert.deepEqual(show(m.push(frame(3000, 2), 20)), ['decode 3000', 'decode 6000']);
+  });
+
+  it('releases out-of-order frames at the playout deadline', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80 });
+    m.push(key(0), 0);
+    m.push(frame(6000, 1), 10);
+    m.push(frame(9000, 2), 40);
+    assert.deepEqual(show(m.poll(89)), []);
+    // 3000 (TID 2) never came: it cannot have been a reference for 9000, but the merger cannot know.
+    assert.deepEqual(show(m.poll(90)), ['decode 6000', 'decode 9000']);
+  });
+
+  it('counts the deadline from the oldest pending frame, releasing what comes before it', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80 });
+    m.push(key(0), 0);
+    m.push(frame(9000, 2), 0); // waits for 3000 and 6000
+    m.push(frame(6000, 1), 50);
+    assert.equal(m.nextDeadlineMs(), 80);
+    assert.deepEqual(show(m.poll(80)), ['decode 6000', 'decode 9000']);
+  });
+
+  it('skips a TID 2 frame when the TID 1 frame of its period is missing', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80 });
+    m.push(key(0), 0);
+    m.push(frame(3000, 2), 33);
+    m.push(frame(9000, 2), 100); // 6000 (TID 1) lost
+    assert.deepEqual(show(m.poll(180)), ['skip 9000 missing-reference']);
+    // The next base frame makes TID 2 decodable again.
+    assert.deepEqual(show(m.push(frame(12000, 0), 200)), ['decode 12000']);
+    assert.deepEqual(show(m.push(frame(15000, 2), 233)), ['decode 15000']);
+  });
+
+  it('decodes a TID 2 frame after a gap once a TID 1 frame has refreshed GOLDEN', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80 });
+    m.push(key(0), 0);
+    m.push(frame(6000, 1), 66); // 3000 missing: unknown layer
+    assert.deepEqual(show(m.poll(146)), ['decode 6000']);
+    assert.deepEqual(show(m.push(frame(9000, 2), 150)), ['decode 9000']);
+  });
+
+  it('skips every frame until a keyframe, at start and after a decoder error', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF });
+    assert.deepEqual(show(m.push(frame(3000, 2), 0)), ['skip 3000 awaiting-keyframe']);
+    assert.deepEqual(show(m.push(frame(6000, 1), 10)), ['skip 6000 awaiting-keyframe']);
+    // A keyframe older than the skipped frames still starts the timeline.
+    assert.deepEqual(show(m.push(key(0), 20)), ['decode 0']);
+    // 3000 and 6000 were consumed while waiting, so 9000 follows a gap.
+    assert.deepEqual(show(m.push(frame(9000, 2), 30)), []);
+    assert.deepEqual(show(m.poll(110)), ['skip 9000 missing-reference']);
+
+    m.awaitKeyframe();
+    assert.deepEqual(show(m.push(frame(12000, 0), 40)), ['skip 12000 awaiting-keyframe']);
+    assert.deepEqual(show(m.push(frame(15000, 2), 50)), ['skip 15000 awaiting-keyframe']);
+    // A keyframe is decoded at once even though frames before it are missing.
+    assert.deepEqual(show(m.push(key(24000), 60)), ['decode 24000']);
+    assert.deepEqual(show(m.push(frame(27000, 2), 70)), ['decode 27000']);
+  });
+
+  it('follows RTP timestamps across the 32-bit wrap', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF });
+    const start = 2 ** 32 - 2 * TPF;
+    const got: string[] = [];
+    got.push(...show(m.push(key(start), 0)));
+    got.push(...show(m.push(frame(start + TPF, 2), 33)));
+    // Arrives before the frame just before the wrap: held, then both released in order.
+    got.push(...show(m.push(frame(start + 3 * TPF, 2), 50)));
+    got.push(...show(m.push(frame(start + 2 * TPF, 1), 66)));
+    assert.deepEqual(got, [`decode ${start}`, `decode ${start + TPF}`, 'decode 0', 'decode 3000']);
+    // Late detection works across the wrap too.
+    assert.deepEqual(show(m.push(frame(start + TPF, 2), 80)), [`late ${start + TPF}`]);
+  });
+
+  it('drops frames at or before the playout position as late', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80 });
+    m.push(key(0), 0);
+    m.push(frame(6000, 1), 10);
+    assert.deepEqual(show(m.poll(90)), ['decode 6000']);
+    assert.deepEqual(show(m.push(frame(3000, 2), 120)), ['late 3000']);
+    assert.deepEqual(show(m.push(frame(6000, 1), 121)), ['late 6000']);
+  });
+
+  it('treats a large timestamp jump as a new timeline that starts at a keyframe', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF, maxJumpTicks: 90_000 });
+    m.push(key(1_000_000), 0);
+    assert.deepEqual(show(m.push(frame(3000, 0), 10)), ['skip 3000 awaiting-keyframe']);
+    assert.deepEqual(show(m.push(key(6000), 20)), ['decode 6000']);
+    assert.deepEqual(show(m.push(frame(9000, 2), 30)), ['decode 9000']);
+  });
+});
+
+describe('RtpTimestampUnwrapper', () => {
+  it('unwraps forward and backward across 2^32', () => {
+    const u = new RtpTimestampUnwrapper();
+    assert.equal(u.unwrap(2 ** 32 - 10), 2 ** 32 - 10);
+    assert.equal(u.unwrap(5), 2 ** 32 + 5);
+    assert.equal(u.unwrap(2 ** 32 - 1), 2 ** 32 - 1);
+    assert.equal(u.unwrap(100), 2 ** 32 + 100);
+  });
+});

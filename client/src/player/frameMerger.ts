@@ -1,0 +1,181 @@
+/**
+ * The player's timeline: merges the frames of the three color streams into one
+ * decode order by RTP timestamp and decides, frame by frame, whether to decode it.
+ *
+ * Pure logic with no Web APIs: the caller passes the time and acts on the decisions.
+ * Timestamps are 32-bit RTP timestamps (90 kHz); they are unwrapped to a monotonic
+ * number line before use.
+ *
+ * Rules:
+ * - A frame is released when it is the next one in order (timestamp = last + ticksPerFrame,
+ *   within half a frame, for sources whose frame spacing is not an exact tick count), or once
+ *   the oldest pending frame has waited the playout deadline (releasing it means releasing
+ *   everything before it).
+ * - A frame at or before the playout position arrives too late: dropped.
+ * - Until a keyframe is released (at start and after a decoder error) every other frame is
+ *   skipped, since its references are not in the decoder: this is the "last base frame was
+ *   not decodable" case, because a base frame is only ever skipped while waiting.
+ * - A TID 2 frame may reference GOLDEN, which a TID 1 frame refreshes. When a TID 1 frame,
+ *   or a frame of unknown layer (a gap in the timeline), is missing since the last base
+ *   frame, GOLDEN may be stale, so TID 2 frames are skipped until the next base frame or
+ *   a decoded TID 1 frame (which refreshes GOLDEN from a valid LAST).
+ * - A jump of more than `maxJumpTicks` either way is a new timeline (source restart or
+ *   a long outage): the player resynchronizes on the next keyframe.
+ */
+
+export type TemporalId = 0 | 1 | 2;
+
+export interface MergerFrame<P> {
+  /** RTP timestamp as received, 0 .. 2^32-1. */
+  rtpTimestamp: number;
+  keyframe: boolean;
+  temporalId: TemporalId;
+  payload: P;
+}
+
+export type SkipReason = 'awaiting-keyframe' | 'missing-reference';
+
+/** `timestamp` is the unwrapped RTP timestamp. */
+export type MergerDecision<P> =
+  | { action: 'decode'; timestamp: number; frame: MergerFrame<P> }
+  | { action: 'skip'; timestamp: number; frame: MergerFrame<P>; reason: SkipReason }
+  | { action: 'late'; timestamp: number; frame: MergerFrame<P> };
+
+export interface FrameMergerOptions {
+  /** RTP ticks between consecutive frames (3000 at 30 fps). */
+  ticksPerFrame: number;
+  /** How long the oldest pending frame may wait for the frames before it. */
+  playoutDeadlineMs?: number;
+  /** A timestamp jump larger than this (either way) starts a new timeline. */
+  maxJumpTicks?: number;
+}
+
+export const DEFAULT_PLAYOUT_DEADLINE_MS = 80;
+const DEFAULT_MAX_JUMP_TICKS = 3 * 90_000;
+
+const TWO_32 = 2 ** 32;
+const TWO_31 = 2 ** 31;
+
+/** Maps 32-bit RTP timestamps onto a monotonic line, taking the nearest candidate to the previous one. */
+export class RtpTimestampUnwrapper {
+  private last: number | undefined;
+
+  unwrap(rtpTimestamp: number): number {
+    const ts = rtpTimestamp >>> 0;
+    if (this.last === undefined) {
+      this.last = ts;
+      return ts;
+    }
+    let delta = (ts - (this.last % TWO_32) + TWO_32) % TWO_32;
+    if (delta >= TWO_31) delta -= TWO_32;
+    this.last += delta;
+    return this.last;
+  }
+}
+
+interface Pending<P> {
+  timestamp: number;
+  arrivalMs: number;
+  frame: MergerFrame<P>;
+}
+
+export class FrameMerger<P> {
+  private readonly ticksPerFrame: number;
+  private readonly deadlineMs: number;
+  private readonly maxJumpTicks: number;
+  private readonly unwrapper = new RtpTimestampUnwrapper();
+  /** Sorted by timestamp, ascending. */
+  private readonly pending: Pending<P>[] = [];
+  /** Timestamp of the last released frame; undefined before the first keyframe of a timeline. */
+  private position: number | undefined;
+  private awaitingKeyframe = true;
+  /** GOLDEN may be stale: a TID 1 or unknown frame is missing since the last base frame. */
+  private goldenSuspect = false;
+
+  constructor(options: FrameMergerOptions) {
+    if (!(options.ticksPerFrame > 0)) throw new RangeError('ticksPerFrame must be positive');
+    this.ticksPerFrame = options.ticksPerFrame;
+    this.deadlineMs = options.playoutDeadlineMs ?? DEFAULT_PLAYOUT_DEADLINE_MS;
+    this.maxJumpTicks = options.maxJumpTicks ?? DEFAULT_MAX_JUMP_TICKS;
+  }
+
+  /** Adds a received frame; returns the frames this releases, in decode order. */
+  push(frame: MergerFrame<P>, nowMs: number): MergerDecision<P>[] {
+    const timestamp = this.unwrapper.unwrap(frame.rtpTimestamp);
+    const out: MergerDecision<P>[] = [];
+    if (this.position !== undefined && Math.abs(timestamp - this.position) > this.maxJumpTicks) {
+      this.release(nowMs, true, out);
+      this.position = undefined;
+      this.awaitingKeyframe = true;
+    }
+    if ((this.position !== undefined && timestamp <= this.position) || this.pending.some((p) => p.timestamp === timestamp)) {
+      out.push({ action: 'late', timestamp, frame });
+      return out;
+    }
+    let i = this.pending.length;
+    while (i > 0 && this.pending[i - 1]!.timestamp > timestamp) i--;
+    this.pending.splice(i, 0, { timestamp, arrivalMs: nowMs, frame });
+    this.release(nowMs, false, out);
+    return out;
+  }
+
+  /** Releases the frames whose playout deadline has passed. */
+  poll(nowMs: number): MergerDecision<P>[] {
+    const out: MergerDecision<P>[] = [];
+    this.release(nowMs, false, out);
+    return out;
+  }
+
+  /** When poll() should next be called, if frames are waiting. */
+  nextDeadlineMs(): number | undefined {
+    if (this.pending.length === 0) return undefined;
+    return this.oldestArrivalMs() + this.deadlineMs;
+  }
+
+  /** After a decoder error: nothing decodes until the next keyframe. */
+  awaitKeyframe(): void {
+    this.awaitingKeyframe = true;
+  }
+
+  get pendingCount(): number {
+    return this.pending.length;
+  }
+
+  private oldestArrivalMs(): number {
+    let oldest = Infinity;
+    for (const p of this.pending) oldest = Math.min(oldest, p.arrivalMs);
+    return oldest;
+  }
+
+  private release(nowMs: number, force: boolean, out: MergerDecision<P>[]): void {
+    while (this.pending.length > 0) {
+      const head = this.pending[0]!;
+      if (this.awaitingKeyframe && !head.frame.keyframe) {
+        // Useless without a keyframe before it; the position stays so that an older keyframe still counts.
+        this.pending.shift();
+        out.push({ action: 'skip', timestamp: head.timestamp, frame: head.frame, reason: 'awaiting-keyframe' });
+        continue;
+      }
+      const inOrder = this.position === undefined || head.timestamp - this.position < 1.5 * this.ticksPerFrame;
+      const due = force || inOrder || this.awaitingKeyframe || nowMs >= this.oldestArrivalMs() + this.deadlineMs;
+      if (!due) return;
+      this.pending.shift();
+      out.push(this.decide(head, inOrder));
+    }
+  }
+
+  private decide(p: Pending<P>, inOrder: boolean): MergerDecision<P> {
+    const { frame, timestamp } = p;
+    this.position = timestamp;
+    if (!inOrder) this.goldenSuspect = true;
+    if (frame.keyframe) {
+      this.awaitingKeyframe = false;
+      this.goldenSuspect = false;
+    } else if (frame.temporalId === 2 && this.goldenSuspect) {
+      return { action: 'skip', timestamp, frame, reason: 'missing-reference' };
+    } else if (frame.temporalId !== 2) {
+      this.goldenSuspect = false;
+    }
+    return { action: 'decode', timestamp, frame };
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * The player worker: receives the encoded frames of the three color receivers
+ * (one RTCRtpScriptTransform each), merges them by RTP timestamp, decodes them
+ * with WebCodecs and draws them on the page's canvas.
+ */
+import type { Color } from '@pels/shared/pels/color';
+import { Vp8Decoder } from './decoder';
+import { classifyVp8Frame, WriteBackPolicy } from './frameClassifier';
+import { FrameMerger, type MergerDecision, type TemporalId } from './frameMerger';
+import { CanvasRenderer } from './renderer';
+import { StatsCollector } from './stats';
+import { isTransformOptions, STATS_INTERVAL_MS, type PageToWorker, type WorkerToPage } from './workerProtocol';
+
+// The client's tsconfig mixes DOM and WebWorker libs, where `self` is typed as Window.
+const scope = self as unknown as DedicatedWorkerGlobalScope;
+
+function post(message: WorkerToPage): void {
+  scope.postMessage(message);
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}
+
+interface Payload {
+  data: Uint8Array<ArrayBuffer>;
+  color: Color;
+}
+
+type Init = Extract<PageToWorker, { type: 'init' }>;
+
+class Player {
+  private readonly merger: FrameMerger<Payload>;
+  private readonly writeBack = new WriteBackPolicy();
+  private readonly stats = new StatsCollector();
+  private readonly renderer: CanvasRenderer;
+  private readonly decoder: Vp8Decoder;
+  private pollTimer: ReturnType<typeof setTimeout> | undefined;
+  private playing = false;
+
+  constructor(init: Init) {
+    this.renderer = new CanvasRenderer(init.canvas);
+    this.merger = new FrameMerger({ ticksPerFrame: init.ticksPerFrame, playoutDeadlineMs: init.playoutDeadlineMs });
+    this.decoder = new Vp8Decoder({
+      onFrame: (frame, temporalId) => this.onDecoded(frame, temporalId),
+      onError: (message) => {
+        this.stats.error(message);
+        this.merger.awaitKeyframe();
+      },
+    });
+    setInterval(() => post({ type: 'stats', stats: this.stats.snapshot(performance.now()) }), STATS_INTERVAL_MS);
+  }
+
+  attach(transformer: RTCRtpScriptTransformer): void {
+    const options: unknown = transformer.options;
+    if (!isTransformOptions(options)) {
+      this.stats.error(`frame transform without a color: ${JSON.stringify(options)}`);
+      return;
+    }
+    void this.pump(transformer, options.color);
+  }
+
+  private async pump(transformer: RTCRtpScriptTransformer, color: Color): Promise<void> {
+    const reader = (transformer.readable as ReadableStream<RTCEncodedVideoFrame>).getReader();
+    const writer = (transformer.writable as WritableStream<RTCEncodedVideoFrame>).getWriter();
+    for (;;) {
+      let result: ReadableStreamReadResult<RTCEncodedVideoFrame>;
+      try {
+        result = await reader.read();
+      } catch {
+        return; // the receiver went away with its transport
+      }
+      if (result.done) return;
+      try {
+        this.onFrame(result.value, color, writer);
+      } catch (err) {
+        this.stats.error(`frame on ${color}: ${describe(err)}`);
+      }
+    }
+  }
+
+  private onFrame(frame: RTCEncodedVideoFrame, color: Color, writer: WritableStreamDefaultWriter<RTCEncodedVideoFrame>): void {
+    this.stats.received(color);
+    // A copy: the frame's own buffer may be handed back to Chromium below.
+    const data = new Uint8Array(frame.data.slice(0));
+    const cls = classifyVp8Frame(data);
+    const writeBack = this.writeBack.decide(color, cls, data);
+    if (writeBack.kind !== 'none') {
+      if (writeBack.kind === 'replace') frame.data = writeBack.data.buffer;
+      writer.write(frame).catch(() => undefined); // fails only once the receiver is gone
+    }
+    if (cls.kind === 'invalid') {
+      this.stats.error(`unreadable VP8 frame on ${color}: ${cls.reason}`);
+      return;
+    }
+    if (cls.kind === 'synthetic-keyframe') return;
+    const rtpTimestamp = frame.getMetadata().rtpTimestamp ?? frame.timestamp;
+    const decisions = this.merger.push(
+      { rtpTimestamp, keyframe: cls.keyframe, temporalId: cls.temporalId, payload: { data, color } },
+      performance.now(),
+    );
+    this.apply(decisions);
+  }
+
+  private apply(decisions: MergerDecision<Payload>[]): void {
+    for (const d of decisions) {
+      if (d.action === 'decode') {
+        const { frame } = d;
+        this.decoder.decode({ data: frame.payload.data, timestamp: d.timestamp, keyframe: frame.keyframe, temporalId: frame.temporalId });
+      } else if (d.action === 'skip') {
+        this.stats.skipped();
+      } else {
+        this.stats.late();
+      }
+    }
+    this.schedulePoll();
+  }
+
+  /** Wakes up at the playout deadline of the oldest waiting frame. */
+  private schedulePoll(): void {
+    clearTimeout(this.pollTimer);
+    const deadline = this.merger.nextDeadlineMs();
+    if (deadline === undefined) return;
+    this.pollTimer = setTimeout(() => this.apply(this.merger.poll(performance.now())), Math.max(0, deadline - performance.now()));
+  }
+
+  private onDecoded(frame: VideoFrame, temporalId: TemporalId): void {
+    const { displayWidth, displayHeight } = frame;
+    try {
+      this.renderer.draw(frame);
+    } catch (err) {
+      this.stats.error(`draw: ${describe(err)}`);
+    } finally {
+      frame.close();
+    }
+    const now = performance.now();
+    this.stats.decoded(temporalId, displayWidth, displayHeight, now);
+    if (!this.playing) {
+      this.playing = true;
+      post({ type: 'playing', stats: this.stats.snapshot(now) });
+    }
+  }
+}
+
+let player: Player | undefined;
+/** Transforms that arrive before `init`; their frames wait in the stream meanwhile. */
+const waiting: RTCRtpScriptTransformer[] = [];
+
+scope.onrtctransform = (event) => {
+  if (player) player.attach(event.transformer);
+  else waiting.push(event.transformer);
+};
+
+scope.onmessage = (event: MessageEvent<PageToWorker>) => {
+  const message = event.data;
+  switch (message.type) {
+    case 'init':
+      void start(message);
+      break;
+  }
+};
+
+async function start(init: Init): Promise<void> {
+  try {
+    await Vp8Decoder.checkSupport();
+    player = new Player(init);
+  } catch (err) {
+    post({ type: 'fatal', message: describe(err) });
+    return;
+  }
+  for (const t of waiting.splice(0)) player.attach(t);
+}

@@ -1,0 +1,211 @@
+/**
+ * One viewing session: one signaling WebSocket, one stream, one receive transport with
+ * three color consumers, one player worker. It ends on close() or on the first failure,
+ * after which the owner starts a new one.
+ *
+ * Signaling order: getStreams, join, (device.load), createTransport, consume,
+ * (transport.consume x3, during which connectTransport), setColors when not all colors
+ * are wanted, resume.
+ */
+import { Device, type types } from 'mediasoup-client';
+import { COLORS, type Color } from '@pels/shared/pels/color';
+import type { Notification, StreamInfo } from '@pels/shared/protocol/signaling';
+import { SignalingClient } from '../signaling/signalingClient';
+import { attachColorTransforms, msidStreamIdFor } from '../webrtc/colorTransforms';
+import { createRecvTransportWithPeerConnection } from '../webrtc/recvTransportPeerConnection';
+import type { PlayerStats } from './stats';
+import type { PageToWorker, WorkerToPage } from './workerProtocol';
+
+export interface SessionOptions {
+  signalingUrl: string;
+  /** The stream to join; the first one listed when undefined. */
+  streamId: string | undefined;
+  colors: Color[];
+  playoutDeadlineMs: number;
+}
+
+export interface SessionEvents {
+  streams(streams: StreamInfo[]): void;
+  joined(viewerId: string, stream: StreamInfo): void;
+  streamState(stream: StreamInfo): void;
+  transportState(state: types.ConnectionState): void;
+  stats(stats: PlayerStats): void;
+  playing(stats: PlayerStats): void;
+  /** The session has failed and is closed. */
+  failed(message: string): void;
+}
+
+/** Thrown inside run() when close() was called during an await. */
+class SessionClosed extends Error {}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** mediasoup-client's parameter objects go to the server as opaque JSON objects. */
+function asRecord(value: object): Record<string, unknown> {
+  return value as Record<string, unknown>;
+}
+
+export class PlayerSession {
+  /** Where the worker draws; a fresh element per session, since control of a canvas transfers only once. */
+  readonly canvas = document.createElement('canvas');
+  private signaling: SignalingClient | undefined;
+  private worker: Worker | undefined;
+  private transport: types.Transport | undefined;
+  private colors: Color[];
+  private joined = false;
+  private closed = false;
+
+  constructor(
+    private readonly options: SessionOptions,
+    private readonly events: SessionEvents,
+  ) {
+    this.colors = options.colors;
+  }
+
+  async start(): Promise<void> {
+    try {
+      await this.run();
+    } catch (err) {
+      if (!(err instanceof SessionClosed)) this.fail(describe(err));
+    }
+  }
+
+  /** Asks the server for these colors now if joined, else when joining. */
+  async setColors(colors: Color[]): Promise<void> {
+    this.colors = colors;
+    if (this.joined && this.signaling) await this.signaling.request('setColors', { colors });
+  }
+
+  /** Idempotent. Tells the server we leave, closes the transport, stops the worker. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    // Sent before the socket closes; the answer no longer matters.
+    if (this.joined) this.signaling?.request('leave', {}).catch(() => undefined);
+    this.transport?.close();
+    this.worker?.terminate();
+    this.signaling?.close();
+  }
+
+  private fail(message: string): void {
+    if (this.closed) return;
+    this.close();
+    this.events.failed(message);
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new SessionClosed();
+  }
+
+  private async run(): Promise<void> {
+    const signaling = await SignalingClient.connect(this.options.signalingUrl, {
+      onNotification: (n) => this.onNotification(n),
+      onClose: (reason) => this.fail(`server disconnected (${reason})`),
+    });
+    if (this.closed) {
+      signaling.close();
+      return;
+    }
+    this.signaling = signaling;
+
+    const { streams } = await signaling.request('getStreams', {});
+    this.checkOpen();
+    this.events.streams(streams);
+    const streamId = this.options.streamId ?? streams[0]?.id;
+    if (!streamId) throw new Error('the server has no streams');
+
+    const joined = await signaling.request('join', { streamId });
+    this.checkOpen();
+    this.joined = true;
+    this.events.joined(joined.viewerId, joined.stream);
+
+    const device = await Device.factory();
+    await device.load({ routerRtpCapabilities: joined.routerRtpCapabilities as types.RtpCapabilities });
+    this.checkOpen();
+    const worker = this.startWorker(joined.stream);
+
+    const params = await signaling.request('createTransport', {});
+    this.checkOpen();
+    const { transport, peerConnection } = createRecvTransportWithPeerConnection(device, {
+      id: params.id,
+      iceParameters: params.iceParameters as types.IceParameters,
+      iceCandidates: params.iceCandidates as types.IceCandidate[],
+      dtlsParameters: params.dtlsParameters as types.DtlsParameters,
+    });
+    this.transport = transport;
+    attachColorTransforms(peerConnection, worker);
+    transport.on('connect', ({ dtlsParameters }, callback, errback) => {
+      signaling.request('connectTransport', { dtlsParameters: asRecord(dtlsParameters) }).then(() => callback(), errback);
+    });
+    transport.on('connectionstatechange', (state) => {
+      this.events.transportState(state);
+      if (state === 'failed') this.fail('the media connection failed');
+    });
+
+    const { consumers } = await signaling.request('consume', { rtpCapabilities: asRecord(device.recvRtpCapabilities) });
+    this.checkOpen();
+    await Promise.all(
+      consumers.map((c) =>
+        transport.consume({
+          id: c.id,
+          producerId: c.producerId,
+          kind: c.kind,
+          rtpParameters: c.rtpParameters as types.RtpParameters,
+          // Lets the `track` event tell which color a receiver carries.
+          streamId: msidStreamIdFor(c.color),
+          appData: { color: c.color },
+        }),
+      ),
+    );
+    this.checkOpen();
+    if (this.colors.length < COLORS.length) await signaling.request('setColors', { colors: this.colors });
+    await signaling.request('resume', {});
+  }
+
+  private startWorker(stream: StreamInfo): Worker {
+    const worker = new Worker(new URL('./player.worker.ts', import.meta.url), { type: 'module', name: 'pels-player' });
+    this.worker = worker;
+    worker.addEventListener('message', (ev: MessageEvent<WorkerToPage>) => this.onWorkerMessage(ev.data));
+    worker.addEventListener('error', (ev) => this.fail(`the player worker failed: ${ev.message || 'could not load'}`));
+    // The stream's size until the first frame, so the page lays out the right shape at once.
+    if (stream.width > 0 && stream.height > 0) [this.canvas.width, this.canvas.height] = [stream.width, stream.height];
+    const canvas = this.canvas.transferControlToOffscreen();
+    const init: PageToWorker = {
+      type: 'init',
+      canvas,
+      ticksPerFrame: stream.ticksPerFrame,
+      playoutDeadlineMs: this.options.playoutDeadlineMs,
+    };
+    worker.postMessage(init, [canvas]);
+    return worker;
+  }
+
+  private onWorkerMessage(message: WorkerToPage): void {
+    if (this.closed) return;
+    switch (message.type) {
+      case 'stats':
+        this.events.stats(message.stats);
+        break;
+      case 'playing':
+        this.events.playing(message.stats);
+        break;
+      case 'fatal':
+        this.fail(message.message);
+        break;
+    }
+  }
+
+  private onNotification(n: Notification): void {
+    if (this.closed) return;
+    switch (n.notification) {
+      case 'streamState':
+        this.events.streamState(n.data);
+        break;
+      case 'viewerClosed':
+        this.fail(`the server closed this viewer: ${n.data.reason}`);
+        break;
+    }
+  }
+}

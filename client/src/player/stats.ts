@@ -1,0 +1,114 @@
+/**
+ * Player statistics, counted in the worker and shown on the page and to tests
+ * (see testHook.ts). Pure: the caller passes the time.
+ */
+import type { Color } from '@pels/shared/pels/color';
+import type { TemporalId } from './frameMerger';
+
+export interface LayerCounts {
+  total: number;
+  tid0: number;
+  tid1: number;
+  tid2: number;
+}
+
+export interface PlayerStats {
+  framesDecoded: LayerCounts;
+  /** Frames decoded per second over the last 2 s. */
+  fps: LayerCounts;
+  framesReceived: Record<Color, number>;
+  framesSkipped: number;
+  framesLate: number;
+  decodeErrors: number;
+  lastError?: string;
+  width: number;
+  height: number;
+}
+
+export const FPS_WINDOW_MS = 2000;
+
+export function emptyStats(): PlayerStats {
+  return {
+    framesDecoded: { total: 0, tid0: 0, tid1: 0, tid2: 0 },
+    fps: { total: 0, tid0: 0, tid1: 0, tid2: 0 },
+    framesReceived: { green: 0, yellow: 0, red: 0 },
+    framesSkipped: 0,
+    framesLate: 0,
+    decodeErrors: 0,
+    width: 0,
+    height: 0,
+  };
+}
+
+/** Events per second over a sliding window. */
+export class RateWindow {
+  private readonly times: number[] = [];
+
+  constructor(private readonly windowMs = FPS_WINDOW_MS) {}
+
+  add(nowMs: number): void {
+    this.times.push(nowMs);
+    this.prune(nowMs);
+  }
+
+  rate(nowMs: number): number {
+    this.prune(nowMs);
+    return this.times.length / (this.windowMs / 1000);
+  }
+
+  private prune(nowMs: number): void {
+    const from = nowMs - this.windowMs;
+    let drop = 0;
+    while (drop < this.times.length && this.times[drop]! <= from) drop++;
+    if (drop) this.times.splice(0, drop);
+  }
+}
+
+const LAYER_KEYS = ['tid0', 'tid1', 'tid2'] as const;
+
+export class StatsCollector {
+  private readonly stats = emptyStats();
+  private readonly totalRate = new RateWindow();
+  private readonly layerRates = [new RateWindow(), new RateWindow(), new RateWindow()] as const;
+
+  received(color: Color): void {
+    this.stats.framesReceived[color]++;
+  }
+
+  decoded(temporalId: TemporalId, width: number, height: number, nowMs: number): void {
+    this.stats.framesDecoded.total++;
+    this.stats.framesDecoded[LAYER_KEYS[temporalId]]++;
+    this.totalRate.add(nowMs);
+    this.layerRates[temporalId].add(nowMs);
+    this.stats.width = width;
+    this.stats.height = height;
+  }
+
+  skipped(): void {
+    this.stats.framesSkipped++;
+  }
+
+  late(): void {
+    this.stats.framesLate++;
+  }
+
+  error(message: string): void {
+    this.stats.decodeErrors++;
+    this.stats.lastError = message;
+  }
+
+  snapshot(nowMs: number): PlayerStats {
+    const s = this.stats;
+    return {
+      ...s,
+      framesDecoded: { ...s.framesDecoded },
+      fps: {
+        total: this.totalRate.rate(nowMs),
+        tid0: this.layerRates[0].rate(nowMs),
+        tid1: this.layerRates[1].rate(nowMs),
+        tid2: this.layerRates[2].rate(nowMs),
+      },
+      framesReceived: { ...s.framesReceived },
+    };
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * The player's URL parameters:
+ * - `stream=ID`: the stream to play (else the first the server lists);
+ * - `colors=green,yellow`: the colors to receive; green (the base layer) is always included;
+ * - `deadline=MS`: how long a frame may wait for the frames before it (default 80).
+ */
+import { COLORS, type Color } from '@pels/shared/pels/color';
+import { DEFAULT_PLAYOUT_DEADLINE_MS } from './frameMerger';
+
+export interface PlayerParams {
+  streamId: string | undefined;
+  colors: Color[];
+  playoutDeadlineMs: number;
+}
+
+/** Known colors only, green always, in importance order. */
+export function normalizeColors(colors: readonly string[]): Color[] {
+  return COLORS.filter((c) => c === 'green' || colors.includes(c));
+}
+
+export function parsePlayerParams(search: string): PlayerParams {
+  const q = new URLSearchParams(search);
+  const colorsParam = q.get('colors');
+  const deadline = Number(q.get('deadline'));
+  return {
+    streamId: q.get('stream') || undefined,
+    colors: colorsParam === null ? [...COLORS] : normalizeColors(colorsParam.split(',').map((c) => c.trim().toLowerCase())),
+    playoutDeadlineMs: q.has('deadline') && Number.isFinite(deadline) && deadline >= 0 ? deadline : DEFAULT_PLAYOUT_DEADLINE_MS,
+  };
+}
+
+/** `search` with the stream and colors replaced; colors are left out when all are wanted. */
+export function withPlayerParams(search: string, streamId: string | undefined, colors: readonly Color[]): string {
+  const q = new URLSearchParams(search);
+  if (streamId) q.set('stream', streamId);
+  else q.delete('stream');
+  if (colors.length === COLORS.length) q.delete('colors');
+  else q.set('colors', colors.join(','));
+  const s = q.toString().replace(/%2C/gi, ','); // commas are fine in a query; keep the URL readable
+  return s ? `?${s}` : '';
+}

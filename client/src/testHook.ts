@@ -1,0 +1,45 @@
+/**
+ * `window.pels`: the contract the end-to-end tests drive the player through.
+ * `state`, `error` and `viewerId` are own data properties, kept current, so a
+ * test can read them directly or serialize the object.
+ */
+import type { Color } from '@pels/shared/pels/color';
+import type { PlayerController, PlayerState } from './player/controller';
+import type { PlayerStats } from './player/stats';
+
+export type { PlayerState, PlayerStats };
+
+export interface PelsTestHook {
+  /** 'playing' from the first decoded frame of the current session. */
+  state: PlayerState;
+  error?: string;
+  viewerId?: string;
+  stats(): PlayerStats;
+  /** Green is always included; resolves once the server has applied the change. */
+  setColors(colors: Color[]): Promise<void>;
+}
+
+declare global {
+  interface Window {
+    pels?: PelsTestHook;
+  }
+}
+
+export function installTestHook(controller: PlayerController): void {
+  const hook: PelsTestHook = {
+    state: 'idle',
+    stats: () => controller.getSnapshot().stats,
+    setColors: (colors) => controller.setColors(colors),
+  };
+  const sync = () => {
+    const view = controller.getSnapshot();
+    hook.state = view.state;
+    if (view.error === undefined) delete hook.error;
+    else hook.error = view.error;
+    if (view.viewerId === undefined) delete hook.viewerId;
+    else hook.viewerId = view.viewerId;
+  };
+  sync();
+  controller.subscribe(sync);
+  window.pels = hook;
+}

@@ -1,0 +1,62 @@
+import type { types } from 'mediasoup-client';
+import type { PlayerStats } from '../player/stats';
+
+const LAYERS = [
+  { key: 'total', label: 'All layers' },
+  { key: 'tid0', label: 'TID 0 (base)' },
+  { key: 'tid1', label: 'TID 1' },
+  { key: 'tid2', label: 'TID 2' },
+] as const;
+
+interface Props {
+  stats: PlayerStats;
+  transportState: types.ConnectionState | undefined;
+  viewerId: string | undefined;
+}
+
+export function StatsPanel({ stats, transportState, viewerId }: Props) {
+  const r = stats.framesReceived;
+  return (
+    <section className="stats">
+      <table>
+        <thead>
+          <tr>
+            <th>Decoded</th>
+            <th>fps (2 s)</th>
+            <th>total</th>
+          </tr>
+        </thead>
+        <tbody>
+          {LAYERS.map(({ key, label }) => (
+            <tr key={key}>
+              <td>{label}</td>
+              <td className="num">{stats.fps[key].toFixed(1)}</td>
+              <td className="num">{stats.framesDecoded[key]}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <dl>
+        <dt>Received</dt>
+        <dd>
+          <span className="dot green" /> {r.green} <span className="dot yellow" /> {r.yellow} <span className="dot red" /> {r.red}
+        </dd>
+        <dt>Skipped / late</dt>
+        <dd>
+          {stats.framesSkipped} / {stats.framesLate}
+        </dd>
+        <dt>Decode errors</dt>
+        <dd title={stats.lastError}>
+          {stats.decodeErrors}
+          {stats.lastError ? ` (last: ${stats.lastError})` : ''}
+        </dd>
+        <dt>Size</dt>
+        <dd>{stats.width ? `${stats.width}×${stats.height}` : '–'}</dd>
+        <dt>Connection</dt>
+        <dd>{transportState ?? '–'}</dd>
+        <dt>Viewer</dt>
+        <dd>{viewerId ?? '–'}</dd>
+      </dl>
+    </section>
+  );
+}

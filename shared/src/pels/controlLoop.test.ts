@@ -1,0 +1,54 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ControlLoop } from './controlLoop';
+import { GAMMA_DEFAULTS, gammaStep } from './gammaController';
+import { MKC_PAPER_GAINS, mkcStep } from './mkc';
+
+const MKC = { ...MKC_PAPER_GAINS, initialKbps: 300, minKbps: 250, maxKbps: 1500 };
+
+test('a fresh event steps both MKC and gamma with the same p', () => {
+  const loop = new ControlLoop({ mkc: MKC });
+  assert.equal(loop.onFeedback({ kind: 'rtcp', epoch: 100, lossFraction: 0.2, atMs: 1000 }), 'fresh');
+  assert.equal(loop.rateKbps, mkcStep(300, 0.2, MKC_PAPER_GAINS));
+  assert.equal(loop.gamma, gammaStep(0.5, 0.2, GAMMA_DEFAULTS));
+});
+
+test('stale, duplicate and invalid feedback change nothing', () => {
+  const loop = new ControlLoop({ mkc: MKC });
+  loop.onFeedback({ kind: 'rtcp', epoch: 100, lossFraction: 0.2, atMs: 1000 });
+  const before = { rate: loop.rateKbps, gamma: loop.gamma };
+  const verdicts = [
+    loop.onFeedback({ kind: 'rtcp', epoch: 100, lossFraction: 0.9, atMs: 2000 }),
+    loop.onFeedback({ kind: 'rtcp', epoch: 99, lossFraction: 0.9, atMs: 2000 }),
+    loop.onFeedback({ kind: 'rtcp', epoch: 101, lossFraction: Number.NaN, atMs: 2000 }),
+  ];
+  assert.deepEqual(verdicts, ['stale', 'stale', 'invalid']);
+  assert.deepEqual({ rate: loop.rateKbps, gamma: loop.gamma }, before);
+});
+
+test('router feedback below capacity ramps the rate up while gamma sees no loss', () => {
+  const loop = new ControlLoop({ mkc: MKC });
+  for (let z = 1; z <= 3; z++) loop.onFeedback({ kind: 'router', epoch: z, lossFraction: -1, atMs: z * 100, origin: 'r1' });
+  let r = 300;
+  for (let z = 1; z <= 3; z++) r = mkcStep(r, -1, MKC_PAPER_GAINS);
+  assert.equal(loop.rateKbps, r);
+  assert.ok(loop.gamma < 0.5 && loop.gamma >= GAMMA_DEFAULTS.gammaLow);
+});
+
+test('sentAtMs makes MKC step from the rate in effect when the traffic was sent (eq. 8)', () => {
+  const loop = new ControlLoop({ mkc: MKC });
+  loop.onFeedback({ kind: 'router', epoch: 1, lossFraction: -1, atMs: 1000 }); // 300 -> 470 from 1000 ms
+  loop.onFeedback({ kind: 'router', epoch: 2, lossFraction: -1, atMs: 2000 }); // 470 -> 725 from 2000 ms
+  loop.onFeedback({ kind: 'router', epoch: 3, lossFraction: 0.1, atMs: 3000, sentAtMs: 1500 });
+  assert.equal(loop.rateKbps, mkcStep(470, 0.1, MKC_PAPER_GAINS));
+  loop.onFeedback({ kind: 'router', epoch: 4, lossFraction: 0.1, atMs: 4000, sentAtMs: 0 });
+  assert.equal(loop.rateKbps, mkcStep(300, 0.1, MKC_PAPER_GAINS));
+});
+
+test('moving bounds clamp the rate at once', () => {
+  const loop = new ControlLoop({ mkc: MKC });
+  loop.setRateBounds(400, 1500, 10);
+  assert.equal(loop.rateKbps, 400);
+  loop.onFeedback({ kind: 'rtcp', epoch: 1, lossFraction: 1, atMs: 20, sentAtMs: 15 });
+  assert.equal(loop.rateKbps, 400);
+});

@@ -1,0 +1,76 @@
+import { FreshnessGuard, type FeedbackEvent, type FeedbackVerdict } from './feedback';
+import { GAMMA_DEFAULTS, GammaController, type GammaParams } from './gammaController';
+import { MkcController, type MkcParams } from './mkc';
+
+/** What a flow policy reads from a viewer's control loop. */
+export interface ControlState {
+  readonly rateKbps: number;
+  readonly gamma: number;
+}
+
+export interface ControlLoopParams {
+  mkc: MkcParams;
+  gamma?: GammaParams;
+}
+
+/** Rate changes kept for eq. 8's r(k - D); a few seconds of steps covers any round trip. */
+const HISTORY_LIMIT = 64;
+
+/**
+ * One viewer's PELS control: each fresh feedback event is one step of both MKC
+ * (the rate) and eq. 4 (gamma), with the same p. Stale, duplicate and invalid
+ * events change nothing.
+ */
+export class ControlLoop implements ControlState {
+  private readonly guard = new FreshnessGuard();
+  private readonly mkc: MkcController;
+  private readonly gammaController: GammaController;
+  /** Rate in effect from fromMs on; times never decrease. */
+  private readonly history: Array<{ fromMs: number; kbps: number }>;
+
+  constructor(params: ControlLoopParams) {
+    this.mkc = new MkcController(params.mkc);
+    this.gammaController = new GammaController(params.gamma ?? GAMMA_DEFAULTS);
+    this.history = [{ fromMs: Number.NEGATIVE_INFINITY, kbps: this.mkc.rateKbps }];
+  }
+
+  get rateKbps(): number {
+    return this.mkc.rateKbps;
+  }
+
+  get gamma(): number {
+    return this.gammaController.gamma;
+  }
+
+  onFeedback(ev: FeedbackEvent): FeedbackVerdict {
+    const verdict = this.guard.check(ev);
+    if (verdict !== 'fresh') return verdict;
+    const reference = ev.sentAtMs === undefined ? this.mkc.rateKbps : this.rateAt(ev.sentAtMs);
+    this.mkc.update(ev.lossFraction, reference);
+    this.gammaController.update(ev.lossFraction);
+    this.record(ev.atMs);
+    return verdict;
+  }
+
+  /** The base rate (floor) and stream rate (ceiling) are measured, so they move. */
+  setRateBounds(minKbps: number, maxKbps: number, atMs: number): void {
+    this.mkc.setBounds(minKbps, maxKbps);
+    this.record(atMs);
+  }
+
+  private rateAt(ms: number): number {
+    for (let i = this.history.length - 1; i >= 0; i--) {
+      const entry = this.history[i]!;
+      if (entry.fromMs <= ms) return entry.kbps;
+    }
+    // Older than what is kept: the oldest known rate is the best guess.
+    return this.history[0]!.kbps;
+  }
+
+  private record(atMs: number): void {
+    const last = this.history[this.history.length - 1]!;
+    if (last.kbps === this.mkc.rateKbps) return;
+    this.history.push({ fromMs: Math.max(atMs, last.fromMs), kbps: this.mkc.rateKbps });
+    if (this.history.length > HISTORY_LIMIT) this.history.shift();
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The one input of the PELS controllers. RTCP receiver reports and the router
+ * agent (paper section 5.2) both become FeedbackEvents, and a FreshnessGuard
+ * lets each measurement drive at most one control step, like the paper's
+ * epoch number z: duplicates and reordered (older) feedback are ignored.
+ */
+
+export type FeedbackKind = 'rtcp' | 'router';
+
+export interface FeedbackEvent {
+  kind: FeedbackKind;
+  /**
+   * Increases with every new measurement of one origin. RTCP: the extended
+   * highest sequence number received (when yellow and red are pooled, the sum
+   * of both: it grows whenever either stream has news). Router: its sample
+   * counter z.
+   */
+  epoch: number;
+  /**
+   * RTCP: loss of the enhancement layer (yellow + red) in [0, 1].
+   * Router: (R - C) / R (eq. 11), at most 1 and negative below capacity.
+   */
+  lossFraction: number;
+  /** When the feedback arrived, ms. */
+  atMs: number;
+  /**
+   * Who numbered the epoch (router ID, SSRC); epochs compare only within one
+   * origin, so a new bottleneck router is heard at once. Default ''.
+   */
+  origin?: string;
+  /** When the measured traffic was sent, ms; MKC steps from the rate in effect then (eq. 8). Default: the current rate. */
+  sentAtMs?: number;
+}
+
+export type FeedbackVerdict = 'fresh' | 'stale' | 'invalid';
+
+/** Why an event can never be a valid measurement, or undefined. */
+function invalidReason(ev: FeedbackEvent): string | undefined {
+  if (!Number.isFinite(ev.epoch)) return 'epoch';
+  if (!Number.isFinite(ev.atMs)) return 'atMs';
+  if (!(Number.isFinite(ev.lossFraction) && ev.lossFraction <= 1)) return 'lossFraction';
+  if (ev.kind === 'rtcp' && ev.lossFraction < 0) return 'lossFraction';
+  if (ev.sentAtMs !== undefined && !(Number.isFinite(ev.sentAtMs) && ev.sentAtMs <= ev.atMs)) return 'sentAtMs';
+  return undefined;
+}
+
+/** Accepts each (kind, origin, epoch) once and only moving forward. */
+export class FreshnessGuard {
+  private readonly lastEpoch = new Map<string, number>();
+
+  check(ev: FeedbackEvent): FeedbackVerdict {
+    if (invalidReason(ev) !== undefined) return 'invalid';
+    const key = `${ev.kind}:${ev.origin ?? ''}`;
+    const last = this.lastEpoch.get(key);
+    if (last !== undefined && ev.epoch <= last) return 'stale';
+    this.lastEpoch.set(key, ev.epoch);
+    return 'fresh';
+  }
+}
+
+/** One stream's packets over a report interval (deltas of RTCP counters). */
+export interface LossInterval {
+  expected: number;
+  lost: number;
+}
+
+/**
+ * Enhancement-layer loss from the yellow and red intervals, pooled by packets
+ * (not an average of fractions, so the busier stream weighs more). Undefined
+ * when no packet was expected: there is no measurement. Negative losses
+ * (duplicates) count as 0.
+ */
+export function pooledLoss(intervals: readonly LossInterval[]): number | undefined {
+  let expected = 0;
+  let lost = 0;
+  for (const i of intervals) {
+    expected += Math.max(0, i.expected);
+    lost += Math.max(0, i.lost);
+  }
+  return expected > 0 ? Math.min(1, lost / expected) : undefined;
+}

@@ -1,0 +1,52 @@
+import type { Color } from './color';
+import { EnhancementColoring } from './coloring';
+import type { ControlState } from './controlLoop';
+import { isBase, type FrameInfo } from './frame';
+import { FrameSelector, type FrameSelectionParams } from './frameSelection';
+
+export type FlowMode = 'pels' | 'fixed' | 'best-effort';
+
+/** Whether a frame goes out, and on which color's RTP stream. */
+export interface FlowDecision {
+  send: boolean;
+  /** Meaningful only when send is true; a skipped frame reports 'red', the least important class. */
+  color: Color;
+}
+
+/** Per-viewer decision for each frame, in encoder order. */
+export interface FlowPolicy {
+  readonly mode: FlowMode;
+  decide(frame: FrameInfo, nowMs: number): FlowDecision;
+}
+
+const SKIP: FlowDecision = { send: false, color: 'red' };
+
+/**
+ * PELS: frame selection fits the viewer's MKC rate, then coloring makes the
+ * gamma share of sent enhancement bytes red. Rate and gamma are read from the
+ * control state at every frame, so feedback takes effect at the next frame.
+ */
+export function pelsPolicy(control: ControlState, selection: Partial<FrameSelectionParams> = {}): FlowPolicy {
+  const selector = new FrameSelector(selection);
+  const coloring = new EnhancementColoring();
+  return {
+    mode: 'pels',
+    decide(frame, nowMs) {
+      if (!selector.select(frame, nowMs, control.rateKbps)) return SKIP;
+      return { send: true, color: coloring.color(frame, control.gamma) };
+    },
+  };
+}
+
+/** The walking skeleton's split: everything sent, colored by layer (TID 0 green, 1 yellow, 2 red). */
+export function fixedPolicy(): FlowPolicy {
+  return {
+    mode: 'fixed',
+    decide: (frame) => ({ send: true, color: isBase(frame) ? 'green' : frame.temporalId === 1 ? 'yellow' : 'red' }),
+  };
+}
+
+/** Best effort: everything sent on one stream (green), so the bottleneck cannot tell layers apart. */
+export function bestEffortPolicy(): FlowPolicy {
+  return { mode: 'best-effort', decide: () => ({ send: true, color: 'green' }) };
+}

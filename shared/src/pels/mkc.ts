@@ -1,0 +1,112 @@
+/**
+ * Max-min Kelly Control, MKC (paper section 5.1, eq. 8):
+ *   r(k) = r_ref + alpha - beta * r_ref * p
+ * where r_ref is the rate at which the traffic the feedback p describes was
+ * sent (r(k - D) in eq. 8; the current rate when feedback is one step old).
+ * Stepping from that rate, not the latest one, is what makes MKC stable under
+ * any feedback delay (Lemma 5). Negative p (router feedback below capacity)
+ * makes the increase multiplicative: exponential ramp-up.
+ */
+
+export interface MkcGains {
+  /** Additive increase per step, kb/s. */
+  alphaKbps: number;
+  /** Multiplicative decrease gain; stable iff 0 < beta < 2. */
+  beta: number;
+}
+
+export interface MkcParams extends MkcGains {
+  /** Rate before the first feedback, kb/s (the paper starts at the base layer rate). */
+  initialKbps: number;
+  /** Floor, kb/s: the base layer rate, which is always sent. */
+  minKbps: number;
+  /** Ceiling, kb/s: e.g. the full stream rate plus headroom for probing. */
+  maxKbps: number;
+}
+
+/** The paper's gains (section 6.4). */
+export const MKC_PAPER_GAINS: Readonly<MkcGains> = { alphaKbps: 20, beta: 0.5 };
+
+/** Eq. 8 without clamps. */
+export function mkcStep(referenceKbps: number, p: number, gains: MkcGains): number {
+  return referenceKbps + gains.alphaKbps - gains.beta * referenceKbps * p;
+}
+
+/** Eq. 10: every flow's rate at the stationary point, whatever its delay. */
+export function mkcStationaryKbps(capacityKbps: number, flows: number, gains: MkcGains): number {
+  return capacityKbps / flows + gains.alphaKbps / gains.beta;
+}
+
+function boundErrors(minKbps: number, maxKbps: number): string[] {
+  const errors: string[] = [];
+  if (!(Number.isFinite(minKbps) && minKbps >= 0)) errors.push(`minKbps must be a finite number >= 0; got ${minKbps}`);
+  if (!(Number.isFinite(maxKbps) && maxKbps >= minKbps)) errors.push(`maxKbps must be a finite number >= minKbps (${minKbps}); got ${maxKbps}`);
+  return errors;
+}
+
+/** Problems that make the numbers meaningless; the controller refuses these. */
+function structuralErrors(p: MkcParams): string[] {
+  const errors: string[] = [];
+  if (!Number.isFinite(p.alphaKbps)) errors.push(`alphaKbps must be a finite number; got ${p.alphaKbps}`);
+  if (!Number.isFinite(p.beta)) errors.push(`beta must be a finite number; got ${p.beta}`);
+  if (!(Number.isFinite(p.initialKbps) && p.initialKbps >= 0)) errors.push(`initialKbps must be a finite number >= 0; got ${p.initialKbps}`);
+  return [...errors, ...boundErrors(p.minKbps, p.maxKbps)];
+}
+
+/**
+ * Every reason to reject the parameters, as messages for an operator; empty when
+ * they are usable and stable. The controller itself accepts unstable gains, so
+ * the lab can show the instability.
+ */
+export function validateMkcParams(p: MkcParams): string[] {
+  const errors = structuralErrors(p);
+  if (Number.isFinite(p.alphaKbps) && !(p.alphaKbps > 0)) errors.push(`alphaKbps must be > 0 (the additive increase); got ${p.alphaKbps}`);
+  if (Number.isFinite(p.beta) && !(p.beta > 0 && p.beta < 2)) errors.push(`beta must be in (0, 2) for MKC to be stable (paper Lemma 5); got ${p.beta}`);
+  return errors;
+}
+
+/** One flow's MKC rate, clamped to [min, max]. */
+export class MkcController {
+  private rate: number;
+  private minKbps: number;
+  private maxKbps: number;
+  private readonly gains: MkcGains;
+
+  constructor(params: MkcParams) {
+    const errors = structuralErrors(params);
+    if (errors.length > 0) throw new RangeError(`invalid MKC parameters: ${errors.join('; ')}`);
+    this.gains = { alphaKbps: params.alphaKbps, beta: params.beta };
+    this.minKbps = params.minKbps;
+    this.maxKbps = params.maxKbps;
+    this.rate = this.clamp(params.initialKbps);
+  }
+
+  get rateKbps(): number {
+    return this.rate;
+  }
+
+  /**
+   * One control step on fresh feedback p. referenceKbps is the rate the
+   * measured traffic was sent at (eq. 8's r(k - D)); by default the current rate.
+   */
+  update(p: number, referenceKbps: number = this.rate): number {
+    // Loss and router overload (R - C) / R never exceed 1; anything else is a caller bug that would poison the rate.
+    if (!(Number.isFinite(p) && p <= 1)) throw new RangeError(`feedback p must be finite and <= 1; got ${p}`);
+    if (!Number.isFinite(referenceKbps)) throw new RangeError(`referenceKbps must be finite; got ${referenceKbps}`);
+    this.rate = this.clamp(mkcStep(referenceKbps, p, this.gains));
+    return this.rate;
+  }
+
+  /** The floor follows the measured base rate and the ceiling the stream, so both may move. */
+  setBounds(minKbps: number, maxKbps: number): void {
+    const errors = boundErrors(minKbps, maxKbps);
+    if (errors.length > 0) throw new RangeError(`invalid MKC bounds: ${errors.join('; ')}`);
+    this.minKbps = minKbps;
+    this.maxKbps = maxKbps;
+    this.rate = this.clamp(this.rate);
+  }
+
+  private clamp(kbps: number): number {
+    return Math.min(this.maxKbps, Math.max(this.minKbps, kbps));
+  }
+}
