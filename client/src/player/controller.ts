@@ -9,6 +9,7 @@ import type { StreamInfo } from '@pels/shared/protocol/signaling';
 import { PlayerSession, type SessionEvents } from './session';
 import { emptyStats, type PlayerStats } from './stats';
 import { normalizeColors, withPlayerParams } from './urlParams';
+import type { FlowModeName } from '@pels/shared/protocol/api';
 
 export type PlayerState = 'idle' | 'connecting' | 'playing' | 'error';
 
@@ -35,6 +36,7 @@ export interface ControllerConfig {
   streamId: string | undefined;
   colors: Color[];
   playoutDeadlineMs: number;
+  mode: FlowModeName;
 }
 
 const BACKOFF_FIRST_MS = 500;
@@ -124,6 +126,7 @@ export class PlayerController {
         streamId: this.config.streamId,
         colors: this.config.colors,
         playoutDeadlineMs: this.config.playoutDeadlineMs,
+        mode: this.config.mode,
       },
       this.sessionEvents(() => this.session === session),
     );

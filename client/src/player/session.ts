@@ -15,6 +15,7 @@ import { attachColorTransforms, msidStreamIdFor } from '../webrtc/colorTransform
 import { createRecvTransportWithPeerConnection } from '../webrtc/recvTransportPeerConnection';
 import type { PlayerStats } from './stats';
 import type { PageToWorker, WorkerToPage } from './workerProtocol';
+import type { FlowModeName } from '@pels/shared/protocol/api';
 
 export interface SessionOptions {
   signalingUrl: string;
@@ -22,6 +23,7 @@ export interface SessionOptions {
   streamId: string | undefined;
   colors: Color[];
   playoutDeadlineMs: number;
+  mode: FlowModeName;
 }
 
 export interface SessionEvents {
@@ -116,7 +118,7 @@ export class PlayerSession {
     const streamId = this.options.streamId ?? streams[0]?.id;
     if (!streamId) throw new Error('the server has no streams');
 
-    const joined = await signaling.request('join', { streamId });
+    const joined = await signaling.request('join', { streamId, mode: this.options.mode });
     this.checkOpen();
     this.joined = true;
     this.events.joined(joined.viewerId, joined.stream);

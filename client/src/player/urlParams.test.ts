@@ -4,7 +4,7 @@ import { normalizeColors, parsePlayerParams, withPlayerParams } from './urlParam
 
 describe('parsePlayerParams', () => {
   it('defaults to the first stream, all colors, 80 ms', () => {
-    assert.deepEqual(parsePlayerParams(''), { streamId: undefined, colors: ['green', 'yellow', 'red'], playoutDeadlineMs: 80 });
+    assert.deepEqual(parsePlayerParams(''), { streamId: undefined, colors: ['green', 'yellow', 'red'], playoutDeadlineMs: 80, mode: 'pels' });
   });
 
   it('reads stream, colors (green always included) and deadline', () => {
@@ -12,10 +12,13 @@ describe('parsePlayerParams', () => {
       streamId: 'city',
       colors: ['green', 'red'],
       playoutDeadlineMs: 120,
+      mode: 'pels',
     });
     assert.deepEqual(parsePlayerParams('?colors=green').colors, ['green']);
     assert.deepEqual(parsePlayerParams('?colors=Yellow, blue').colors, ['green', 'yellow']);
     assert.equal(parsePlayerParams('?deadline=abc').playoutDeadlineMs, 80);
+    assert.equal(parsePlayerParams('?mode=best-effort').mode, 'best-effort');
+    assert.equal(parsePlayerParams('?mode=anything').mode, 'pels');
   });
 });
 

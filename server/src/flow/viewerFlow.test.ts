@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { fixedPolicy, bestEffortPolicy } from '@pels/shared/pels/flowPolicy';
+import { bestEffortPolicy, fixedPolicy } from '@pels/shared/pels/flowPolicy';
 import { parseVp8FrameHeader } from '@pels/shared/vp8/frameHeader';
 import { IvfReader } from '../ingest/ivfReader';
 import { FrameLayering } from '../layering/layeredFrame';
@@ -61,8 +61,10 @@ test('a synthetic keyframe continues its stream, sits off the frame grid and is 
   assert.equal(d.temporalId, 0);
 });
 
-test('best effort sends everything on one stream', () => {
-  const flow = new ViewerFlow(ssrcs, 101, bestEffortPolicy(), 0);
-  const colors = new Set(frames.map((f) => flow.onFrame(f, 0)!.color));
-  assert.equal(colors.size, 1);
+test('frames the policy does not send are counted and leave no gap in the stream', () => {
+  const flow = new ViewerFlow(ssrcs, 101, bestEffortPolicy({ rateKbps: 0, gamma: 0 }), 0);
+  const sent = frames.map((f, i) => flow.onFrame(f, i * 33));
+  assert.ok(sent.every((o, i) => (o !== null) === (frames[i]!.temporalId === 0)));
+  assert.equal(flow.counters.framesSkipped, 18);
+  assert.equal(flow.counters.byColor.green.frames, 6);
 });

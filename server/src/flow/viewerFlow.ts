@@ -13,6 +13,8 @@ export interface ColorCounters {
 export interface FlowCounters {
   byColor: Record<Color, ColorCounters>;
   framesByLayer: [number, number, number];
+  /** Frames the policy did not send (over the rate, or a reference missing). */
+  framesSkipped: number;
   syntheticKeyframes: number;
 }
 
@@ -35,6 +37,7 @@ export class ViewerFlow {
   readonly counters: FlowCounters = {
     byColor: { green: zero(), yellow: zero(), red: zero() },
     framesByLayer: [0, 0, 0],
+    framesSkipped: 0,
     syntheticKeyframes: 0,
   };
 
@@ -58,7 +61,10 @@ export class ViewerFlow {
     this.lastPictureId = frame.index & 0x7fff;
     this.lastTimestamp = (this.timestampBase + frame.ticks) >>> 0;
     const decision = this.policy.decide(frame, nowMs);
-    if (!decision.send) return null;
+    if (!decision.send) {
+      this.counters.framesSkipped++;
+      return null;
+    }
     const packets = this.packetizers[decision.color].packetize({
       data: frame.data,
       timestamp: this.lastTimestamp,

@@ -18,6 +18,10 @@ export function createHttpServer(streams: StreamRegistry, clientDir: string, log
         if (req.method !== 'GET') return json(res, 405, { error: { code: 'bad_request', message: 'use GET' } });
         return json(res, 200, { streams: streams.list() });
       }
+      if (path === '/api/viewers') {
+        if (req.method !== 'GET') return json(res, 405, { error: { code: 'bad_request', message: 'use GET' } });
+        return json(res, 200, { viewers: streams.viewers() });
+      }
       if (path.startsWith('/api/')) return json(res, 404, { error: { code: 'not_found', message: `no API at ${path}` } });
       if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { error: { code: 'bad_request', message: 'use GET' } });
       return serveStatic(clientDir, req, res);

@@ -80,7 +80,7 @@ export class ViewerConnection {
         const routerRtpCapabilities = stream.routerRtpCapabilities;
         this.viewer?.close('joined another stream');
         const id = randomUUID().slice(0, 8);
-        const viewer = await stream.addViewer(id, (reason) => {
+        const viewer = await stream.addViewer(id, r.data.mode ?? 'pels', (reason) => {
           if (this.viewer === viewer) this.viewer = null;
           if (reason !== 'viewer disconnected' && reason !== 'joined another stream') this.notify({ notification: 'viewerClosed', data: { reason } });
         });

@@ -2,11 +2,14 @@ import { EventEmitter } from 'node:events';
 import type { types as ms } from 'mediasoup';
 import type { StreamInfo } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
-import type { FlowPolicy } from '@pels/shared/pels/flowPolicy';
+import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
+import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import { FfmpegIngest, type IngestStatus } from '../ingest/ffmpegIngest';
 import { describeSource, parseSource, type EncodeSettings } from '../ingest/sourceSpec';
 import { FrameLayering } from '../layering/layeredFrame';
+import { LayerRateMeter } from '../layering/layerRates';
 import type { Logger } from '../log';
+import type { DscpMarker } from '../net/dscpMarker';
 import { ViewerSession } from '../viewer/viewerSession';
 
 export interface StreamOptions {
@@ -16,9 +19,14 @@ export interface StreamOptions {
   encode: EncodeSettings;
   webRtc: { listenIp: string; announcedAddress: string | undefined };
   createRouter: () => Promise<ms.Router>;
-  createPolicy: () => FlowPolicy;
+  control: ControlLoopParams;
+  dscp: DscpMarker;
   log: Logger;
 }
+
+/** MKC may probe above the stream's measured rate by this much (the rate is an average; frames vary). */
+const CEILING_HEADROOM = 1.25;
+const BOUNDS_UPDATE_MS = 1000;
 
 type StreamEvents = { info: [StreamInfo] };
 
@@ -35,6 +43,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   private framesIngested = 0;
   private closed = false;
   private readonly ticksPerFrame: number;
+  private readonly layerRates = new LayerRateMeter();
+  private readonly boundsTimer: NodeJS.Timeout;
 
   constructor(private readonly opts: StreamOptions) {
     super();
@@ -53,8 +63,23 @@ export class Stream extends EventEmitter<StreamEvents> {
       }
       this.framesIngested++;
       const now = Date.now();
+      this.layerRates.add(frame.temporalId, frame.bytes, now);
       for (const v of this.viewers.values()) v.sendFrame(frame, now);
     });
+    this.boundsTimer = setInterval(() => this.updateRateBounds(), BOUNDS_UPDATE_MS);
+  }
+
+  /** MKC's floor is the base layer (always sent) and its ceiling the whole stream. */
+  private rateBounds(): { minKbps: number; maxKbps: number } {
+    const r = this.layerRates.rates(Date.now());
+    if (!r) return { minKbps: this.opts.control.mkc.minKbps, maxKbps: this.opts.control.mkc.maxKbps };
+    return { minKbps: r.tid0, maxKbps: Math.max(r.tid0, r.total * CEILING_HEADROOM) };
+  }
+
+  private updateRateBounds(): void {
+    const { minKbps, maxKbps } = this.rateBounds();
+    const now = Date.now();
+    for (const v of this.viewers.values()) v.setRateBounds(minKbps, maxKbps, now);
   }
 
   async start(): Promise<void> {
@@ -95,13 +120,22 @@ export class Stream extends EventEmitter<StreamEvents> {
     return this.viewers.size;
   }
 
-  async addViewer(id: string, onClose: (reason: string) => void): Promise<ViewerSession> {
+  viewerStates(): ViewerState[] {
+    return [...this.viewers.values()].map((v) => v.state());
+  }
+
+  async addViewer(id: string, mode: FlowModeName, onClose: (reason: string) => void): Promise<ViewerSession> {
     if (this.closed) throw new ClosedError(`stream ${this.id}`);
     if (!this.router || this.router.closed) throw new RequestError('unavailable', 'media router is not available, try again');
+    const bounds = this.rateBounds();
+    const { mkc } = this.opts.control;
     const viewer = await ViewerSession.create({
       id,
+      streamId: this.id,
       router: this.router,
-      policy: this.opts.createPolicy(),
+      mode,
+      control: { ...this.opts.control, mkc: { ...mkc, ...bounds, initialKbps: Math.max(mkc.initialKbps, bounds.minKbps) } },
+      dscp: this.opts.dscp,
       webRtc: this.opts.webRtc,
       log: this.opts.log,
       onClose: (reason) => {
@@ -116,6 +150,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.boundsTimer);
     for (const v of [...this.viewers.values()]) v.close('stream closed');
     this.ingest.close();
     this.router?.close();

@@ -1,3 +1,4 @@
+import type { ViewerState } from '@pels/shared/protocol/api';
 import type { StreamInfo } from '@pels/shared/protocol/signaling';
 import { RequestError } from '../errors';
 import type { Stream } from './stream';
@@ -19,6 +20,10 @@ export class StreamRegistry {
 
   list(): StreamInfo[] {
     return [...this.streams.values()].map((s) => s.info());
+  }
+
+  viewers(): ViewerState[] {
+    return [...this.streams.values()].flatMap((s) => s.viewerStates());
   }
 
   all(): Stream[] {

@@ -1,22 +1,32 @@
 import { randomInt } from 'node:crypto';
 import type { types as ms } from 'mediasoup';
-import { COLORS, type Color } from '@pels/shared/pels/color';
+import { BEST_EFFORT_DSCP, COLORS, DSCP, type Color } from '@pels/shared/pels/color';
+import { ControlLoop, type ControlLoopParams } from '@pels/shared/pels/controlLoop';
+import type { FeedbackEvent } from '@pels/shared/pels/feedback';
+import { bestEffortPolicy, pelsPolicy } from '@pels/shared/pels/flowPolicy';
+import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import type { ConsumerParams, TransportParams } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
-import type { FlowPolicy } from '@pels/shared/pels/flowPolicy';
+import { ReceiverReportTracker, type ConsumerStatsSample } from '../feedback/receiverReports';
 import { ViewerFlow } from '../flow/viewerFlow';
 import type { LayeredFrame } from '../layering/layeredFrame';
 import type { Logger } from '../log';
+import type { DscpMarker, DscpMarking } from '../net/dscpMarker';
 import { parseRtcpFeedback } from '../rtp/rtcp';
 
 const PAYLOAD_TYPE = 101;
 /** mediasoup repeats an unanswered PLI about once a second; one answer per burst is enough. */
 const SYNTHETIC_KEYFRAME_MIN_GAP_MS = 200;
+/** mediasoup's consumer stats change when a receiver report arrives (about once a second per stream). */
+const STATS_POLL_MS = 250;
 
 export interface ViewerSessionOptions {
   id: string;
+  streamId: string;
   router: ms.Router;
-  policy: FlowPolicy;
+  mode: FlowModeName;
+  control: ControlLoopParams;
+  dscp: DscpMarker;
   webRtc: { listenIp: string; announcedAddress: string | undefined };
   log: Logger;
   /** Told once when the session closes, whatever closed it. */
@@ -37,14 +47,22 @@ export class ViewerSession {
   private readonly consumers = new Map<Color, ms.Consumer>();
   private colors = new Set<Color>(COLORS);
   private readonly lastSynthetic: Record<Color, number> = { green: 0, yellow: 0, red: 0 };
+  private readonly reports: ReceiverReportTracker;
+  private statsTimer: NodeJS.Timeout | null = null;
+  private marking: DscpMarking | null = null;
+  private lastP: number | null = null;
+  private feedbackSteps = 0;
+  private sentRate = { atMs: Date.now(), bytes: 0, kbps: 0 };
 
   private constructor(
     private readonly opts: ViewerSessionOptions,
     private readonly direct: ms.DirectTransport,
     private readonly producers: Record<Color, ms.Producer>,
+    private readonly control: ControlLoop,
     readonly flow: ViewerFlow,
   ) {
     this.id = opts.id;
+    this.reports = new ReceiverReportTracker(opts.id);
     direct.on('rtcp', (buf) => this.onRtcp(buf));
     direct.on('routerclose', () => this.close('media router closed'));
   }
@@ -73,8 +91,10 @@ export class ViewerSession {
           appData: { color },
         });
       }
-      const flow = new ViewerFlow(ssrcs, PAYLOAD_TYPE, opts.policy, randomInt(0, 2 ** 32));
-      return new ViewerSession(opts, direct, producers, flow);
+      const control = new ControlLoop(opts.control);
+      const policy = opts.mode === 'pels' ? pelsPolicy(control) : bestEffortPolicy(control);
+      const flow = new ViewerFlow(ssrcs, PAYLOAD_TYPE, policy, randomInt(0, 2 ** 32));
+      return new ViewerSession(opts, direct, producers, control, flow);
     } catch (err) {
       direct.close();
       throw err;
@@ -134,7 +154,45 @@ export class ViewerSession {
       this.consumers.set(color, consumer);
       out.push({ id: consumer.id, producerId: producer.id, kind: 'video', rtpParameters: consumer.rtpParameters, color });
     }
+    await this.markDscp();
+    this.statsTimer = setInterval(() => void this.pollStats(), STATS_POLL_MS);
     return out;
+  }
+
+  /** The one entry of controller input: RTCP-derived here, or a router's explicit feedback. */
+  onFeedback(ev: FeedbackEvent): void {
+    if (this.closed) return;
+    if (this.control.onFeedback(ev) !== 'fresh') return;
+    this.lastP = ev.lossFraction;
+    this.feedbackSteps++;
+  }
+
+  /** The stream's measured base rate (floor) and full rate (ceiling) for MKC. */
+  setRateBounds(minKbps: number, maxKbps: number, nowMs: number): void {
+    if (!this.closed) this.control.setRateBounds(minKbps, maxKbps, nowMs);
+  }
+
+  state(): ViewerState {
+    const c = this.flow.counters;
+    const perColor = Object.fromEntries(COLORS.map((k) => [k, this.reports.colorState(k)])) as ViewerState['perColor'];
+    return {
+      id: this.id,
+      streamId: this.opts.streamId,
+      mode: this.opts.mode,
+      connectedAt: new Date(this.connectedAt).toISOString(),
+      colors: this.subscribedColors,
+      rateKbps: this.control.rateKbps,
+      gamma: this.control.gamma,
+      lossP: this.lastP,
+      feedbackSteps: this.feedbackSteps,
+      rttMs: this.reports.rtt,
+      ssrcs: this.wireSsrcs(),
+      perColor,
+      framesSent: { tid0: c.framesByLayer[0], tid1: c.framesByLayer[1], tid2: c.framesByLayer[2] },
+      framesSkipped: c.framesSkipped,
+      sentKbps: this.sentRate.kbps,
+      dscp: this.opts.dscp.status,
+    };
   }
 
   async resume(): Promise<void> {
@@ -164,6 +222,8 @@ export class ViewerSession {
     if (this.closed) return;
     this.closed = true;
     this.sending = false;
+    if (this.statsTimer) clearInterval(this.statsTimer);
+    void this.marking?.remove();
     // Closing the transports closes their producers and consumers.
     this.webRtcTransport?.close();
     this.direct.close();
@@ -180,6 +240,41 @@ export class ViewerSession {
       } else if (!this.colors.has(color) && !consumer.paused) {
         await consumer.pause();
       }
+    }
+  }
+
+  /** SSRCs of the streams as the viewer receives them (the consumers'), 0 before consume. */
+  private wireSsrcs(): Record<Color, number> {
+    const ssrc = (k: Color) => this.consumers.get(k)?.rtpParameters.encodings?.[0]?.ssrc ?? 0;
+    return { green: ssrc('green'), yellow: ssrc('yellow'), red: ssrc('red') };
+  }
+
+  /** PELS marks each color's drop precedence; best effort marks all streams alike. */
+  private async markDscp(): Promise<void> {
+    const ssrcs = this.wireSsrcs();
+    const rules = COLORS.map((k) => ({ ssrc: ssrcs[k], dscp: this.opts.mode === 'pels' ? DSCP[k] : BEST_EFFORT_DSCP }));
+    const marking = await this.opts.dscp.mark(rules);
+    if (this.closed) void marking.remove();
+    else this.marking = marking;
+  }
+
+  private async pollStats(): Promise<void> {
+    if (this.closed) return;
+    const samples: Partial<Record<Color, ConsumerStatsSample>> = {};
+    await Promise.all(
+      [...this.consumers].map(async ([color, consumer]) => {
+        const stats = await consumer.getStats().catch(() => []);
+        const out = stats.find((x) => x.type === 'outbound-rtp');
+        if (out) samples[color] = out;
+      }),
+    );
+    if (this.closed) return;
+    const now = Date.now();
+    const ev = this.reports.update(samples, now);
+    if (ev) this.onFeedback(ev);
+    if (now - this.sentRate.atMs >= 1000) {
+      const bytes = COLORS.reduce((sum, k) => sum + this.flow.counters.byColor[k].bytes, 0);
+      this.sentRate = { atMs: now, bytes, kbps: ((bytes - this.sentRate.bytes) * 8) / (now - this.sentRate.atMs) };
     }
   }
 

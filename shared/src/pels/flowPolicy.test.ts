@@ -20,11 +20,20 @@ test('fixed policy: everything sent, TID 0 and keyframes green, TID 1 yellow, TI
   for (const { frame, color } of cases) assert.deepEqual(policy.decide(frame, 0), { send: true, color }, JSON.stringify(frame));
 });
 
-test('best-effort policy: everything sent in one color', () => {
-  const policy = bestEffortPolicy();
+test('best-effort policy: rate-limited like PELS, each layer on its own stream, no coloring', () => {
+  const control = { rateKbps: 1e6, gamma: 0.9 };
+  const policy = bestEffortPolicy(control);
   assert.equal(policy.mode, 'best-effort');
-  const decisions = FRAMES.slice(0, 40).map((f) => policy.decide(f, f.atMs));
-  assert.ok(decisions.every((d) => d.send && d.color === 'green'));
+  const layerColor = ['green', 'yellow', 'red'] as const;
+  for (const f of FRAMES.slice(0, 40)) {
+    const d = policy.decide(f, f.atMs);
+    assert.ok(d.send);
+    assert.equal(d.color, f.keyframe ? 'green' : layerColor[f.temporalId], 'gamma does not recolor');
+  }
+  // At a rate near the base layer, enhancement frames are dropped as in PELS.
+  const low = bestEffortPolicy({ rateKbps: 1, gamma: 0 });
+  const sent = FRAMES.slice(0, 300).filter((f) => low.decide(f, f.atMs).send);
+  assert.ok(sent.every((f) => f.keyframe || f.temporalId === 0));
 });
 
 function runPels(rateKbps: number, gammaAt: (i: number) => number): { decisions: FlowDecision[]; kbps: number; redShare: number } {

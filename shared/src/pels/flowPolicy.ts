@@ -46,7 +46,20 @@ export function fixedPolicy(): FlowPolicy {
   };
 }
 
-/** Best effort: everything sent on one stream (green), so the bottleneck cannot tell layers apart. */
-export function bestEffortPolicy(): FlowPolicy {
-  return { mode: 'best-effort', decide: () => ({ send: true, color: 'green' }) };
+/**
+ * Best effort, for comparison: the same rate control and frame selection as
+ * PELS, and each layer on its own stream (TID 0 green, 1 yellow, 2 red) so
+ * per-layer loss stays measurable, but no gamma coloring. The server marks all
+ * three streams with one DSCP, so the network cannot tell them apart.
+ */
+export function bestEffortPolicy(control: ControlState, selection: Partial<FrameSelectionParams> = {}): FlowPolicy {
+  const selector = new FrameSelector(selection);
+  const layers = fixedPolicy();
+  return {
+    mode: 'best-effort',
+    decide(frame, nowMs) {
+      if (!selector.select(frame, nowMs, control.rateKbps)) return SKIP;
+      return layers.decide(frame, nowMs);
+    },
+  };
 }

@@ -100,7 +100,9 @@ export class FrameSelector {
     this.position++;
     if (frame.temporalId === 1) {
       const referencesSent = (frame.layerSync ?? true) || this.goldenSent;
-      const send = referencesSent && this.tokens - frame.bytes >= -this.tid1Size.mean;
+      // The overdraw allowance is capped by the bucket depth: otherwise at a rate far below one TID 1 frame per period the allowance alone would let TID 1 frames through.
+      const allowance = Math.min(this.tid1Size.mean, this.depth(rateKbps));
+      const send = referencesSent && this.tokens - frame.bytes >= -allowance;
       this.tid1SinceBase = true;
       // TID 1 frames update GOLDEN: a skipped one leaves the receiver's GOLDEN stale.
       this.goldenSent = send;
@@ -123,8 +125,12 @@ export class FrameSelector {
     return need;
   }
 
+  private depth(rateKbps: number): number {
+    return (rateKbps * this.params.burstMs) / 8;
+  }
+
   private refill(nowMs: number, rateKbps: number): void {
-    const depth = (rateKbps * this.params.burstMs) / 8;
+    const depth = this.depth(rateKbps);
     if (this.lastMs === undefined) this.tokens = depth;
     else if (nowMs > this.lastMs) {
       const dt = nowMs - this.lastMs;

@@ -13,7 +13,11 @@ const opaque = z.record(z.string(), z.unknown());
 
 export const requestSchema = z.discriminatedUnion('method', [
   z.object({ id: z.number().int(), method: z.literal('getStreams'), data: z.object({}).optional() }),
-  z.object({ id: z.number().int(), method: z.literal('join'), data: z.object({ streamId: z.string().min(1).max(64) }) }),
+  z.object({
+    id: z.number().int(),
+    method: z.literal('join'),
+    data: z.object({ streamId: z.string().min(1).max(64), mode: z.enum(['pels', 'best-effort']).optional() }),
+  }),
   z.object({ id: z.number().int(), method: z.literal('createTransport'), data: z.object({}).optional() }),
   z.object({ id: z.number().int(), method: z.literal('connectTransport'), data: z.object({ dtlsParameters: opaque }) }),
   z.object({ id: z.number().int(), method: z.literal('consume'), data: z.object({ rtpCapabilities: opaque }) }),

@@ -1,0 +1,16 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { intervalLoss, jainIndex, mean } from './metrics';
+
+test('Jain index: equal shares 1, one hog 1/n', () => {
+  assert.equal(jainIndex([5, 5, 5, 5]), 1);
+  assert.equal(jainIndex([10, 0, 0, 0]), 0.25);
+  assert.ok(Math.abs(jainIndex([1, 2])! - 0.9) < 1e-12);
+  assert.equal(jainIndex([]), null);
+});
+
+test('interval loss from cumulative counters', () => {
+  assert.equal(intervalLoss({ packetsSent: 100, packetsLost: 10 }, { packetsSent: 300, packetsLost: 60 }), 0.25);
+  assert.equal(intervalLoss({ packetsSent: 100, packetsLost: 10 }, { packetsSent: 100, packetsLost: 10 }), null);
+  assert.equal(mean([]), null);
+});

@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ReceiverReportTracker, type ConsumerStatsSample } from './receiverReports';
+
+const s = (packetCount: number, packetsLost: number, jitter: number, fractionLost = 0): ConsumerStatsSample => ({ packetCount, packetsLost, fractionLost, jitter, roundTripTime: 12.5 });
+
+test('steps once both enhancement streams reported, with their pooled loss', () => {
+  const t = new ReceiverReportTracker('v1');
+  assert.equal(t.update({ green: s(100, 0, 1), yellow: s(100, 0, 1), red: s(200, 100, 1, 128) }, 0)?.lossFraction, 100 / 300);
+  // Same counters again: no new report, no step.
+  assert.equal(t.update({ green: s(110, 0, 1), yellow: s(110, 0, 1), red: s(220, 100, 1, 128) }, 250), null);
+  // Yellow reports first: wait for red.
+  assert.equal(t.update({ yellow: s(200, 10, 2, 25), red: s(400, 100, 1, 128) }, 1000), null);
+  const ev = t.update({ yellow: s(200, 10, 2, 25), red: s(400, 250, 2, 190) }, 1100);
+  assert.deepEqual(ev, { kind: 'rtcp', epoch: 2, lossFraction: (10 + 150) / (100 + 200), atMs: 1100, origin: 'v1' });
+});
+
+test('a silent stream does not hold the controller forever', () => {
+  const t = new ReceiverReportTracker('v1');
+  t.update({ yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0);
+  assert.equal(t.update({ yellow: s(200, 20, 2), red: s(200, 0, 1) }, 1000), null);
+  const ev = t.update({ yellow: s(200, 20, 2), red: s(200, 0, 1) }, 2600);
+  assert.equal(ev?.lossFraction, 0.2);
+});
+
+test('at the base floor (no enhancement packets) green reports drive the steps', () => {
+  const t = new ReceiverReportTracker('v1');
+  const first = t.update({ green: s(100, 5, 1) }, 0);
+  assert.equal(first?.lossFraction, 0.05);
+  const second = t.update({ green: s(200, 5, 2) }, 1000);
+  assert.equal(second?.lossFraction, 0);
+  assert.equal(second?.epoch, 2);
+});
+
+test('per-color state: cumulative loss, last report loss, rtt', () => {
+  const t = new ReceiverReportTracker('v1');
+  t.update({ green: s(1000, 0, 1), yellow: s(500, 50, 1, 26), red: s(1000, 750, 1, 192) }, 0);
+  assert.deepEqual(t.colorState('red'), { packetsSent: 1000, packetsLost: 750, lossFraction: 0.75, recentLoss: 0.75 });
+  assert.equal(t.colorState('yellow').recentLoss, 26 / 256);
+  assert.deepEqual(t.colorState('green'), { packetsSent: 1000, packetsLost: 0, lossFraction: 0, recentLoss: 0 });
+  assert.equal(t.rtt, 12.5);
+});
+
+test('nothing reported: no state invented', () => {
+  const t = new ReceiverReportTracker('v1');
+  assert.deepEqual(t.colorState('yellow'), { packetsSent: 0, packetsLost: 0, lossFraction: 0, recentLoss: null });
+  assert.equal(t.rtt, null);
+});

@@ -1,0 +1,100 @@
+import { COLORS, type Color } from '@pels/shared/pels/color';
+import { pooledLoss, type FeedbackEvent, type LossInterval } from '@pels/shared/pels/feedback';
+import type { ColorState } from '@pels/shared/protocol/api';
+
+/** The RTCP-derived counters mediasoup keeps per consumer (its stats of type outbound-rtp). */
+export interface ConsumerStatsSample {
+  packetCount: number;
+  packetsLost: number;
+  /** As in the receiver report: 0..255. */
+  fractionLost: number;
+  jitter: number;
+  roundTripTime?: number;
+}
+
+/** With one stream silent, step anyway after this long on the reports that came. */
+const MAX_WAIT_MS = 1500;
+
+interface PerColor {
+  signature: string;
+  atReport: { packetCount: number; packetsLost: number };
+  latest: ConsumerStatsSample | null;
+  recentLoss: number | null;
+  /** Intervals reported since the last control step. */
+  pending: LossInterval | null;
+  packetCountAtStep: number;
+}
+
+/**
+ * Turns mediasoup's per-consumer RTCP statistics into the PELS feedback
+ * events. mediasoup's counters change when a receiver report arrives, so a
+ * change of the report fields is a new report (the epoch). Each report
+ * interval is used once. A control step waits until every enhancement stream
+ * that carried packets has reported (or MAX_WAIT_MS), then takes p as the
+ * pooled loss of yellow and red, like the paper's enhancement-layer loss.
+ * With no enhancement packets in flight (rate at the base floor) the green
+ * reports drive the steps, so MKC can climb again.
+ */
+export class ReceiverReportTracker {
+  private readonly colors: Record<Color, PerColor>;
+  private epoch = 0;
+  private firstPendingAt: number | null = null;
+  private rttMs: number | null = null;
+
+  constructor(private readonly origin: string) {
+    const fresh = (): PerColor => ({ signature: '', atReport: { packetCount: 0, packetsLost: 0 }, latest: null, recentLoss: null, pending: null, packetCountAtStep: 0 });
+    this.colors = { green: fresh(), yellow: fresh(), red: fresh() };
+  }
+
+  /** Feeds one poll of the consumers' stats; returns the feedback event to step on, if any. */
+  update(samples: Partial<Record<Color, ConsumerStatsSample>>, nowMs: number): FeedbackEvent | null {
+    for (const color of COLORS) {
+      const s = samples[color];
+      if (!s) continue;
+      const c = this.colors[color];
+      c.latest = s;
+      const signature = `${s.packetsLost}/${s.fractionLost}/${s.jitter}/${s.roundTripTime ?? ''}`;
+      if (signature === c.signature || s.packetCount === 0) continue;
+      c.signature = signature;
+      const interval = { expected: s.packetCount - c.atReport.packetCount, lost: s.packetsLost - c.atReport.packetsLost };
+      c.atReport = { packetCount: s.packetCount, packetsLost: s.packetsLost };
+      c.recentLoss = s.fractionLost / 256;
+      c.pending = c.pending ? { expected: c.pending.expected + interval.expected, lost: c.pending.lost + interval.lost } : interval;
+      this.firstPendingAt ??= nowMs;
+      if (s.roundTripTime !== undefined && s.roundTripTime > 0) this.rttMs = s.roundTripTime;
+    }
+    return this.maybeStep(nowMs);
+  }
+
+  get rtt(): number | null {
+    return this.rttMs;
+  }
+
+  colorState(color: Color): ColorState {
+    const c = this.colors[color];
+    const sent = c.latest?.packetCount ?? 0;
+    const lost = Math.max(0, c.latest?.packetsLost ?? 0);
+    return { packetsSent: sent, packetsLost: lost, lossFraction: sent > 0 ? Math.min(1, lost / sent) : 0, recentLoss: c.recentLoss };
+  }
+
+  private maybeStep(nowMs: number): FeedbackEvent | null {
+    if (this.firstPendingAt === null) return null;
+    // Streams that carried packets since the last step owe a report.
+    const owing = (['yellow', 'red'] as const).filter((k) => (this.colors[k].latest?.packetCount ?? 0) > this.colors[k].packetCountAtStep);
+    const enhancement = owing.length > 0;
+    const ready = enhancement
+      ? owing.every((k) => this.colors[k].pending !== null)
+      : this.colors.green.pending !== null;
+    if (!ready && nowMs - this.firstPendingAt < MAX_WAIT_MS) return null;
+    const used: Color[] = enhancement ? ['yellow', 'red'] : ['green'];
+    const p = pooledLoss(used.map((k) => this.colors[k].pending).filter((x): x is LossInterval => x !== null));
+    for (const k of COLORS) {
+      const c = this.colors[k];
+      c.pending = null;
+      c.packetCountAtStep = c.latest?.packetCount ?? 0;
+    }
+    this.firstPendingAt = null;
+    if (p === undefined) return null;
+    return { kind: 'rtcp', epoch: ++this.epoch, lossFraction: p, atMs: nowMs, origin: this.origin };
+  }
+}

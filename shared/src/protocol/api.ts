@@ -1,0 +1,48 @@
+/** Shapes of the HTTP API (`/api/...`) shared by the server, the testbed and the dashboard. */
+import type { Color } from '../pels/color';
+
+export type FlowModeName = 'pels' | 'best-effort';
+
+export interface ColorState {
+  /** RTP packets the server sent on this color's stream. */
+  packetsSent: number;
+  /** Cumulative packets lost, from the viewer's RTCP receiver reports. */
+  packetsLost: number;
+  /** packetsLost / packetsSent over the whole session (0..1). */
+  lossFraction: number;
+  /** Loss over the last receiver report interval (0..1), null before the first report. */
+  recentLoss: number | null;
+}
+
+export interface DscpStatus {
+  enabled: boolean;
+  /** Why marking is off (e.g. no privilege to change nftables). */
+  reason?: string;
+}
+
+export interface ViewerState {
+  id: string;
+  streamId: string;
+  mode: FlowModeName;
+  /** ISO 8601. */
+  connectedAt: string;
+  /** Colors the viewer subscribes to. */
+  colors: Color[];
+  /** MKC rate, kb/s. */
+  rateKbps: number;
+  /** Share of enhancement bytes sent red. */
+  gamma: number;
+  /** Latest enhancement-layer loss p that drove the controllers (0..1), null before the first report. */
+  lossP: number | null;
+  /** Controller steps taken (fresh feedback events). */
+  feedbackSteps: number;
+  rttMs: number | null;
+  /** SSRC of each color's stream as sent to the viewer (the consumers' SSRCs, seen on the wire). */
+  ssrcs: Record<Color, number>;
+  perColor: Record<Color, ColorState>;
+  framesSent: { tid0: number; tid1: number; tid2: number };
+  framesSkipped: number;
+  /** Sent rate over the last second, kb/s. */
+  sentKbps: number;
+  dscp: DscpStatus;
+}
