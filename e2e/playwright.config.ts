@@ -22,6 +22,8 @@ export default defineConfig({
     url: `http://127.0.0.1:${PORT}/api/health`,
     env: { PORT: String(PORT), RTC_LISTEN_IP: '127.0.0.1', LOG_LEVEL: 'warn' },
     reuseExistingServer: false,
+    // SIGTERM lets the server remove its nftables table.
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 5000 },
     timeout: 60_000,
     stdout: 'ignore',
     stderr: 'pipe',

@@ -15,23 +15,37 @@ export async function freePort(): Promise<number> {
   });
 }
 
+export interface ServerProcessOptions {
+  env: Record<string, string>;
+  /** Run inside this network namespace. */
+  netns?: string;
+  /** Address this process reaches the server's HTTP port at (default 127.0.0.1). */
+  controlHost?: string;
+  onLog: (line: string) => void;
+}
+
 export interface RunningServer {
+  /** Base URL for this process (API calls). */
   url: string;
+  port: number;
   pid: number;
   stop(): Promise<void>;
 }
 
 /** Starts the product's server as a child process and waits until it answers. */
-export async function startServer(env: Record<string, string>, onLog: (line: string) => void): Promise<RunningServer> {
+export async function startServer(o: ServerProcessOptions): Promise<RunningServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+  const node = [process.execPath, '--import', 'tsx', 'server/src/main.ts'];
+  // `ip netns exec` execs the command, so the child's pid is the server's.
+  const [file, ...args] = o.netns ? ['ip', 'netns', 'exec', o.netns, ...node] : node;
+  const child: ChildProcess = spawn(file!, args, {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), RTC_LISTEN_IP: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, PORT: String(port), RTC_LISTEN_IP: '127.0.0.1', LOG_LEVEL: 'warn', ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  for (const s of [child.stdout!, child.stderr!]) s.setEncoding('utf8').on('data', (t: string) => t.split('\n').filter(Boolean).forEach(onLog));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const url = `http://127.0.0.1:${port}`;
+  for (const s of [child.stdout!, child.stderr!]) s.setEncoding('utf8').on('data', (t: string) => t.split('\n').filter(Boolean).forEach(o.onLog));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const url = `http://${o.controlHost ?? '127.0.0.1'}:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode} before it was ready`);
@@ -39,15 +53,17 @@ export async function startServer(env: Record<string, string>, onLog: (line: str
       child.kill('SIGKILL');
       throw new Error('server did not answer within 30 s');
     }
-    const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false);
     if (ok) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   return {
     url,
+    port,
     pid: child.pid!,
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      // SIGTERM lets the server remove its nftables rules and FFmpeg.
       child.kill('SIGTERM');
       const t = setTimeout(() => child.kill('SIGKILL'), 5000);
       await exited;

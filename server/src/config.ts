@@ -27,7 +27,11 @@ export interface ServerConfig {
    * maxKbps are placeholders until the stream's layer rates are measured.
    */
   control: ControlLoopParams;
+  /** What steps the controllers: RTCP receiver reports, or a router agent's eq. 11 feedback. */
+  feedback: FeedbackSource;
 }
+
+export type FeedbackSource = 'rtcp' | 'router';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -71,6 +75,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
   };
   const problems = [...validateMkcParams(control.mkc), ...validateGammaParams(control.gamma!)];
   if (problems.length) throw new ConfigError(`controller parameters: ${problems.join('; ')}`);
+  const feedback = env.FEEDBACK || 'rtcp';
+  if (feedback !== 'rtcp' && feedback !== 'router') throw new ConfigError(`FEEDBACK must be rtcp or router, got "${feedback}"`);
   return {
     port: intFrom(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
@@ -87,5 +93,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     },
     clientDir: env.CLIENT_DIR || clientDir,
     control,
+    feedback,
   };
 }

@@ -1,5 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { loadConfig, ConfigError } from './config';
+import { RouterFeedbackHub } from './feedback/routerFeedbackHub';
+import { apiRoutes } from './http/apiRoutes';
 import { createHttpServer } from './http/httpServer';
 import { createLogger } from './log';
 import { createDscpMarker } from './net/dscpMarker';
@@ -15,7 +17,9 @@ async function main(): Promise<void> {
   const streams = new StreamRegistry();
   // Listen first: a taken port fails fast, before FFmpeg and mediasoup start.
   let ready = false;
-  const http = createHttpServer(streams, config.clientDir, log, () => ready);
+  const router = new RouterFeedbackHub((fn) => streams.forEachViewer(fn));
+  const routes = apiRoutes({ streams, router, feedback: config.feedback, isReady: () => ready });
+  const http = createHttpServer(routes, config.clientDir, log);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(config.port, config.host, resolve);
@@ -38,6 +42,7 @@ async function main(): Promise<void> {
     webRtc: { listenIp: config.rtc.listenIp, announcedAddress: config.rtc.announcedAddress },
     createRouter: () => media.createRouter(),
     control: config.control,
+    feedback: config.feedback,
     dscp,
     log,
   });

@@ -121,6 +121,32 @@ describe('FrameMerger', () => {
     assert.deepEqual(show(m.push(frame(6000, 1), 121)), ['late 6000']);
   });
 
+  it('raises the playout deadline by the lateness of a frame that missed its slot, then decays it', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80, maxPlayoutDeadlineMs: 500 });
+    m.push(key(0), 0);
+    m.push(frame(6000, 1), 10);
+    assert.deepEqual(show(m.poll(90)), ['decode 6000']); // gave up on 3000 at t=90
+    assert.deepEqual(show(m.push(frame(3000, 2), 190)), ['late 3000']); // 100 ms too late
+    assert.equal(m.playoutDeadlineMs, 80 + 100 + 20);
+    // The same delay again: now it makes it.
+    m.push(frame(12000, 0), 200);
+    assert.equal(m.nextDeadlineMs(), 400);
+    assert.deepEqual(show(m.push(frame(9000, 2), 390)), ['decode 9000', 'decode 12000']);
+    // In-order frames pull the deadline back toward its floor, never below it.
+    let ts = 12000;
+    for (let i = 0; i < 5000; i++) m.push(frame((ts += TPF), 2), 400 + i);
+    assert.ok(m.playoutDeadlineMs < 81 && m.playoutDeadlineMs >= 80, String(m.playoutDeadlineMs));
+  });
+
+  it('never raises the deadline above its cap', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80, maxPlayoutDeadlineMs: 300 });
+    m.push(key(0), 0);
+    m.push(frame(6000, 1), 10);
+    m.poll(90);
+    m.push(frame(3000, 2), 5000);
+    assert.equal(m.playoutDeadlineMs, 300);
+  });
+
   it('treats a large timestamp jump as a new timeline that starts at a keyframe', () => {
     const m = new FrameMerger<string>({ ticksPerFrame: TPF, maxJumpTicks: 90_000 });
     m.push(key(1_000_000), 0);

@@ -21,6 +21,11 @@
  *   a decoded TID 1 frame (which refreshes GOLDEN from a valid LAST).
  * - A jump of more than `maxJumpTicks` either way is a new timeline (source restart or
  *   a long outage): the player resynchronizes on the next keyframe.
+ * - The playout deadline adapts like a jitter buffer. Behind a PELS bottleneck the
+ *   enhancement colors wait in lower-priority queues, so their frames arrive after
+ *   the base frames that follow them. A frame that arrives after its slot was given
+ *   up raises the deadline by how late it came (up to `maxPlayoutDeadlineMs`); the
+ *   deadline then decays slowly back toward `playoutDeadlineMs`.
  */
 
 export type TemporalId = 0 | 1 | 2;
@@ -48,9 +53,16 @@ export interface FrameMergerOptions {
   playoutDeadlineMs?: number;
   /** A timestamp jump larger than this (either way) starts a new timeline. */
   maxJumpTicks?: number;
+  /** Upper bound of the adaptive deadline. */
+  maxPlayoutDeadlineMs?: number;
 }
 
 export const DEFAULT_PLAYOUT_DEADLINE_MS = 80;
+const DEFAULT_MAX_PLAYOUT_DEADLINE_MS = 1500;
+/** Added to the measured lateness, so a frame as late as the last one makes it. */
+const LATE_MARGIN_MS = 20;
+/** Per in-order frame, the deadline moves this share of the way back to its floor (about 30 s at 30 fps). */
+const DEADLINE_DECAY = 1 / 1000;
 const DEFAULT_MAX_JUMP_TICKS = 3 * 90_000;
 
 const TWO_32 = 2 ** 32;
@@ -81,7 +93,11 @@ interface Pending<P> {
 
 export class FrameMerger<P> {
   private readonly ticksPerFrame: number;
-  private readonly deadlineMs: number;
+  private readonly minDeadlineMs: number;
+  private readonly maxDeadlineMs: number;
+  private deadlineMs: number;
+  /** Slots (timestamp / ticksPerFrame) given up at a deadline, and when: a late frame's lateness. */
+  private readonly gaveUp = new Map<number, number>();
   private readonly maxJumpTicks: number;
   private readonly unwrapper = new RtpTimestampUnwrapper();
   /** Sorted by timestamp, ascending. */
@@ -95,7 +111,9 @@ export class FrameMerger<P> {
   constructor(options: FrameMergerOptions) {
     if (!(options.ticksPerFrame > 0)) throw new RangeError('ticksPerFrame must be positive');
     this.ticksPerFrame = options.ticksPerFrame;
-    this.deadlineMs = options.playoutDeadlineMs ?? DEFAULT_PLAYOUT_DEADLINE_MS;
+    this.minDeadlineMs = options.playoutDeadlineMs ?? DEFAULT_PLAYOUT_DEADLINE_MS;
+    this.maxDeadlineMs = Math.max(this.minDeadlineMs, options.maxPlayoutDeadlineMs ?? DEFAULT_MAX_PLAYOUT_DEADLINE_MS);
+    this.deadlineMs = this.minDeadlineMs;
     this.maxJumpTicks = options.maxJumpTicks ?? DEFAULT_MAX_JUMP_TICKS;
   }
 
@@ -109,6 +127,11 @@ export class FrameMerger<P> {
       this.awaitingKeyframe = true;
     }
     if ((this.position !== undefined && timestamp <= this.position) || this.pending.some((p) => p.timestamp === timestamp)) {
+      const gaveUpAt = this.gaveUp.get(Math.round(timestamp / this.ticksPerFrame));
+      if (gaveUpAt !== undefined) {
+        this.deadlineMs = Math.min(this.maxDeadlineMs, this.deadlineMs + (nowMs - gaveUpAt) + LATE_MARGIN_MS);
+        this.gaveUp.clear(); // one raise per give-up: the other frames of it were as late or less
+      }
       out.push({ action: 'late', timestamp, frame });
       return out;
     }
@@ -137,6 +160,11 @@ export class FrameMerger<P> {
     this.awaitingKeyframe = true;
   }
 
+  /** The current (adaptive) playout deadline. */
+  get playoutDeadlineMs(): number {
+    return this.deadlineMs;
+  }
+
   get pendingCount(): number {
     return this.pending.length;
   }
@@ -160,8 +188,18 @@ export class FrameMerger<P> {
       const due = force || inOrder || this.awaitingKeyframe || nowMs >= this.oldestArrivalMs() + this.deadlineMs;
       if (!due) return;
       this.pending.shift();
+      if (inOrder) this.deadlineMs -= (this.deadlineMs - this.minDeadlineMs) * DEADLINE_DECAY;
+      else if (!force && this.position !== undefined) this.rememberGivenUp(this.position, head.timestamp, nowMs);
       out.push(this.decide(head, inOrder));
     }
+  }
+
+  private rememberGivenUp(fromTs: number, toTs: number, nowMs: number): void {
+    const first = Math.round(fromTs / this.ticksPerFrame) + 1;
+    const last = Math.round(toTs / this.ticksPerFrame) - 1;
+    for (let slot = first; slot <= last && slot - first < 64; slot++) this.gaveUp.set(slot, nowMs);
+    // Frames later than a few seconds are not worth waiting for: forget old give-ups.
+    while (this.gaveUp.size > 256) this.gaveUp.delete(this.gaveUp.keys().next().value!);
   }
 
   private decide(p: Pending<P>, inOrder: boolean): MergerDecision<P> {

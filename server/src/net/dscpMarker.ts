@@ -1,9 +1,3 @@
-import { spawn } from 'node:child_process';
-import type { DscpStatus } from '@pels/shared/protocol/api';
-import type { Logger } from '../log';
-
-export type { DscpStatus };
-
 /**
  * Marks the DSCP of each viewer's color streams so the bottleneck can tell the
  * colors apart (see DESIGN.md "Why three RTP streams per viewer"). mediasoup
@@ -12,6 +6,12 @@ export type { DscpStatus };
  * `inet pels_<instance>`; tc classifies on egress, after netfilter, so it sees
  * the mark whatever the chain priority.
  */
+import { spawn } from 'node:child_process';
+import type { DscpStatus } from '@pels/shared/protocol/api';
+import type { Logger } from '../log';
+
+export type { DscpStatus };
+
 export interface DscpMarking {
   /** Idempotent; never throws. */
   remove(): Promise<void>;
@@ -36,7 +36,7 @@ export async function createDscpMarker(opts: {
   nftPath?: string;
 }): Promise<DscpMarker> {
   const table = `inet pels_${opts.instance.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 64)}`;
-  const log = opts.log.child({ component: 'dscp', table });
+  const log = opts.log.child({ nftTable: table });
   const nft = new NftQueue(opts.nftPath ?? 'nft');
   // Declaring the table before deleting it makes the delete succeed whether or
   // not a crashed earlier run left it; one batch is one transaction, so there
@@ -150,20 +150,16 @@ class NftQueue {
       proc.stdin.on('error', () => {}); // EPIPE when nft is missing or exits early: reported below
       proc.once('error', (e: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        reject(e.code === 'ENOENT' || e.code === 'EACCES' ? new NftError(`nft not found at ${this.path} — install nftables to mark DSCP`) : e);
+        reject(new Error(e.code === 'ENOENT' ? `nft not found at ${this.path} — install nftables to mark DSCP` : `cannot run ${this.path}: ${e.message}`));
       });
       proc.once('close', (code, signal) => {
         clearTimeout(timer);
         if (code === 0) resolve(stdout);
-        else reject(new NftError(firstError(stderr) ?? `nft exited with ${signal ?? code}`));
+        else reject(new Error(firstError(stderr) ?? `nft exited with ${signal ?? code}`));
       });
       proc.stdin.end(script);
     });
   }
-}
-
-class NftError extends Error {
-  override name = 'NftError';
 }
 
 /** The line of nft's stderr that says what went wrong. */

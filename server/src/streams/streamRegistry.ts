@@ -1,6 +1,7 @@
 import type { ViewerState } from '@pels/shared/protocol/api';
 import type { StreamInfo } from '@pels/shared/protocol/signaling';
 import { RequestError } from '../errors';
+import type { ViewerSession } from '../viewer/viewerSession';
 import type { Stream } from './stream';
 
 /** The streams the server serves, by id. */
@@ -24,6 +25,10 @@ export class StreamRegistry {
 
   viewers(): ViewerState[] {
     return [...this.streams.values()].flatMap((s) => s.viewerStates());
+  }
+
+  forEachViewer(fn: (v: ViewerSession) => void): void {
+    for (const s of this.streams.values()) s.forEachViewer(fn);
   }
 
   all(): Stream[] {

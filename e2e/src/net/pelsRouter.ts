@@ -1,0 +1,150 @@
+import { run } from './run';
+
+/**
+ * The PELS router on the server-side egress of the bottleneck, built from
+ * what this kernel has (no netem, prio, red or gact; see DESIGN.md):
+ *
+ *   1: htb (default -> Internet)
+ *   `-1:1 rate C
+ *      |- 1:10 PELS queue   rate C*(1-w) ceil C
+ *      |    |- 1:11 green  (AF41) prio 0  pfifo
+ *      |    |- 1:12 yellow (AF42) prio 1  pfifo
+ *      |    `- 1:13 red    (AF43) prio 2  pfifo
+ *      `- 1:20 Internet queue rate C*w ceil C   pfifo
+ *   1:99 blackhole: random loss, chosen by a classic BPF filter before any queue
+ *
+ * HTB lends spare capacity to the lowest prio first, which gives near-strict
+ * priority green > yellow > red inside the PELS queue; the two queues share
+ * the link by weight when both are busy. In best-effort mode all video goes
+ * to one FIFO (1:10 with a single pfifo) whatever its DSCP.
+ */
+export type RouterMode = 'pels' | 'best-effort';
+
+export interface RouterOptions {
+  capacityKbps: number;
+  /** Random loss before the queues, percent. */
+  lossPct: number;
+  mode: RouterMode;
+  /** Internet queue's share of the link when both queues are busy (paper: 50%). */
+  internetShare: number;
+  /** Drop-tail limit of the green and yellow queues (or the best-effort video FIFO), packets. */
+  queuePackets: number;
+  /**
+   * Drop-tail limit of the red queue, packets. Short on purpose: HTB gives each
+   * class its own buffer, so a full buffer cannot push out queued red packets
+   * for arriving yellow ones as a shared-buffer PELS queue would. A shallow red
+   * queue makes red the first to drop and leaves the deeper yellow buffer for
+   * the bursts a keyframe causes.
+   */
+  redQueuePackets: number;
+  internetQueuePackets: number;
+}
+
+export const ROUTER_DEFAULTS: Omit<RouterOptions, 'capacityKbps' | 'mode' | 'queuePackets'> = {
+  lossPct: 0,
+  internetShare: 0.5,
+  redQueuePackets: 10,
+  internetQueuePackets: 100,
+};
+
+/** Default green/yellow limit: about 500 ms of the link in full-size packets (at least 20). */
+export function defaultQueuePackets(capacityKbps: number): number {
+  return Math.max(20, Math.round((capacityKbps * 500) / 8 / 1200));
+}
+
+export const ROUTER_CLASSES = { green: '1:11', yellow: '1:12', red: '1:13', internet: '1:20', video: '1:10', random: '1:99' } as const;
+
+const DSFIELD = { green: '0x88', yellow: '0x90', red: '0x98' } as const; // DSCP << 2: AF41, AF42, AF43
+
+/** The tc commands (arguments after `tc`) that build the router. Pure, so tests can read them. */
+export function routerCommands(dev: string, o: RouterOptions): string[][] {
+  const c = `${o.capacityKbps}kbit`;
+  const videoRate = `${Math.max(8, Math.round(o.capacityKbps * (1 - o.internetShare)))}kbit`;
+  const netRate = `${Math.max(8, Math.round(o.capacityKbps * o.internetShare))}kbit`;
+  // Bursts of a few packets keep HTB's shaping close to the nominal rate at these low rates.
+  const htb = (parent: string, id: string, rate: string, extra: string[] = []) => [
+    'class', 'add', 'dev', dev, 'parent', parent, 'classid', id, 'htb', 'rate', rate, 'ceil', c, 'burst', '4k', 'cburst', '4k', 'quantum', '1514', ...extra,
+  ];
+  const fifo = (parent: string, handle: string, limit: number) => ['qdisc', 'add', 'dev', dev, 'parent', parent, 'handle', handle, 'pfifo', 'limit', String(limit)];
+  const cmds: string[][] = [
+    ['qdisc', 'add', 'dev', dev, 'root', 'handle', '1:', 'htb', 'default', '20', 'r2q', '1'],
+    htb('1:', '1:1', c),
+    htb('1:1', ROUTER_CLASSES.video, videoRate),
+    htb('1:1', ROUTER_CLASSES.internet, netRate),
+    fifo(ROUTER_CLASSES.internet, '20:', o.internetQueuePackets),
+  ];
+  if (o.mode === 'pels') {
+    // Each color's guaranteed rate is tiny: what it gets is lent in priority order.
+    cmds.push(
+      htb(ROUTER_CLASSES.video, ROUTER_CLASSES.green, '8kbit', ['prio', '0']),
+      htb(ROUTER_CLASSES.video, ROUTER_CLASSES.yellow, '8kbit', ['prio', '1']),
+      htb(ROUTER_CLASSES.video, ROUTER_CLASSES.red, '8kbit', ['prio', '2']),
+      fifo(ROUTER_CLASSES.green, '11:', o.queuePackets),
+      fifo(ROUTER_CLASSES.yellow, '12:', o.queuePackets),
+      fifo(ROUTER_CLASSES.red, '13:', o.redQueuePackets),
+    );
+    for (const color of ['green', 'yellow', 'red'] as const) {
+      cmds.push(['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '10', 'u32', 'match', 'ip', 'dsfield', DSFIELD[color], '0xfc', 'flowid', ROUTER_CLASSES[color]]);
+    }
+  } else {
+    cmds.push(fifo(ROUTER_CLASSES.video, '10:', o.queuePackets));
+    // All UDP (the video and its RTCP) in the one FIFO, marked or not.
+    cmds.push(['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '10', 'u32', 'match', 'ip', 'protocol', '17', '0xff', 'flowid', ROUTER_CLASSES.video]);
+  }
+  if (o.lossPct > 0) {
+    // Classic BPF: load the kernel's random number (SKF_AD_RANDOM), below the threshold -> class 1:99.
+    const threshold = Math.round((o.lossPct / 100) * 2 ** 32);
+    cmds.push(
+      ['class', 'add', 'dev', dev, 'parent', '1:', 'classid', ROUTER_CLASSES.random, 'htb', 'rate', '1gbit', 'quantum', '1514'],
+      ['qdisc', 'add', 'dev', dev, 'parent', ROUTER_CLASSES.random, 'handle', '99:', 'blackhole'],
+      ['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'bpf', 'bytecode', `4,32 0 0 4294963256,53 0 1 ${threshold},6 0 0 0,6 0 0 65689`, 'classid', ROUTER_CLASSES.random],
+    );
+  }
+  return cmds;
+}
+
+export function validateRouterOptions(o: RouterOptions): string[] {
+  const errors: string[] = [];
+  if (!(Number.isFinite(o.capacityKbps) && o.capacityKbps >= 64 && o.capacityKbps <= 1_000_000)) errors.push(`capacity must be in [64, 1000000] kb/s; got ${o.capacityKbps}`);
+  if (!(Number.isFinite(o.lossPct) && o.lossPct >= 0 && o.lossPct < 100)) errors.push(`loss must be in [0, 100) percent; got ${o.lossPct}`);
+  if (!(o.internetShare > 0 && o.internetShare < 1)) errors.push(`Internet share must be in (0, 1); got ${o.internetShare}`);
+  for (const [name, v] of [['queue limit', o.queuePackets], ['red queue limit', o.redQueuePackets], ['Internet queue limit', o.internetQueuePackets]] as const) {
+    if (!(Number.isInteger(v) && v >= 2 && v <= 10000)) errors.push(`${name} must be an integer in [2, 10000] packets; got ${v}`);
+  }
+  return errors;
+}
+
+export async function applyRouter(ns: string, dev: string, o: RouterOptions): Promise<void> {
+  const errors = validateRouterOptions(o);
+  if (errors.length) throw new RangeError(errors.join('; '));
+  await run('tc', ['qdisc', 'del', 'dev', dev, 'root'], ns).catch(() => {});
+  for (const cmd of routerCommands(dev, o)) await run('tc', cmd, ns);
+}
+
+export interface QueueCounters {
+  /** Bytes and packets the queue sent on. */
+  bytes: number;
+  packets: number;
+  dropped: number;
+  backlogBytes: number;
+}
+
+export type RouterCounters = Partial<Record<'green' | 'yellow' | 'red' | 'video' | 'internet' | 'random', QueueCounters>>;
+
+const HANDLE_TO_QUEUE: Record<string, keyof RouterCounters> = { '11:': 'green', '12:': 'yellow', '13:': 'red', '10:': 'video', '20:': 'internet', '99:': 'random' };
+
+/** Parses `tc -s -j qdisc show`: the leaf queues' counters. */
+export function parseQdiscStats(json: string): RouterCounters {
+  const out: RouterCounters = {};
+  for (const q of JSON.parse(json) as Array<{ handle: string; bytes: number; packets: number; drops: number; backlog: number }>) {
+    const name = HANDLE_TO_QUEUE[q.handle];
+    if (!name) continue;
+    // The blackhole qdisc counts what it swallowed as drops.
+    out[name] = { bytes: q.bytes, packets: q.packets, dropped: name === 'random' ? q.packets + q.drops : q.drops, backlogBytes: q.backlog };
+  }
+  return out;
+}
+
+export async function readRouterCounters(ns: string, dev: string): Promise<RouterCounters> {
+  return parseQdiscStats(await run('tc', ['-s', '-j', 'qdisc', 'show', 'dev', dev], ns));
+}

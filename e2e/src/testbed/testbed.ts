@@ -1,0 +1,323 @@
+/**
+ * The testbed: the server, an emulated PELS bottleneck and N headless Chromium
+ * viewers, for end-to-end experiments. Used by `npm run testbed`, the
+ * end-to-end tests and the benchmarks.
+ */
+import { mkdir, writeFile, chmod, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { COLORS } from '@pels/shared/pels/color';
+import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
+import type { RouterFeedbackState } from '@pels/shared/protocol/routerFeedback';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
+import { applyRouter, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, type RouterCounters } from '../net/pelsRouter';
+import { RouterAgent } from '../net/routerAgent';
+import { createTopology, type Topology } from '../net/topology';
+import { startServer, type RunningServer } from '../serverProcess';
+import { intervalLoss, jainIndex, mean, round } from './metrics';
+import { TreeCpu } from './processCpu';
+
+export interface TestbedOptions {
+  viewers: number;
+  seconds: number;
+  mode: FlowModeName;
+  feedback: 'rtcp' | 'router';
+  /** Bottleneck rate; undefined: no shaping. */
+  capacityKbps: number | undefined;
+  lossPct: number;
+  /** Router sampling interval T for eq. 11. */
+  routerIntervalMs: number;
+  /** Green/yellow queue limit; undefined: about 500 ms of the link. */
+  queuePackets: number | undefined;
+  redQueuePackets: number;
+  internetShare: number;
+  source: string | undefined;
+  /** Where the per-second time series goes (a CSV file); undefined: not written. */
+  timeseriesFile: string | undefined;
+  /** Extra server environment (controller parameters). */
+  serverEnv?: Record<string, string>;
+}
+
+export const TESTBED_DEFAULTS: TestbedOptions = {
+  viewers: 1,
+  seconds: 30,
+  mode: 'pels',
+  feedback: 'rtcp',
+  capacityKbps: undefined,
+  lossPct: 0,
+  routerIntervalMs: 100,
+  queuePackets: undefined,
+  redQueuePackets: ROUTER_DEFAULTS.redQueuePackets,
+  internetShare: ROUTER_DEFAULTS.internetShare,
+  source: undefined,
+  timeseriesFile: undefined,
+};
+
+interface PlayerStats {
+  framesDecoded: { total: number; tid0: number; tid1: number; tid2: number };
+  framesReceived: { green: number; yellow: number; red: number };
+  framesSkipped: number;
+  framesLate: number;
+  decodeErrors: number;
+  lastError?: string;
+}
+
+interface PlayerSample {
+  stats: PlayerStats;
+  viewerId: string | undefined;
+}
+
+/** One second of the run. */
+export interface Sample {
+  t: number;
+  players: (PlayerSample | null)[];
+  /** Server state of each player's viewer (same order), when known. */
+  api: (ViewerState | null)[];
+  router: RouterCounters | null;
+  routerFeedback: RouterFeedbackState | null;
+}
+
+export type Progress = (msg: string) => void;
+
+/** Everything the run started, stopped in reverse on every exit path. */
+class Resources {
+  private readonly stops: Array<() => Promise<void>> = [];
+  add(stop: () => Promise<void>): void {
+    this.stops.push(stop);
+  }
+  async release(): Promise<void> {
+    for (const stop of this.stops.reverse()) await stop().catch(() => {});
+    this.stops.length = 0;
+  }
+}
+
+async function launchBrowser(topo: Topology | null, origin: string, res: Resources): Promise<Browser> {
+  let executablePath = CHROMIUM_PATH;
+  if (topo) {
+    // Chromium runs in the viewers' namespace: Playwright starts it through this wrapper.
+    executablePath = join(tmpdir(), `pels-chromium-${process.pid}.sh`);
+    await writeFile(executablePath, `#!/bin/sh\nexec ip netns exec ${topo.clientNs} ${CHROMIUM_PATH} "$@"\n`);
+    await chmod(executablePath, 0o755);
+    res.add(() => rm(executablePath, { force: true }));
+  }
+  // WebCodecs and frame transforms need a secure context; the server is on plain HTTP at a namespace address.
+  const args = topo ? [...CHROMIUM_ARGS, `--unsafely-treat-insecure-origin-as-secure=${origin}`] : CHROMIUM_ARGS;
+  const browser = await chromium.launch({ executablePath, args, headless: true });
+  res.add(() => browser.close());
+  return browser;
+}
+
+export async function runTestbed(o: TestbedOptions, progress: Progress): Promise<TestbedResult> {
+  const res = new Resources();
+  const onSignal = () => void res.release().then(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    let topo: Topology | null = null;
+    if (o.capacityKbps !== undefined || o.lossPct > 0 || o.feedback === 'router' || process.getuid?.() === 0) {
+      topo = await createTopology();
+      res.add(() => topo!.destroy());
+      progress(`namespaces ${topo.serverNs} (server ${topo.serverIp}) and ${topo.clientNs} (viewers ${topo.clientIp})`);
+      if (o.capacityKbps !== undefined) {
+        await applyRouter(topo.serverNs, topo.bottleneckDev, {
+          capacityKbps: o.capacityKbps,
+          lossPct: o.lossPct,
+          mode: o.mode,
+          internetShare: o.internetShare,
+          queuePackets: o.queuePackets ?? defaultQueuePackets(o.capacityKbps),
+          redQueuePackets: o.redQueuePackets,
+          internetQueuePackets: ROUTER_DEFAULTS.internetQueuePackets,
+        });
+        progress(`router: ${o.capacityKbps} kb/s, ${o.mode === 'pels' ? 'PELS priority queues' : 'one FIFO'}, loss ${o.lossPct}%`);
+      }
+    } else {
+      progress('not root: viewers on loopback, no bottleneck');
+    }
+    const server: RunningServer = await startServer({
+      env: {
+        FEEDBACK: o.feedback,
+        ...(o.source ? { SOURCE: o.source } : {}),
+        ...(topo ? { RTC_LISTEN_IP: topo.serverIp, HOST: '0.0.0.0' } : {}),
+        ...o.serverEnv,
+      },
+      ...(topo ? { netns: topo.serverNs, controlHost: topo.serverControlIp } : {}),
+      onLog: (line) => progress(`server: ${line}`),
+    });
+    res.add(() => server.stop());
+    const viewerBase = topo ? `http://${topo.serverIp}:${server.port}` : server.url;
+
+    let agent: RouterAgent | null = null;
+    if (topo && o.capacityKbps !== undefined && o.feedback === 'router') {
+      agent = new RouterAgent({
+        ns: topo.serverNs,
+        dev: topo.bottleneckDev,
+        intervalMs: o.routerIntervalMs,
+        linkKbps: o.capacityKbps,
+        internetShare: o.internetShare,
+        mode: o.mode,
+        routerId: topo.serverNs,
+        deliver: async (fb) => {
+          const r = await fetch(`${server.url}/api/router-feedback`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fb) });
+          if (!r.ok) throw new Error(`router feedback rejected: ${r.status}`);
+        },
+      });
+      await agent.start();
+      res.add(async () => agent!.stop());
+    }
+
+    const browser = await launchBrowser(topo, viewerBase, res);
+    const pages: { page: Page; pageErrors: string[] }[] = [];
+    for (let i = 0; i < o.viewers; i++) {
+      const page = await (await browser.newContext()).newPage();
+      const pageErrors: string[] = [];
+      page.on('pageerror', (e) => pageErrors.push(e.message));
+      await page.goto(`${viewerBase}/?mode=${o.mode}`);
+      pages.push({ page, pageErrors });
+    }
+    progress(`${o.viewers} viewer(s) started; running ${o.seconds} s`);
+
+    const cpu = new TreeCpu({ server: server.pid, browser: process.pid });
+    const playerSample = (p: Page): Promise<PlayerSample | null> =>
+      p
+        .evaluate(() => {
+          const pels = (window as unknown as { pels?: { stats(): PlayerStats; viewerId?: string } }).pels;
+          return pels ? { stats: pels.stats(), viewerId: pels.viewerId } : null;
+        })
+        .catch(() => null);
+    const api = async <T>(path: string): Promise<T | null> =>
+      fetch(`${server.url}${path}`, { signal: AbortSignal.timeout(2000) }).then((r) => (r.ok ? (r.json() as Promise<T>) : null), () => null);
+
+    const samples: Sample[] = [];
+    const t0 = Date.now();
+    for (let s = 1; s <= o.seconds; s++) {
+      await new Promise((r) => setTimeout(r, Math.max(0, t0 + s * 1000 - Date.now())));
+      const players = await Promise.all(pages.map((p) => playerSample(p.page)));
+      const viewers = (await api<{ viewers: ViewerState[] }>('/api/viewers'))?.viewers ?? [];
+      const routerFeedback = (await api<{ router: RouterFeedbackState | null }>('/api/router'))?.router ?? null;
+      const router = topo && o.capacityKbps !== undefined ? await readRouterCounters(topo.serverNs, topo.bottleneckDev).catch(() => null) : null;
+      samples.push({ t: s, players, api: players.map((p) => viewers.find((v) => v.id === p?.viewerId) ?? null), router, routerFeedback });
+      if (s === Math.floor(o.seconds / 2)) cpu.reset();
+      if (s % 5 === 0 || s === o.seconds) progress(`${s} / ${o.seconds} s`);
+    }
+    const result = summarize(o, samples, pages.map((p) => p.pageErrors), cpu.read(), agent?.deliveryErrors ?? 0);
+    if (o.timeseriesFile) {
+      await mkdir(join(o.timeseriesFile, '..'), { recursive: true });
+      await writeFile(o.timeseriesFile, timeseriesCsv(samples));
+      result.timeseriesFile = o.timeseriesFile;
+    }
+    return result;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await res.release();
+  }
+}
+
+export interface ViewerResult {
+  id: string;
+  mode?: FlowModeName;
+  rateKbps?: number | null;
+  sentKbps?: number | null;
+  gamma?: number | null;
+  loss?: Record<string, number | null>;
+  rttMs?: number | null;
+  framesSent?: ViewerState['framesSent'];
+  framesSkipped?: number;
+  dscp?: ViewerState['dscp'];
+  framesDecoded?: PlayerStats['framesDecoded'];
+  framesReceived?: PlayerStats['framesReceived'];
+  /** Frames the player skipped (a reference missing) or got after their playout slot. */
+  framesSkippedByPlayer?: number;
+  framesLate?: number;
+  fps?: number | null;
+  decodeErrors?: number;
+  errors: string[];
+}
+
+export interface TestbedResult {
+  config: Record<string, unknown>;
+  viewers: ViewerResult[];
+  jain: number | null;
+  router?: { capacityKbps: number; feedbackDeliveryErrors: number; classes: Record<string, { sent: number; dropped: number }> };
+  cpuPercentOfOneCore: Record<string, Record<string, number>>;
+  timeseriesFile?: string;
+}
+
+function summarize(o: TestbedOptions, samples: Sample[], pageErrors: string[][], cpu: TestbedResult['cpuPercentOfOneCore'], deliveryErrors: number): TestbedResult {
+  const half = samples.slice(Math.max(0, Math.floor(samples.length / 2) - 1));
+  const first = half[0]!;
+  const last = samples[samples.length - 1]!;
+  const elapsed = Math.max(1, last.t - first.t);
+  const viewers: ViewerResult[] = pageErrors.map((errs, i) => {
+    const id = `v${i + 1}`;
+    const end = last.players[i];
+    const errors = [...(end ? [] : ['player did not start']), ...(end?.stats.lastError ? [end.stats.lastError] : []), ...errs];
+    if (!end) return { id, errors };
+    const a = first.api[i];
+    const b = last.api[i];
+    const states = half.map((s) => s.api[i]).filter((x): x is ViewerState => !!x);
+    const server: Partial<ViewerResult> = b
+      ? {
+          mode: b.mode,
+          rateKbps: round(mean(states.map((x) => x.rateKbps)), 1),
+          sentKbps: round(mean(states.map((x) => x.sentKbps)), 1),
+          gamma: round(mean(states.map((x) => x.gamma)), 3),
+          loss: Object.fromEntries(COLORS.map((c) => [c, round(a ? intervalLoss(a.perColor[c], b.perColor[c]) : null, 4)])),
+          rttMs: b.rttMs === null ? null : round(b.rttMs, 2),
+          framesSent: b.framesSent,
+          framesSkipped: b.framesSkipped,
+          dscp: b.dscp,
+        }
+      : {};
+    return {
+      id,
+      ...server,
+      framesDecoded: end.stats.framesDecoded,
+      framesReceived: end.stats.framesReceived,
+      framesSkippedByPlayer: end.stats.framesSkipped,
+      framesLate: end.stats.framesLate,
+      fps: round((end.stats.framesDecoded.total - (first.players[i]?.stats.framesDecoded.total ?? 0)) / elapsed, 1),
+      decodeErrors: end.stats.decodeErrors,
+      errors,
+    };
+  });
+  const rates = viewers.map((v) => v.rateKbps).filter((r): r is number => typeof r === 'number');
+  const result: TestbedResult = {
+    config: { ...o, timeseriesFile: undefined, serverEnv: o.serverEnv },
+    viewers,
+    jain: round(jainIndex(rates), 4),
+    cpuPercentOfOneCore: cpu,
+  };
+  if (o.capacityKbps !== undefined && last.router) {
+    const classes: Record<string, { sent: number; dropped: number }> = {};
+    for (const [name, q] of Object.entries(last.router)) classes[name] = { sent: q.packets, dropped: q.dropped };
+    result.router = { capacityKbps: o.capacityKbps, feedbackDeliveryErrors: deliveryErrors, classes };
+  }
+  return result;
+}
+
+/** One row per second: per viewer rate, gamma, p, recent loss per color, frames decoded; the router's counters. */
+export function timeseriesCsv(samples: Sample[]): string {
+  const n = Math.max(0, ...samples.map((s) => s.players.length));
+  const queues = ['green', 'yellow', 'red', 'video', 'internet', 'random'] as const;
+  const head = ['t', 'routerP'];
+  for (let i = 1; i <= n; i++) {
+    head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded'].map((k) => `v${i}.${k}`));
+  }
+  head.push(...queues.flatMap((q) => [`${q}.sent`, `${q}.dropped`]));
+  const rows = [head.join(',')];
+  for (const s of samples) {
+    const row: (string | number)[] = [s.t, s.routerFeedback?.p ?? ''];
+    for (let i = 0; i < n; i++) {
+      const v = s.api[i];
+      const p = s.players[i];
+      row.push(v?.rateKbps ?? '', v?.sentKbps ?? '', v?.gamma ?? '', v?.lossP ?? '');
+      row.push(...COLORS.map((c) => v?.perColor[c].recentLoss ?? ''));
+      row.push(p?.stats.framesDecoded.total ?? '');
+    }
+    for (const q of queues) row.push(s.router?.[q]?.packets ?? '', s.router?.[q]?.dropped ?? '');
+    rows.push(row.map((x) => (typeof x === 'number' ? round(x, 4) : x)).join(','));
+  }
+  return rows.join('\n') + '\n';
+}

@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { COLORS, DSCP } from '@pels/shared/pels/color';
+import type { ViewerState } from '@pels/shared/protocol/api';
+import { rtpSsrc, startCapture, tcpdumpAvailable, type UdpPacket } from '../src/pcap';
+
+type Hook = { pels?: { state: string; viewerId?: string } };
+
+// The server's defaults (see server/src/config.ts) unless the run overrides them.
+const RTC_MIN_PORT = Number(process.env.RTC_MIN_PORT || 40000);
+const RTC_MAX_PORT = Number(process.env.RTC_MAX_PORT || 49999);
+
+test('every packet of each color stream leaves the server with its color DSCP (AF41/AF42/AF43)', async ({ page }) => {
+  test.skip(process.getuid?.() !== 0, 'needs root: the server marks DSCP with nftables, and tcpdump captures on lo');
+  test.skip(!tcpdumpAvailable(), 'tcpdump is not installed');
+
+  await page.goto('/');
+  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
+  const viewerId = await page.evaluate(() => (window as unknown as Hook).pels?.viewerId);
+  expect(viewerId).toBeTruthy();
+
+  const dir = mkdtempSync(join(tmpdir(), 'pels-dscp-'));
+  let packets: UdpPacket[];
+  try {
+    const capture = await startCapture({
+      iface: 'lo',
+      file: join(dir, 'rtc.pcap'),
+      filter: `udp and src portrange ${RTC_MIN_PORT}-${RTC_MAX_PORT}`,
+    });
+    await page.waitForTimeout(3000);
+    packets = await capture.stop();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const res = await page.request.get('/api/viewers');
+  expect(res.ok()).toBe(true);
+  const { viewers } = (await res.json()) as { viewers: ViewerState[] };
+  const viewer = viewers.find((v) => v.id === viewerId);
+  expect(viewer, `viewer ${viewerId} in /api/viewers`).toBeDefined();
+  expect(viewer!.dscp, viewer!.dscp.reason).toEqual({ enabled: true });
+  expect(viewer!.mode).toBe('pels');
+
+  // The browser's own packets (RTCP, STUN) may come from ports in the range too:
+  // only RTP carrying one of the viewer's SSRCs counts.
+  const measured: Record<string, { packets: number; dscp: number[] }> = {};
+  for (const color of COLORS) {
+    const ssrc = viewer!.ssrcs[color];
+    expect(ssrc, `${color} SSRC`).toBeGreaterThan(0);
+    const dscps = packets.filter((p) => p.ipVersion === 4 && rtpSsrc(p.payload) === ssrc).map((p) => p.tos >> 2);
+    measured[color] = { packets: dscps.length, dscp: [...new Set(dscps)] };
+  }
+  test.info().annotations.push({ type: 'measured', description: JSON.stringify(measured) });
+  for (const color of COLORS) {
+    expect(measured[color]!.packets, `${color} packets captured`).toBeGreaterThan(0);
+    expect(measured[color]!.dscp, `${color} DSCP`).toEqual([DSCP[color]]);
+  }
+});
