@@ -76,7 +76,7 @@ const progress = (msg: string): void => void process.stderr.write(`[testbed] ${m
 
 async function main(): Promise<void> {
   const { json, ...opts } = options(process.argv.slice(2));
-  const result = await runTestbed(opts, progress);
+  const { result } = await runTestbed(opts, progress);
   process.stdout.write(JSON.stringify(result, null, json ? undefined : 2) + '\n');
 }
 

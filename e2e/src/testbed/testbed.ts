@@ -108,7 +108,13 @@ async function launchBrowser(topo: Topology | null, origin: string, res: Resourc
   return browser;
 }
 
-export async function runTestbed(o: TestbedOptions, progress: Progress): Promise<TestbedResult> {
+/** The summary and the per-second samples it was made from. */
+export interface TestbedRun {
+  result: TestbedResult;
+  samples: Sample[];
+}
+
+export async function runTestbed(o: TestbedOptions, progress: Progress): Promise<TestbedRun> {
   const res = new Resources();
   const onSignal = () => void res.release().then(() => process.exit(130));
   process.once('SIGINT', onSignal);
@@ -206,7 +212,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
       await writeFile(o.timeseriesFile, timeseriesCsv(samples));
       result.timeseriesFile = o.timeseriesFile;
     }
-    return result;
+    return { result, samples };
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

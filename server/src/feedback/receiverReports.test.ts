@@ -15,12 +15,16 @@ test('steps once both enhancement streams reported, with their pooled loss', () 
   assert.deepEqual(ev, { kind: 'rtcp', epoch: 2, lossFraction: (10 + 150) / (100 + 200), atMs: 1100, origin: 'v1' });
 });
 
-test('a silent stream does not hold the controller forever', () => {
+test('a stream silent past the wait counts its packets lost (a starved queue sends no report)', () => {
   const t = new ReceiverReportTracker('v1');
   t.update({ yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0);
   assert.equal(t.update({ yellow: s(200, 20, 2), red: s(200, 0, 1) }, 1000), null);
   const ev = t.update({ yellow: s(200, 20, 2), red: s(200, 0, 1) }, 2600);
-  assert.equal(ev?.lossFraction, 0.2);
+  // yellow 20 of 100 lost, red's 100 unreported packets lost
+  assert.equal(ev?.lossFraction, 120 / 200);
+  // Red's next real report counts those 100 as lost too: they are not counted again.
+  assert.equal(t.update({ yellow: s(300, 20, 3), red: s(300, 150, 2) }, 3600)?.lossFraction, 50 / 200);
+  assert.equal(t.update({ yellow: s(300, 20, 3), red: s(300, 150, 2) }, 5200), null);
 });
 
 test('at the base floor (no enhancement packets) green reports drive the steps', () => {

@@ -34,6 +34,11 @@ interface PerColor {
  * pooled loss of yellow and red, like the paper's enhancement-layer loss.
  * With no enhancement packets in flight (rate at the base floor) the green
  * reports drive the steps, so MKC can climb again.
+ *
+ * A receiver reports only on streams it heard from (RFC 3550), so a stream
+ * whose packets were all dropped (a red queue starved at the bottleneck)
+ * sends no report at all: when a stream that carried packets is still silent
+ * after MAX_WAIT_MS, its packets since its last report count as lost.
  */
 export class ReceiverReportTracker {
   private readonly colors: Record<Color, PerColor>;
@@ -77,6 +82,15 @@ export class ReceiverReportTracker {
     return { packetsSent: sent, packetsLost: lost, lossFraction: sent > 0 ? Math.min(1, lost / sent) : 0, recentLoss: c.recentLoss };
   }
 
+  /** A silent stream: what it carried since its last report is counted lost, and not again when a report comes. */
+  private assumeLost(color: Color): void {
+    const c = this.colors[color];
+    const sent = (c.latest?.packetCount ?? 0) - c.atReport.packetCount;
+    if (sent <= 0) return;
+    c.pending = { expected: sent, lost: sent };
+    c.atReport = { packetCount: c.atReport.packetCount + sent, packetsLost: c.atReport.packetsLost + sent };
+  }
+
   private maybeStep(nowMs: number): FeedbackEvent | null {
     if (this.firstPendingAt === null) return null;
     // Streams that carried packets since the last step owe a report.
@@ -86,6 +100,7 @@ export class ReceiverReportTracker {
       ? owing.every((k) => this.colors[k].pending !== null)
       : this.colors.green.pending !== null;
     if (!ready && nowMs - this.firstPendingAt < MAX_WAIT_MS) return null;
+    if (enhancement) for (const k of owing) if (this.colors[k].pending === null) this.assumeLost(k);
     const used: Color[] = enhancement ? ['yellow', 'red'] : ['green'];
     const p = pooledLoss(used.map((k) => this.colors[k].pending).filter((x): x is LossInterval => x !== null));
     for (const k of COLORS) {

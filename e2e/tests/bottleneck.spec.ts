@@ -1,0 +1,57 @@
+import { expect, test } from '@playwright/test';
+import { namespaceSupport } from '../src/net/topology';
+import { runTestbed, TESTBED_DEFAULTS, type TestbedResult, type ViewerResult } from '../src/testbed/testbed';
+
+/**
+ * End-to-end over the emulated PELS bottleneck: the server and Chromium in
+ * their own network namespaces, the kernel's HTB priority queues between.
+ * Numbers vary from run to run; the assertions are about orderings and
+ * coarse bounds, the measured values are attached to the report.
+ */
+test.describe.configure({ mode: 'serial' });
+
+let unsupported: string | null = null;
+test.beforeAll(async () => {
+  unsupported = await namespaceSupport();
+});
+
+async function run(title: string, o: Partial<typeof TESTBED_DEFAULTS>): Promise<TestbedResult> {
+  test.skip(unsupported !== null, `needs network namespaces: ${unsupported}`);
+  const { result } = await runTestbed({ ...TESTBED_DEFAULTS, ...o }, () => {});
+  test.info().annotations.push({ type: title, description: JSON.stringify({ viewers: result.viewers, jain: result.jain, router: result.router }) });
+  return result;
+}
+
+function viewer(r: TestbedResult, i = 0): Required<Pick<ViewerResult, 'loss' | 'fps' | 'rateKbps'>> & ViewerResult {
+  const v = r.viewers[i]!;
+  expect(v.errors).toEqual([]);
+  expect(v.loss, 'server state of the viewer').toBeDefined();
+  return v as Required<Pick<ViewerResult, 'loss' | 'fps' | 'rateKbps'>> & ViewerResult;
+}
+
+test('one PELS viewer below the stream rate: red absorbs the loss, green is kept, video decodes', async () => {
+  test.setTimeout(180_000);
+  const v = viewer(await run('pels 700 kb/s', { viewers: 1, seconds: 40, capacityKbps: 700 }));
+  expect(v.loss.red!).toBeGreaterThan(0.05);
+  expect(v.loss.red!).toBeGreaterThan(2 * v.loss.yellow!);
+  expect(v.loss.green!).toBeLessThan(0.01);
+  expect(v.fps!).toBeGreaterThan(5);
+  expect(v.decodeErrors).toBe(0);
+  // MKC keeps the rate near the bottleneck, below the full stream.
+  expect(v.rateKbps!).toBeGreaterThan(350);
+  expect(v.rateKbps!).toBeLessThan(1000);
+});
+
+test('two PELS viewers sharing the bottleneck converge to rates within 15% of each other', async () => {
+  test.setTimeout(180_000);
+  const r = await run('pels 2 viewers 1400 kb/s router feedback', { viewers: 2, seconds: 50, capacityKbps: 1400, feedback: 'router' });
+  const [a, b] = [viewer(r, 0).rateKbps!, viewer(r, 1).rateKbps!];
+  expect(Math.abs(a - b) / Math.max(a, b)).toBeLessThan(0.15);
+});
+
+test('best effort under the same conditions loses base-layer packets', async () => {
+  test.setTimeout(180_000);
+  const v = viewer(await run('best-effort 700 kb/s', { viewers: 1, seconds: 40, capacityKbps: 700, mode: 'best-effort' }));
+  expect(v.mode).toBe('best-effort');
+  expect(v.loss.green!).toBeGreaterThan(0.01);
+});
