@@ -13,10 +13,10 @@ count() { # $1 = label, $2 = pass, $3 = fail, $4 = skip
 }
 
 echo "[test] type check"
-if npx tsc -p shared && npx tsc -p server && npx tsc -p client && npx tsc -p e2e; then count "type check" 1 0; else count "type check" 0 1; fi
+if npx tsc -p shared && npx tsc -p server && npx tsc -p client && npx tsc -p e2e && npx tsc -p lab; then count "type check" 1 0; else count "type check" 0 1; fi
 
 echo "[test] unit tests"
-mapfile -t units < <(find shared/src server/src client/src e2e/src -name '*.test.ts' | sort)
+mapfile -t units < <(find shared/src server/src client/src e2e/src lab/src -name '*.test.ts' | sort)
 npx tsx --test --test-reporter=spec "${units[@]}" 2>&1 | tee "$OUT/unit.log"
 num() { grep -E "^ℹ $1 [0-9]+" "$OUT/$2" | tail -1 | awk '{print $3}'; }
 up=$(num pass unit.log); uf=$(num fail unit.log); us=$(num skipped unit.log)

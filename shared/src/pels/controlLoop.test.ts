@@ -35,6 +35,20 @@ test('router feedback below capacity ramps the rate up while gamma sees no loss'
   assert.ok(loop.gamma < 0.5 && loop.gamma >= GAMMA_DEFAULTS.gammaLow);
 });
 
+test('router feedback steps gamma with the enhancement-layer loss, so red loss settles at p_thr (Lemma 4)', () => {
+  const loop = new ControlLoop({ mkc: MKC }); // base (floor) 250 kb/s, rate 300 kb/s
+  loop.onFeedback({ kind: 'router', epoch: 1, lossFraction: 0.05, atMs: 1000 });
+  assert.equal(loop.rateKbps, mkcStep(300, 0.05, MKC_PAPER_GAINS));
+  assert.equal(loop.gamma, gammaStep(0.5, (0.05 * 300) / (300 - 250), GAMMA_DEFAULTS));
+  // Held at p, gamma * enhancement = p * r / p_thr: the red bytes lose exactly p_thr of themselves. The floor moved: the base is now 100 kb/s.
+  const held = new ControlLoop({ mkc: MKC });
+  held.setRateBounds(100, 400, 0);
+  for (let z = 1; z <= 200; z++) held.onFeedback({ kind: 'router', epoch: z, lossFraction: 0.2, atMs: z, sentAtMs: 0 });
+  const r = 300; // the initial rate: every event refers to traffic sent at 0 ms
+  const redLoss = (0.2 * r) / (held.gamma * (r - 100));
+  assert.ok(Math.abs(redLoss - GAMMA_DEFAULTS.pThr) < 1e-9, `red loss ${redLoss}`);
+});
+
 test('sentAtMs makes MKC step from the rate in effect when the traffic was sent (eq. 8)', () => {
   const loop = new ControlLoop({ mkc: MKC });
   loop.onFeedback({ kind: 'router', epoch: 1, lossFraction: -1, atMs: 1000 }); // 300 -> 470 from 1000 ms

@@ -1,4 +1,4 @@
-import { FreshnessGuard, type FeedbackEvent, type FeedbackVerdict } from './feedback';
+import { FreshnessGuard, routerEnhancementLoss, type FeedbackEvent, type FeedbackVerdict } from './feedback';
 import { GAMMA_DEFAULTS, GammaController, type GammaParams } from './gammaController';
 import { MkcController, type MkcParams } from './mkc';
 
@@ -18,19 +18,24 @@ const HISTORY_LIMIT = 64;
 
 /**
  * One viewer's PELS control: each fresh feedback event is one step of both MKC
- * (the rate) and eq. 4 (gamma), with the same p. Stale, duplicate and invalid
+ * (the rate, with the event's p) and eq. 4 (gamma, with the enhancement-layer
+ * loss: the same p for RTCP, which measures that loss; derived from the
+ * router's p, which covers the base layer too). Stale, duplicate and invalid
  * events change nothing.
  */
 export class ControlLoop implements ControlState {
   private readonly guard = new FreshnessGuard();
   private readonly mkc: MkcController;
   private readonly gammaController: GammaController;
+  /** The MKC floor, which is the base layer rate: router feedback is turned into enhancement loss with it. */
+  private baseKbps: number;
   /** Rate in effect from fromMs on; times never decrease. */
   private readonly history: Array<{ fromMs: number; kbps: number }>;
 
   constructor(params: ControlLoopParams) {
     this.mkc = new MkcController(params.mkc);
     this.gammaController = new GammaController(params.gamma ?? GAMMA_DEFAULTS);
+    this.baseKbps = params.mkc.minKbps;
     this.history = [{ fromMs: Number.NEGATIVE_INFINITY, kbps: this.mkc.rateKbps }];
   }
 
@@ -47,7 +52,7 @@ export class ControlLoop implements ControlState {
     if (verdict !== 'fresh') return verdict;
     const reference = ev.sentAtMs === undefined ? this.mkc.rateKbps : this.rateAt(ev.sentAtMs);
     this.mkc.update(ev.lossFraction, reference);
-    this.gammaController.update(ev.lossFraction);
+    this.gammaController.update(ev.kind === 'router' ? routerEnhancementLoss(ev.lossFraction, reference, this.baseKbps) : ev.lossFraction);
     this.record(ev.atMs);
     return verdict;
   }
@@ -55,6 +60,7 @@ export class ControlLoop implements ControlState {
   /** The base rate (floor) and stream rate (ceiling) are measured, so they move. */
   setRateBounds(minKbps: number, maxKbps: number, atMs: number): void {
     this.mkc.setBounds(minKbps, maxKbps);
+    this.baseKbps = minKbps;
     this.record(atMs);
   }
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FreshnessGuard, pooledLoss, type FeedbackEvent, type FeedbackVerdict } from './feedback';
+import { FreshnessGuard, pooledLoss, routerEnhancementLoss, type FeedbackEvent, type FeedbackVerdict } from './feedback';
 
 const rtcp = (epoch: number, lossFraction = 0.1, extra: Partial<FeedbackEvent> = {}): FeedbackEvent => ({ kind: 'rtcp', epoch, lossFraction, atMs: 1000, ...extra });
 const router = (epoch: number, lossFraction = -0.5, extra: Partial<FeedbackEvent> = {}): FeedbackEvent => ({ kind: 'router', epoch, lossFraction, atMs: 1000, ...extra });
@@ -53,4 +53,16 @@ test('pooledLoss weighs yellow and red by packets', () => {
     { intervals: [], expected: undefined },
   ];
   for (const { intervals, expected } of cases) assert.equal(pooledLoss(intervals), expected, JSON.stringify(intervals));
+});
+
+test('routerEnhancementLoss puts the router loss of a flow on its enhancement layer', () => {
+  const cases: Array<{ p: number; rate: number; base: number; want: number }> = [
+    { p: 0.1, rate: 500, base: 100, want: 0.125 }, // 50 kb/s lost of 400 kb/s of enhancement
+    { p: 0.1, rate: 500, base: 0, want: 0.1 }, // no base layer: the same loss
+    { p: -0.5, rate: 500, base: 100, want: -0.5 }, // spare capacity passes through
+    { p: 0, rate: 500, base: 100, want: 0 },
+    { p: 0.5, rate: 200, base: 150, want: 1 }, // more loss than enhancement: capped
+    { p: 0.1, rate: 100, base: 100, want: 1 }, // nothing but base sent: the loss hit the base
+  ];
+  for (const { p, rate, base, want } of cases) assert.ok(Math.abs(routerEnhancementLoss(p, rate, base) - want) < 1e-12, `p=${p} r=${rate} b=${base}`);
 });

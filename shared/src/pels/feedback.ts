@@ -58,6 +58,22 @@ export class FreshnessGuard {
   }
 }
 
+/**
+ * The enhancement-layer loss eq. 4 (gamma) needs, from router feedback.
+ * p = (R - C) / R (eq. 11) is the share of all PELS bytes the bottleneck
+ * drops, and PELS drops only enhancement bytes, so a flow sending r kb/s with
+ * a base layer of b kb/s loses p * r / (r - b) of its enhancement layer.
+ * Given p itself, gamma settles at p / p_thr and the red loss at
+ * p_thr * r / (r - b) instead of p_thr (Lemma 4), past 100% (yellow loss)
+ * once the base is more than 1 - p_thr of the rate. Spare capacity (p <= 0)
+ * passes through; with no enhancement sent (r <= b) any loss is base loss: 1.
+ */
+export function routerEnhancementLoss(p: number, rateKbps: number, baseKbps: number): number {
+  if (p <= 0) return p;
+  if (rateKbps <= baseKbps) return 1;
+  return Math.min(1, (p * rateKbps) / (rateKbps - baseKbps));
+}
+
 /** One stream's packets over a report interval (deltas of RTCP counters). */
 export interface LossInterval {
   expected: number;

@@ -1,0 +1,28 @@
+/** A first-in first-out queue with O(1) push and shift (Array.shift is O(n)). */
+export class Fifo<T> {
+  private items: T[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  peek(): T | undefined {
+    return this.items[this.head];
+  }
+
+  shift(): T | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const item = this.items[this.head++];
+    // Compact once the consumed prefix dominates, so memory stays proportional to the backlog.
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
+  }
+}

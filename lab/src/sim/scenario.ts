@@ -1,0 +1,178 @@
+import { ControlLoop, type ControlLoopParams } from '@pels/shared/pels/controlLoop';
+import { pelsPolicy } from '@pels/shared/pels/flowPolicy';
+import { mulberry32, syntheticFrames } from '@pels/shared/pels/syntheticStream';
+import { startCrossTraffic } from './crossTraffic';
+import { EventQueue } from './eventQueue';
+import { Link } from './links';
+import { PACKET_BYTES, type Packet } from './packet';
+import { DEFAULT_QUEUE_LIMITS, type QueueLimits } from './pelsQueue';
+import { Receiver, type FeedbackMode } from './receiver';
+import { Router, type ClassStats } from './router';
+import { FgsSource, FrameSource, type FgsParams, type PelsSource } from './source';
+import type { TrafficClass } from './packet';
+
+/** The paper's FGS source, or the product's frames through pelsPolicy. */
+export type SourceKind = 'fgs' | 'frames';
+
+export interface FlowSpec {
+  startMs: number;
+  /** One-way delay of the flow's access link; the flow's RTT is 2 * (access + bottleneck delay). */
+  accessDelayMs: number;
+  source: SourceKind;
+  /** Control parameters of this flow (rate bounds depend on the source). */
+  control: ControlLoopParams;
+}
+
+export interface FrameSourceParams {
+  fps: number;
+  /** Mean frame size per temporal layer, bytes. */
+  meanBytes: readonly [number, number, number];
+}
+
+export interface ScenarioParams {
+  seed: number;
+  durationMs: number;
+  /** Bottleneck (Fig. 6): 4 mb/s, half to the Internet queue. */
+  capacityKbps: number;
+  bottleneckDelayMs: number;
+  internetShare: number;
+  limits: QueueLimits;
+  /** Router agent interval T (eq. 11). */
+  routerIntervalMs: number;
+  /** Access links (Fig. 6): 10 mb/s. */
+  accessKbps: number;
+  /** Offered Internet traffic; above its share it keeps the PELS queue at its share. 0: none. */
+  crossTrafficKbps: number;
+  feedback: FeedbackMode;
+  /** RTCP mode: how often the receiver reports. */
+  reportIntervalMs: number;
+  fgs: FgsParams;
+  frames: FrameSourceParams;
+  flows: readonly FlowSpec[];
+  /** Width of the statistics bins. */
+  binMs: number;
+  /** How often each flow's rate and gamma are sampled. */
+  sampleMs: number;
+}
+
+export interface ControlSample {
+  tMs: number;
+  rateKbps: number;
+  gamma: number;
+}
+
+export interface FlowResult {
+  spec: FlowSpec;
+  samples: ControlSample[];
+  /** Packets sent per color. */
+  sent: Record<'green' | 'yellow' | 'red', number>;
+  /** What arrived: packets per color and goodput over time. */
+  receiver: Receiver;
+}
+
+export interface ScenarioResult {
+  params: ScenarioParams;
+  classes: Record<TrafficClass, ClassStats>;
+  routerFeedback: Router['feedback'];
+  flows: FlowResult[];
+  events: number;
+  wallMs: number;
+}
+
+/** The paper's setup (section 6.1); experiments override what they vary. */
+export const PAPER_NETWORK: Omit<ScenarioParams, 'seed' | 'durationMs' | 'flows' | 'feedback'> = {
+  capacityKbps: 4000,
+  bottleneckDelayMs: 5,
+  internetShare: 0.5,
+  limits: DEFAULT_QUEUE_LIMITS,
+  routerIntervalMs: 30,
+  accessKbps: 10000,
+  crossTrafficKbps: 2500,
+  reportIntervalMs: 1000,
+  // 10 fps: 126 packets of 500 bytes per frame (63,000 bytes) is then R_max = 5.04 mb/s.
+  fgs: { fps: 10, baseKbps: 128, packetBytes: PACKET_BYTES },
+  // Base layer 128 kb/s like the paper's; all layers about 730 kb/s.
+  frames: { fps: 30, meanBytes: [2133, 4000, 3000] },
+  binMs: 1000,
+  sampleMs: 100,
+};
+
+/** Access links hold far more than a flow ever queues there; they only serialize and delay. */
+const ACCESS_LIMIT_PACKETS = 1000;
+
+/** Builds the bar-bell of Fig. 6 and runs it for durationMs of simulated time. */
+export function runScenario(params: ScenarioParams): ScenarioResult {
+  const events = new EventQueue();
+  const random = mulberry32(params.seed);
+  const receivers: Receiver[] = [];
+  const router = new Router(
+    events,
+    {
+      id: 'bottleneck',
+      capacityKbps: params.capacityKbps,
+      delayMs: params.bottleneckDelayMs,
+      internetShare: params.internetShare,
+      limits: params.limits,
+      feedbackIntervalMs: params.routerIntervalMs,
+      maxPacketBytes: 1500,
+      binMs: params.binMs,
+    },
+    (packet: Packet) => {
+      if (packet.flow >= 0) receivers[packet.flow]!.receive(packet);
+    },
+  );
+  startCrossTraffic(events, params.crossTrafficKbps, PACKET_BYTES, random, (p) => router.receive(p));
+
+  const flows = params.flows.map((spec, i): FlowResult & { source: PelsSource } => {
+    const control = new ControlLoop(spec.control);
+    const access = new Link(events, { rateKbps: params.accessKbps, delayMs: spec.accessDelayMs, limitPackets: ACCESS_LIMIT_PACKETS }, (p) => router.receive(p));
+    const out = (p: Packet): void => access.send(p);
+    const source = makeSource(spec, i, control, events, params, out);
+    const receiver = new Receiver(events, (ev) => source.onFeedback(ev), {
+      mode: params.feedback,
+      origin: `flow${i}`,
+      returnDelayMs: params.bottleneckDelayMs + spec.accessDelayMs,
+      routerIntervalMs: params.routerIntervalMs,
+      reportIntervalMs: params.reportIntervalMs,
+      binMs: params.binMs,
+    });
+    receivers.push(receiver);
+    // A random phase within one frame interval, so flows started together do not send their frames in lockstep.
+    const startMs = spec.startMs + (random() * 1000) / (spec.source === 'fgs' ? params.fgs.fps : params.frames.fps);
+    events.at(startMs, () => {
+      source.start();
+      receiver.start();
+    });
+    return { spec, source, samples: [], sent: source.sent, receiver };
+  });
+
+  const sample = (): void => {
+    for (const f of flows) {
+      if (events.nowMs >= f.spec.startMs) f.samples.push({ tMs: events.nowMs, rateKbps: f.source.control.rateKbps, gamma: f.source.control.gamma });
+    }
+    events.after(params.sampleMs, sample);
+  };
+  events.at(0, sample);
+
+  const t0 = performance.now();
+  events.runUntil(params.durationMs);
+  const wallMs = performance.now() - t0;
+
+  return {
+    params,
+    classes: router.stats,
+    routerFeedback: router.feedback,
+    flows: flows.map(({ spec, samples, sent, receiver }) => ({ spec, samples, sent, receiver })),
+    events: events.eventsRun,
+    wallMs,
+  };
+}
+
+function makeSource(spec: FlowSpec, flow: number, control: ControlLoop, events: EventQueue, params: ScenarioParams, out: (p: Packet) => void): PelsSource {
+  if (spec.source === 'fgs') return new FgsSource(flow, control, events, params.fgs, out);
+  const { fps, meanBytes } = params.frames;
+  const count = Math.ceil(((params.durationMs - spec.startMs) / 1000) * fps) + 1;
+  // Each flow its own frame sizes, reproducible from the run's seed.
+  const frames = syntheticFrames({ seed: params.seed * 1000 + flow, fps, meanBytes }, Math.max(0, count));
+  return new FrameSource(flow, control, events, frames, pelsPolicy(control), PACKET_BYTES, out);
+}
