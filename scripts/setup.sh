@@ -48,7 +48,7 @@ STAMP="$ROOT/node_modules/.pels-install-stamp"
 lockhash=$(cat "$ROOT/package-lock.json" | sha256sum | cut -c1-16)
 if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$lockhash" ]; then
   step "installing npm dependencies (npm ci)"
-  (cd "$ROOT" && MEDIASOUP_WORKER_BIN=/nonexistent npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed"
+  (cd "$ROOT" && MEDIASOUP_WORKER_BIN=/nonexistent npm ci --no-audit --no-fund --loglevel=error >&2) || die "npm ci failed"
   echo "$lockhash" > "$STAMP"
 fi
 

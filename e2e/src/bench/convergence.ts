@@ -41,7 +41,10 @@ export async function convergence(o: { viewers: number[]; feedback: ('rtcp' | 'r
       const capacityKbps = n * PER_VIEWER_KBPS;
       const stationaryKbps = mkcStationaryKbps(capacityKbps, n, MKC_PAPER_GAINS);
       progress(`${n} viewer(s), ${feedback} feedback, ${capacityKbps} kb/s, ${o.seconds} s`);
-      const { result, samples } = await runTestbed({ ...TESTBED_DEFAULTS, viewers: n, seconds: o.seconds, capacityKbps, feedback }, () => {});
+      // Only the server's own lines: they say why a run failed.
+      const { result, samples } = await runTestbed({ ...TESTBED_DEFAULTS, viewers: n, seconds: o.seconds, capacityKbps, feedback }, (m) => {
+        if (m.startsWith('server: ')) progress(m);
+      });
       const tail = samples.slice(Math.floor((samples.length * 2) / 3));
       const steady = Array.from({ length: n }, (_, i) => round(mean(tail.map((s) => s.api[i]?.rateKbps).filter((x): x is number => x !== undefined)), 1));
       const steadyMean = mean(steady.filter((x): x is number => x !== null));
