@@ -1,5 +1,6 @@
 import { defineConfig } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './src/chromium';
+import { E2E_OPERATOR_TOKEN } from './src/operatorToken';
 
 const PORT = Number(process.env.E2E_PORT || 18080);
 
@@ -20,7 +21,7 @@ export default defineConfig({
     command: 'npm run start -w server --silent',
     cwd: '..',
     url: `http://127.0.0.1:${PORT}/api/health`,
-    env: { PORT: String(PORT), RTC_LISTEN_IP: '127.0.0.1', LOG_LEVEL: 'warn' },
+    env: { PORT: String(PORT), RTC_LISTEN_IP: '127.0.0.1', LOG_LEVEL: 'warn', OPERATOR_TOKEN: E2E_OPERATOR_TOKEN },
     reuseExistingServer: false,
     // SIGTERM lets the server remove its nftables table.
     gracefulShutdown: { signal: 'SIGTERM', timeout: 5000 },

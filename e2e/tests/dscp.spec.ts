@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { COLORS, DSCP } from '@pels/shared/pels/color';
 import type { ViewerState } from '@pels/shared/protocol/api';
+import { operatorHeaders } from '../src/operatorToken';
 import { rtpSsrc, startCapture, tcpdumpAvailable, type UdpPacket } from '../src/pcap';
 
 type Hook = { pels?: { state: string; viewerId?: string } };
@@ -35,7 +36,7 @@ test('every packet of each color stream leaves the server with its color DSCP (A
     rmSync(dir, { recursive: true, force: true });
   }
 
-  const res = await page.request.get('/api/viewers');
+  const res = await page.request.get('/api/viewers', { headers: operatorHeaders() });
   expect(res.ok()).toBe(true);
   const { viewers } = (await res.json()) as { viewers: ViewerState[] };
   const viewer = viewers.find((v) => v.id === viewerId);

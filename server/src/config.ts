@@ -29,6 +29,8 @@ export interface ServerConfig {
   control: ControlLoopParams;
   /** What steps the controllers: RTCP receiver reports, or a router agent's eq. 11 feedback. */
   feedback: FeedbackSource;
+  /** OPERATOR_TOKEN: the dashboard's and operator API's bearer token; undefined: the server makes one up at start. */
+  operatorToken: string | undefined;
 }
 
 export type FeedbackSource = 'rtcp' | 'router';
@@ -77,6 +79,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
   if (problems.length) throw new ConfigError(`controller parameters: ${problems.join('; ')}`);
   const feedback = env.FEEDBACK || 'rtcp';
   if (feedback !== 'rtcp' && feedback !== 'router') throw new ConfigError(`FEEDBACK must be rtcp or router, got "${feedback}"`);
+  const operatorToken = env.OPERATOR_TOKEN || undefined;
+  // Shorter tokens could be guessed over HTTP; a space or control character would not survive an Authorization header.
+  if (operatorToken !== undefined && !/^[\x21-\x7e]{16,}$/.test(operatorToken)) {
+    throw new ConfigError('OPERATOR_TOKEN must be at least 16 printable ASCII characters without spaces (e.g. `openssl rand -base64 24`)');
+  }
   return {
     port: intFrom(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
@@ -94,5 +101,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     clientDir: env.CLIENT_DIR || clientDir,
     control,
     feedback,
+    operatorToken,
   };
 }

@@ -3,6 +3,7 @@
  * viewers, for end-to-end experiments. Used by `npm run testbed`, the
  * end-to-end tests and the benchmarks.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile, chmod, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -140,8 +141,12 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
     } else {
       progress('not root: viewers on loopback, no bottleneck');
     }
+    // The viewer list and router feedback are operator API: this run's own token.
+    const operatorToken = randomBytes(24).toString('base64url');
+    const operator = { authorization: `Bearer ${operatorToken}` };
     const server: RunningServer = await startServer({
       env: {
+        OPERATOR_TOKEN: operatorToken,
         FEEDBACK: o.feedback,
         ...(o.source ? { SOURCE: o.source } : {}),
         ...(topo ? { RTC_LISTEN_IP: topo.serverIp, HOST: '0.0.0.0' } : {}),
@@ -164,7 +169,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
         mode: o.mode,
         routerId: topo.serverNs,
         deliver: async (fb) => {
-          const r = await fetch(`${server.url}/api/router-feedback`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fb) });
+          const r = await fetch(`${server.url}/api/router-feedback`, { method: 'POST', headers: { 'content-type': 'application/json', ...operator }, body: JSON.stringify(fb) });
           if (!r.ok) throw new Error(`router feedback rejected: ${r.status}`);
         },
       });
@@ -192,7 +197,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
         })
         .catch(() => null);
     const api = async <T>(path: string): Promise<T | null> =>
-      fetch(`${server.url}${path}`, { signal: AbortSignal.timeout(2000) }).then((r) => (r.ok ? (r.json() as Promise<T>) : null), () => null);
+      fetch(`${server.url}${path}`, { headers: operator, signal: AbortSignal.timeout(2000) }).then((r) => (r.ok ? (r.json() as Promise<T>) : null), () => null);
 
     const samples: Sample[] = [];
     const t0 = Date.now();

@@ -1,17 +1,31 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { ErrorCode } from '@pels/shared/protocol/signaling';
 import { RequestError } from '../errors';
 import type { Logger } from '../log';
+import { matchPath, type RouteParams } from './routePath';
 import { serveStatic } from './staticFiles';
 
-/** An API route: answers with a JSON body (status 200) or throws a RequestError. */
+/**
+ * An API route: answers with a JSON body (status 200), a TextBody, or throws a
+ * RequestError. `path` may hold `:name` segments, given to the handler as params.
+ * Paths outside /api/ (e.g. /metrics) are routes too when listed.
+ */
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
-  handler: (req: IncomingMessage) => Promise<unknown> | unknown;
+  handler: (req: IncomingMessage, params: RouteParams) => Promise<unknown> | unknown;
 }
 
-const STATUS: Record<ErrorCode, number> = { bad_request: 400, not_found: 404, invalid_state: 409, unavailable: 503, internal: 500 };
+/** A non-JSON answer (e.g. Prometheus' text format). */
+export class TextBody {
+  constructor(
+    readonly contentType: string,
+    readonly text: string,
+  ) {}
+}
+
+const STATUS: Record<ErrorCode, number> = { bad_request: 400, unauthorized: 401, not_found: 404, invalid_state: 409, unavailable: 503, internal: 500 };
 const MAX_BODY_BYTES = 64 * 1024;
 
 function json(res: ServerResponse, status: number, body: unknown): void {
@@ -42,19 +56,26 @@ export function createHttpServer(routes: readonly Route[], clientDir: string, lo
   return createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const handle = async (): Promise<void> => {
-      if (path.startsWith('/api/')) {
-        const matching = routes.filter((r) => r.path === path);
+      const matching = routes.flatMap((route) => {
+        const params = matchPath(route.path, path);
+        return params ? [{ route, params }] : [];
+      });
+      if (path.startsWith('/api/') || matching.length) {
         if (!matching.length) return json(res, 404, { error: { code: 'not_found', message: `no API at ${path}` } });
-        const route = matching.find((r) => r.method === req.method);
-        if (!route) {
-          res.setHeader('allow', matching.map((r) => r.method).join(', '));
-          return json(res, 405, { error: { code: 'bad_request', message: `use ${matching.map((r) => r.method).join(' or ')}` } });
+        const found = matching.find((m) => m.route.method === req.method);
+        if (!found) {
+          const methods = [...new Set(matching.map((m) => m.route.method))];
+          res.setHeader('allow', methods.join(', '));
+          return json(res, 405, { error: { code: 'bad_request', message: `use ${methods.join(' or ')}` } });
         }
         try {
-          return json(res, 200, await route.handler(req));
+          const body = await found.route.handler(req, found.params);
+          if (body instanceof TextBody) return void res.writeHead(200, { 'content-type': body.contentType, 'cache-control': 'no-store' }).end(body.text);
+          return json(res, 200, body);
         } catch (err) {
-          if (err instanceof RequestError) return json(res, STATUS[err.code], { error: { code: err.code, message: err.message } });
-          throw err;
+          if (!(err instanceof RequestError)) throw err;
+          if (err.code === 'unauthorized') res.setHeader('www-authenticate', 'Bearer');
+          return json(res, STATUS[err.code], { error: { code: err.code, message: err.message } });
         }
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { error: { code: 'bad_request', message: 'use GET' } });
@@ -65,5 +86,20 @@ export function createHttpServer(routes: readonly Route[], clientDir: string, lo
       if (!res.headersSent) json(res, 500, { error: { code: 'internal', message: 'internal error' } });
       else res.destroy();
     });
+  });
+}
+
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+/**
+ * WebSocket upgrades by exact path (the player's signaling, the dashboard's
+ * feed); any other path is refused, so no socket is left hanging.
+ */
+export function routeUpgrades(server: Server, handlers: Record<string, UpgradeHandler>): void {
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const handler = handlers[new URL(req.url ?? '/', 'http://x').pathname];
+    if (handler) return handler(req, socket, head);
+    socket.on('error', () => {});
+    socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
   });
 }

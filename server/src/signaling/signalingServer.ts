@@ -1,4 +1,5 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../log';
 import type { StreamRegistry } from '../streams/streamRegistry';
@@ -12,8 +13,9 @@ export class SignalingServer {
   private readonly connections = new Set<ViewerConnection>();
   private readonly heartbeat: NodeJS.Timeout;
 
-  constructor(server: Server, streams: StreamRegistry, log: Logger) {
-    this.wss = new WebSocketServer({ server, path: '/ws', maxPayload: 64 * 1024 });
+  constructor(streams: StreamRegistry, log: Logger) {
+    // Upgrades arrive through handleUpgrade: the HTTP server routes /ws here and /ws/operator to the dashboard.
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
     this.wss.on('error', (err) => log.error({ err }, 'signaling server error'));
     const alive = new WeakMap<WebSocket, boolean>();
     this.wss.on('connection', (ws) => {
@@ -33,6 +35,11 @@ export class SignalingServer {
         ws.ping();
       }
     }, HEARTBEAT_MS);
+  }
+
+  /** Takes over an HTTP upgrade request for /ws. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.wss.emit('connection', ws, req));
   }
 
   close(): void {

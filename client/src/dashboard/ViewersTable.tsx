@@ -1,0 +1,116 @@
+/**
+ * Every viewer, sortable by any column. Only the rows in view (plus a few)
+ * are in the DOM, and a row re-renders only when one of its values changed,
+ * so hundreds of viewers updating every second stay cheap.
+ */
+import { memo, useState, type ReactNode } from 'react';
+import type { FlowModeName } from '@pels/shared/protocol/api';
+import { fixed, percent, since } from './format';
+import type { Sort, SortKey, ViewerRow } from './viewerTable';
+
+const ROW_HEIGHT = 30;
+/** The table grows with its rows up to this, then scrolls. */
+const MAX_HEIGHT = 420;
+const OVERSCAN = 6;
+
+interface Column {
+  key: SortKey;
+  label: string;
+  title?: string;
+  cell(r: ViewerRow, nowMs: number): ReactNode;
+}
+
+const COLUMNS: Column[] = [
+  { key: 'id', label: 'Viewer', cell: (r) => r.id },
+  { key: 'streamId', label: 'Stream', cell: (r) => r.streamId },
+  { key: 'mode', label: 'Mode', cell: (r) => <span className={`mode mode-${r.mode}`}>{r.mode}</span> },
+  { key: 'rateKbps', label: 'Rate', title: 'MKC rate, kb/s', cell: (r) => fixed(r.rateKbps, 0) },
+  { key: 'sentKbps', label: 'Sent', title: 'sent over the last second, kb/s', cell: (r) => fixed(r.sentKbps, 0) },
+  { key: 'gamma', label: 'γ', title: 'red share gamma', cell: (r) => fixed(r.gamma, 3) },
+  { key: 'lossGreen', label: 'Loss G', title: 'green loss, last receiver report', cell: (r) => percent(r.lossGreen) },
+  { key: 'lossYellow', label: 'Loss Y', title: 'yellow loss, last receiver report', cell: (r) => percent(r.lossYellow) },
+  { key: 'lossRed', label: 'Loss R', title: 'red loss, last receiver report', cell: (r) => percent(r.lossRed) },
+  { key: 'psnrDb', label: 'PSNR', title: 'Y-PSNR of what the viewer displayed, dB', cell: (r) => fixed(r.psnrDb, 1) },
+  { key: 'rttMs', label: 'RTT', title: 'round-trip time, ms', cell: (r) => fixed(r.rttMs, 0) },
+  { key: 'connectedAt', label: 'Connected', cell: (r, now) => <span title={new Date(r.connectedAt).toLocaleString()}>{since(r.connectedAt, now)}</span> },
+];
+
+export interface ViewerActions {
+  select(id: string): void;
+  setMode(id: string, mode: FlowModeName): void;
+  disconnect(id: string): void;
+}
+
+export function ViewersTable(props: { rows: ViewerRow[]; sort: Sort; onSort(key: SortKey): void; selected: string | null; nowMs: number; actions: ViewerActions }) {
+  const { rows, sort, onSort, selected, nowMs, actions } = props;
+  const [scrollTop, setScrollTop] = useState(0);
+  const height = Math.min(MAX_HEIGHT, Math.max(rows.length, 2) * ROW_HEIGHT);
+  const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(rows.length, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
+  return (
+    <div className="vtable" role="table" aria-rowcount={rows.length}>
+      <div className="vrow vhead" role="row">
+        {COLUMNS.map((c) => (
+          <button key={c.key} role="columnheader" title={c.title} className={sort.key === c.key ? 'sorted' : ''} onClick={() => onSort(c.key)}>
+            {c.label}
+            {sort.key === c.key ? (sort.dir === 'asc' ? ' ▲' : ' ▼') : ''}
+          </button>
+        ))}
+        <span role="columnheader">Actions</span>
+      </div>
+      <div className="vbody" style={{ height }} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}>
+        <div style={{ height: rows.length * ROW_HEIGHT, position: 'relative' }}>
+          {rows.slice(first, last).map((r, i) => (
+            <Row key={r.id} row={r} top={(first + i) * ROW_HEIGHT} selected={r.id === selected} nowS={Math.floor(nowMs / 1000)} actions={actions} />
+          ))}
+        </div>
+        {rows.length === 0 && <p className="empty">No viewers.</p>}
+      </div>
+    </div>
+  );
+}
+
+interface RowProps {
+  row: ViewerRow;
+  top: number;
+  selected: boolean;
+  /** Whole seconds, so the "connected" column changes at most once a second. */
+  nowS: number;
+  actions: ViewerActions;
+}
+
+const Row = memo(
+  function Row({ row, top, selected, nowS, actions }: RowProps) {
+    const other: FlowModeName = row.mode === 'pels' ? 'best-effort' : 'pels';
+    return (
+      <div
+        className={`vrow${selected ? ' selected' : ''}`}
+        role="row"
+        style={{ top, height: ROW_HEIGHT }}
+        data-testid="viewer-row"
+        data-viewer-id={row.id}
+        onClick={() => actions.select(row.id)}
+      >
+        {COLUMNS.map((c) => (
+          <span key={c.key} role="cell" data-col={c.key}>
+            {c.cell(row, nowS * 1000)}
+          </span>
+        ))}
+        <span role="cell" className="actions" onClick={(e) => e.stopPropagation()}>
+          <button data-action="mode" title={`switch to ${other}`} onClick={() => actions.setMode(row.id, other)}>
+            → {other === 'pels' ? 'PELS' : 'BE'}
+          </button>
+          <button data-action="disconnect" onClick={() => actions.disconnect(row.id)}>
+            Disconnect
+          </button>
+        </span>
+      </div>
+    );
+  },
+  (a, b) => a.top === b.top && a.selected === b.selected && a.nowS === b.nowS && a.actions === b.actions && sameRow(a.row, b.row),
+);
+
+function sameRow(a: ViewerRow, b: ViewerRow): boolean {
+  for (const k of Object.keys(a) as (keyof ViewerRow)[]) if (a[k] !== b[k]) return false;
+  return true;
+}

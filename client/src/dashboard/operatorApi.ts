@@ -1,0 +1,49 @@
+/** The operator HTTP API from the dashboard: bearer token, JSON, the server's error message on failure. */
+import type { ControlSettingsInfo, ControlUpdate, AddStreamRequest } from '@pels/shared/protocol/operator';
+import type { FlowModeName } from '@pels/shared/protocol/api';
+
+export class OperatorApiError extends Error {
+  override name = 'OperatorApiError';
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class OperatorApi {
+  constructor(private readonly token: string) {}
+
+  addStream(req: AddStreamRequest): Promise<unknown> {
+    return this.call('POST', '/api/streams', req);
+  }
+
+  removeStream(id: string): Promise<unknown> {
+    return this.call('DELETE', `/api/streams/${encodeURIComponent(id)}`);
+  }
+
+  disconnectViewer(id: string): Promise<unknown> {
+    return this.call('DELETE', `/api/viewers/${encodeURIComponent(id)}`);
+  }
+
+  setViewerMode(id: string, mode: FlowModeName): Promise<unknown> {
+    return this.call('POST', `/api/viewers/${encodeURIComponent(id)}/mode`, { mode });
+  }
+
+  setControl(update: ControlUpdate): Promise<ControlSettingsInfo> {
+    return this.call('PUT', '/api/control', update) as Promise<ControlSettingsInfo>;
+  }
+
+  private async call(method: string, path: string, body?: unknown): Promise<unknown> {
+    const res = await fetch(path, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const json: unknown = await res.json().catch(() => null);
+    if (res.ok) return json;
+    const message = (json as { error?: { message?: unknown } } | null)?.error?.message;
+    throw new OperatorApiError(res.status, typeof message === 'string' ? message : `${method} ${path} failed with HTTP ${res.status}`);
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * Deployment files that can be checked without a container engine:
+ * docker-compose.yml validates, and the compose router's script builds the
+ * PELS queues on a veth in network namespaces and sorts packets by DSCP.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { expect, test } from '@playwright/test';
+import { parseQdiscStats } from '../src/net/pelsRouter';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SCRIPT = `${ROOT}/docker/pels-router.sh`;
+
+function sh(cmd: string, args: string[], env: Record<string, string> = {}): { code: number; out: string; err: string } {
+  const r = spawnSync(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
+}
+
+/** The compose CLI: Docker's plugin where installed, else Debian's docker-compose (installed by scripts/setup.sh). */
+const COMPOSE: string[] | null =
+  sh('docker', ['compose', 'version']).code === 0 ? ['docker', 'compose'] : sh('docker-compose', ['version']).code === 0 ? ['docker-compose'] : null;
+
+function compose(args: string[]): { code: number; out: string; err: string } {
+  const [cmd, ...pre] = COMPOSE!;
+  return sh(cmd!, [...pre, ...args]);
+}
+
+test.describe('docker compose', () => {
+  test.skip(COMPOSE === null, 'neither `docker compose` nor `docker-compose` is installed');
+
+  test('docker-compose.yml validates, with and without the router profile', () => {
+    for (const args of [['config', '-q'], ['--profile', 'router', 'config', '-q']]) {
+      const r = compose(args);
+      expect(r.code, r.err).toBe(0);
+    }
+    const services = compose(['--profile', 'router', 'config', '--services']).out.trim().split('\n').sort();
+    expect(services).toEqual(['router', 'server']);
+    // The resolved file: the server may mark DSCP, the router shares the server's network stack.
+    const config = compose(['--profile', 'router', 'config']).out;
+    expect(config).toMatch(/server:[\s\S]*cap_add:\s*\n\s*- NET_ADMIN/);
+    expect(config).toMatch(/network_mode: service:server/);
+  });
+});
+
+test.describe('the compose router script in network namespaces', () => {
+  test.skip(process.getuid?.() !== 0, 'needs root: network namespaces and tc');
+  test.skip(sh('ip', ['netns', 'list']).code !== 0, 'ip netns is not available');
+
+  const tag = `pr${process.pid % 100000}`;
+  const [nsA, nsB] = [`${tag}a`, `${tag}b`];
+  const dev = `${tag}x`;
+
+  test.beforeAll(() => {
+    execFileSync('ip', ['netns', 'add', nsA]);
+    execFileSync('ip', ['netns', 'add', nsB]);
+    execFileSync('ip', ['-n', nsA, 'link', 'add', dev, 'type', 'veth', 'peer', 'name', `${tag}y`, 'netns', nsB]);
+    execFileSync('ip', ['-n', nsA, 'addr', 'add', '10.231.0.1/24', 'dev', dev]);
+    execFileSync('ip', ['-n', nsB, 'addr', 'add', '10.231.0.2/24', 'dev', `${tag}y`]);
+    for (const [ns, d] of [[nsA, dev], [nsB, `${tag}y`], [nsA, 'lo'], [nsB, 'lo']] as const) execFileSync('ip', ['-n', ns, 'link', 'set', d, 'up']);
+  });
+  test.afterAll(() => {
+    for (const ns of [nsA, nsB]) spawnSync('ip', ['netns', 'del', ns]);
+  });
+
+  const router = (command: string, env: Record<string, string> = {}) => sh('ip', ['netns', 'exec', nsA, 'bash', SCRIPT, command, dev], env);
+  const qdiscs = () => sh('ip', ['netns', 'exec', nsA, 'tc', 'qdisc', 'show', 'dev', dev]).out;
+  const kernelHas = (kind: string): boolean => {
+    const ok = sh('ip', ['netns', 'exec', nsA, 'tc', 'qdisc', 'add', 'dev', dev, 'root', 'handle', 'fff0:', kind]).code === 0;
+    sh('ip', ['netns', 'exec', nsA, 'tc', 'qdisc', 'del', 'dev', dev, 'root']);
+    return ok;
+  };
+  /** Sends UDP datagrams with a TOS byte from A to B (Node cannot set IP_TOS; Python can). */
+  const send = (tos: number, count: number) =>
+    execFileSync('ip', [
+      'netns', 'exec', nsA, 'python3', '-c',
+      `import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ns.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, ${tos})\nfor _ in range(${count}): s.sendto(b'x' * 200, ('10.231.0.2', 9))`,
+    ]);
+  const counters = () => parseQdiscStats(sh('ip', ['netns', 'exec', nsA, 'tc', '-s', '-j', 'qdisc', 'show', 'dev', dev]).out);
+
+  test('PELS mode: HTB root, three color queues and an Internet queue; packets sorted by DSCP; clear removes it', () => {
+    // 4000 kbit/s: green and yellow queues of about 500 ms, round(4000 * 500 / 8 / 1200) = 208 packets.
+    const r = router('apply', { CAPACITY_KBIT: '4000', USE_PRIO: 'no', USE_NETEM: 'no' });
+    expect(r.code, r.err).toBe(0);
+    const q = qdiscs();
+    expect(q).toMatch(/qdisc htb 1: root .*default 0x20/);
+    for (const [handle, limit] of [['11:', 208], ['12:', 208], ['13:', 10], ['20:', 100]] as const) expect(q).toContain(`qdisc pfifo ${handle} parent 1:${handle.slice(0, 2)} limit ${limit}p`);
+    const filters = sh('ip', ['netns', 'exec', nsA, 'tc', 'filter', 'show', 'dev', dev]).out;
+    for (const ds of ['00880000/00fc0000', '00900000/00fc0000', '00980000/00fc0000']) expect(filters).toContain(`match ${ds} at 0`);
+
+    // AF41, AF42, AF43 and unmarked traffic each land in their queue.
+    send(0x88, 5);
+    send(0x90, 6);
+    send(0x98, 7);
+    send(0x00, 3);
+    const c = counters();
+    expect([c.green?.packets, c.yellow?.packets, c.red?.packets]).toEqual([5, 6, 7]);
+    expect(c.internet?.packets).toBeGreaterThanOrEqual(3);
+
+    expect(router('clear').code).toBe(0);
+    expect(qdiscs()).not.toContain('htb');
+  });
+
+  test('best-effort mode puts all UDP in one FIFO; random loss without netem goes to a BPF-chosen blackhole', async () => {
+    const r = router('apply', { MODE: 'best-effort', LOSS_PCT: '50', USE_PRIO: 'no', USE_NETEM: 'no' });
+    expect(r.code, r.err).toBe(0);
+    const q = qdiscs();
+    expect(q).toContain('qdisc pfifo 10: parent 1:10');
+    expect(q).toContain('qdisc blackhole 99: parent 1:99');
+    expect(q).not.toContain('qdisc pfifo 11:');
+    send(0x88, 200);
+    // Let the FIFO drain (about 20 kB at 1000 kbit/s): queued packets are not counted as sent yet.
+    await new Promise((r) => setTimeout(r, 1000));
+    const c = counters();
+    const dropped = c.random?.dropped ?? 0;
+    // 200 packets at 50%: well inside [60, 140] unless the filter is broken.
+    expect(dropped).toBeGreaterThan(60);
+    expect(dropped).toBeLessThan(140);
+    // The rest went through the FIFO or overflowed it (a burst into 104 packets of queue).
+    expect((c.video?.packets ?? 0) + (c.video?.dropped ?? 0) + dropped).toBe(200);
+  });
+
+  test('bad settings are refused with a message that names them, and change nothing', () => {
+    router('clear');
+    for (const [env, message] of [
+      [{ CAPACITY_KBIT: '10' }, /CAPACITY_KBIT must be an integer in \[64, 1000000\]/],
+      [{ MODE: 'fast' }, /MODE must be pels or best-effort/],
+      [{ LOSS_PCT: '100' }, /LOSS_PCT must be a number in \[0, 100\)/],
+      [{ INTERNET_SHARE: '1' }, /INTERNET_SHARE must be in \(0, 1\)/],
+      [{ USE_PRIO: 'maybe' }, /USE_PRIO must be auto, yes or no/],
+    ] as const) {
+      const r = router('apply', env);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(message);
+    }
+    expect(qdiscs()).not.toContain('htb');
+  });
+
+  test('with prio: the PELS queue is a strict-priority prio qdisc', () => {
+    test.skip(!kernelHas('prio'), 'this kernel has no prio qdisc (sch_prio): the HTB-priority variant above is what runs here');
+    const r = router('apply', { USE_PRIO: 'yes', USE_NETEM: 'no' });
+    expect(r.code, r.err).toBe(0);
+    expect(qdiscs()).toMatch(/qdisc prio 10: parent 1:10 bands 3/);
+    send(0x90, 4);
+    expect(counters().yellow?.packets).toBe(4);
+  });
+
+  test('USE_PRIO=yes on a kernel without prio fails clearly', () => {
+    test.skip(kernelHas('prio'), 'this kernel has prio');
+    const r = router('apply', { USE_PRIO: 'yes' });
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('the kernel has no prio qdisc (module sch_prio)');
+  });
+
+  test('with netem: leaves are netem queues carrying the random loss and delay', () => {
+    test.skip(!kernelHas('netem'), 'this kernel has no netem qdisc (sch_netem): loss uses the BPF blackhole and DELAY_MS cannot be applied');
+    const r = router('apply', { USE_PRIO: 'no', USE_NETEM: 'yes', LOSS_PCT: '1', DELAY_MS: '20' });
+    expect(r.code, r.err).toBe(0);
+    expect(qdiscs()).toMatch(/qdisc netem 11: parent 1:11 limit \d+\s+delay 20ms\s+loss 1%/);
+  });
+});

@@ -1,0 +1,48 @@
+import * as mediasoup from 'mediasoup';
+import type { types as ms } from 'mediasoup';
+
+export interface WorkerUsage {
+  /** Live workers. */
+  workers: number;
+  /** Workers started since this process began (more than one: the worker died and was replaced). */
+  started: number;
+  /** CPU time of the live workers, seconds. */
+  userSeconds: number;
+  systemSeconds: number;
+  /** Peak resident memory of the live workers summed, bytes. */
+  maxRssBytes: number;
+}
+
+/**
+ * Watches mediasoup's own observer for workers, so metrics need no hook in
+ * the media code. Create it before the first worker.
+ */
+export class MediasoupWorkers {
+  private readonly workers = new Set<ms.Worker>();
+  private started = 0;
+  private readonly onNewWorker = (worker: ms.Worker): void => {
+    this.started++;
+    this.workers.add(worker);
+    worker.observer.once('close', () => this.workers.delete(worker));
+  };
+
+  constructor() {
+    mediasoup.observer.on('newworker', this.onNewWorker);
+  }
+
+  async usage(): Promise<WorkerUsage> {
+    const usages = await Promise.all([...this.workers].map((w) => w.getResourceUsage().catch(() => null)));
+    const out: WorkerUsage = { workers: this.workers.size, started: this.started, userSeconds: 0, systemSeconds: 0, maxRssBytes: 0 };
+    for (const u of usages) {
+      if (!u) continue; // the worker closed while asked
+      out.userSeconds += u.ru_utime / 1000;
+      out.systemSeconds += u.ru_stime / 1000;
+      out.maxRssBytes += u.ru_maxrss * 1024; // getrusage reports kilobytes on Linux
+    }
+    return out;
+  }
+
+  close(): void {
+    mediasoup.observer.off('newworker', this.onNewWorker);
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * Prometheus metrics (GET /metrics). Monitoring only: gauges are read from
+ * the live objects when scraped, and the counters of viewers that left are
+ * kept from the streams' observer events; nothing here is in the media or
+ * control path.
+ *
+ * Label cardinality is bounded: `stream` (operator-made, a handful), `color`
+ * (3), `layer` (3), `mode` (2), `state` (5). Per-viewer series carry a
+ * `viewer` label for at most VIEWER_SERIES_LIMIT viewers per scrape (see
+ * viewerSeries.ts); the aggregates by stream and color cover every viewer.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { COLORS, type Color } from '@pels/shared/pels/color';
+import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
+import type { RouterFeedbackHub } from '../feedback/routerFeedbackHub';
+import { TextBody } from '../http/httpServer';
+import type { ControlSettings } from '../operator/controlSettings';
+import type { Stream } from '../streams/stream';
+import type { StreamRegistry } from '../streams/streamRegistry';
+import type { MediasoupWorkers } from './mediasoupWorkers';
+import { viewersToExport } from './viewerSeries';
+
+export const VIEWER_SERIES_LIMIT = 50;
+
+const STATES = ['starting', 'running', 'restarting', 'failed', 'stopped'] as const;
+const LAYERS = ['tid0', 'tid1', 'tid2'] as const;
+
+/** Kept from a stream's events: sessions started, and what the viewers that already left sent and lost. */
+interface StreamTotals {
+  packetsSent: Record<Color, number>;
+  packetsLost: Record<Color, number>;
+  framesSent: Record<(typeof LAYERS)[number], number>;
+  framesSkipped: number;
+  sessions: Record<FlowModeName, number>;
+}
+
+export interface ServerMetricsDeps {
+  streams: StreamRegistry;
+  router: RouterFeedbackHub;
+  control: ControlSettings;
+  mediasoup: MediasoupWorkers;
+}
+
+export class ServerMetrics {
+  private readonly registry = new Registry();
+  private readonly totals = new WeakMap<Stream, StreamTotals>();
+  private readonly m;
+  /** A scrape in progress: a concurrent one shares it (each resets and refills every metric). */
+  private rendering: Promise<TextBody> | null = null;
+
+  constructor(private readonly d: ServerMetricsDeps) {
+    collectDefaultMetrics({ register: this.registry });
+    const registers = [this.registry];
+    const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers });
+    const counter = (name: string, help: string, labelNames: string[] = []) => new Counter({ name, help, labelNames, registers });
+    this.m = {
+      streamState: gauge('pels_stream_state', 'Ingest state of each source (1 for its current state)', ['stream', 'state']),
+      framesIngested: counter('pels_stream_frames_ingested_total', 'Encoded frames read from FFmpeg', ['stream']),
+      restarts: counter('pels_stream_restarts_total', 'FFmpeg restarts of the source', ['stream']),
+      layerKbps: gauge('pels_stream_layer_bitrate_kbps', 'Measured bitrate of each temporal layer, kb/s', ['stream', 'layer']),
+      viewers: gauge('pels_viewers', 'Viewers connected', ['stream', 'mode']),
+      sessions: counter('pels_viewer_sessions_total', 'Viewer sessions started, by the mode they started in', ['stream', 'mode']),
+      packetsSent: counter('pels_packets_sent_total', 'RTP packets sent on each color stream, all viewers', ['stream', 'color']),
+      packetsLost: counter('pels_packets_lost_total', 'RTP packets lost on each color stream (RTCP receiver reports), all viewers', ['stream', 'color']),
+      framesSent: counter('pels_frames_sent_total', 'Frames sent to viewers, by temporal layer', ['stream', 'layer']),
+      framesSkipped: counter('pels_frames_skipped_total', 'Frames not sent to a viewer (over its rate, or a reference missing)', ['stream']),
+      viewerRate: gauge('pels_viewer_rate_kbps', 'MKC rate of a viewer, kb/s (capped set of viewers)', ['stream', 'viewer']),
+      viewerSent: gauge('pels_viewer_sent_kbps', 'Rate sent to a viewer over the last second, kb/s (capped set of viewers)', ['stream', 'viewer']),
+      viewerGamma: gauge('pels_viewer_gamma', 'Red share gamma of a viewer (capped set of viewers)', ['stream', 'viewer']),
+      viewerLoss: gauge('pels_viewer_loss_ratio', 'Loss of a viewer over the last receiver report interval (capped set of viewers)', ['stream', 'viewer', 'color']),
+      viewerRtt: gauge('pels_viewer_rtt_seconds', 'Round-trip time to a viewer (capped set of viewers)', ['stream', 'viewer']),
+      viewersOmitted: gauge('pels_viewer_series_omitted', `Viewers without per-viewer series (over the limit of ${VIEWER_SERIES_LIMIT})`),
+      routerP: gauge('pels_router_feedback_p', "Router agent's latest eq. 11 feedback p = (R - C) / R"),
+      routerOffered: gauge('pels_router_offered_kbps', 'Rate offered to the PELS queue in the latest router sample, kb/s'),
+      routerCapacity: gauge('pels_router_capacity_kbps', 'PELS queue capacity in the latest router sample, kb/s'),
+      gain: gauge('pels_control_gain', 'Controller gains new viewers start with', ['gain']),
+      workers: gauge('pels_mediasoup_workers', 'Live mediasoup workers'),
+      workersStarted: counter('pels_mediasoup_workers_started_total', 'mediasoup workers started (more than 1: a worker died and was replaced)'),
+      workerCpu: counter('pels_mediasoup_worker_cpu_seconds_total', 'CPU time of the live mediasoup workers', ['mode']),
+      workerRss: gauge('pels_mediasoup_worker_max_rss_bytes', 'Peak resident memory of the live mediasoup workers'),
+    };
+    d.streams.observer.on('newstream', (s) => this.watch(s));
+    for (const s of d.streams.all()) this.watch(s);
+  }
+
+  /** The text exposition of every metric, read now. */
+  render(): Promise<TextBody> {
+    this.rendering ??= (async () => {
+      try {
+        await this.refresh();
+        return new TextBody(this.registry.contentType, await this.registry.metrics());
+      } finally {
+        this.rendering = null;
+      }
+    })();
+    return this.rendering;
+  }
+
+  private watch(stream: Stream): void {
+    const totals: StreamTotals = {
+      packetsSent: { green: 0, yellow: 0, red: 0 },
+      packetsLost: { green: 0, yellow: 0, red: 0 },
+      framesSent: { tid0: 0, tid1: 0, tid2: 0 },
+      framesSkipped: 0,
+      sessions: { pels: 0, 'best-effort': 0 },
+    };
+    this.totals.set(stream, totals);
+    stream.on('newviewer', (v) => totals.sessions[v.state().mode]++);
+    stream.on('viewerclose', (v) => {
+      for (const c of COLORS) {
+        totals.packetsSent[c] += v.perColor[c].packetsSent;
+        totals.packetsLost[c] += v.perColor[c].packetsLost;
+      }
+      for (const l of LAYERS) totals.framesSent[l] += v.framesSent[l];
+      totals.framesSkipped += v.framesSkipped;
+    });
+  }
+
+  private async refresh(): Promise<void> {
+    const m = this.m;
+    // Series of streams and viewers that are gone must disappear: start from empty each scrape.
+    for (const metric of Object.values(m)) metric.reset();
+    const all: ViewerState[] = [];
+    for (const s of this.d.streams.all()) {
+      const info = s.info();
+      const stream = s.id;
+      for (const state of STATES) m.streamState.set({ stream, state }, info.state === state ? 1 : 0);
+      m.framesIngested.inc({ stream }, info.framesIngested);
+      m.restarts.inc({ stream }, info.restarts);
+      const kbps = s.layerKbps();
+      if (kbps) for (const layer of LAYERS) m.layerKbps.set({ stream, layer }, kbps[layer]);
+      const live = s.viewerStates();
+      all.push(...live);
+      const totals = this.totals.get(s);
+      for (const mode of ['pels', 'best-effort'] as const) {
+        m.viewers.set({ stream, mode }, live.filter((v) => v.mode === mode).length);
+        m.sessions.inc({ stream, mode }, totals?.sessions[mode] ?? 0);
+      }
+      for (const color of COLORS) {
+        m.packetsSent.inc({ stream, color }, (totals?.packetsSent[color] ?? 0) + sum(live, (v) => v.perColor[color].packetsSent));
+        m.packetsLost.inc({ stream, color }, (totals?.packetsLost[color] ?? 0) + sum(live, (v) => v.perColor[color].packetsLost));
+      }
+      for (const layer of LAYERS) m.framesSent.inc({ stream, layer }, (totals?.framesSent[layer] ?? 0) + sum(live, (v) => v.framesSent[layer]));
+      m.framesSkipped.inc({ stream }, (totals?.framesSkipped ?? 0) + sum(live, (v) => v.framesSkipped));
+    }
+    const { kept, omitted } = viewersToExport(all, VIEWER_SERIES_LIMIT);
+    m.viewersOmitted.set(omitted);
+    for (const v of kept) {
+      const labels = { stream: v.streamId, viewer: v.id };
+      m.viewerRate.set(labels, v.rateKbps);
+      m.viewerSent.set(labels, v.sentKbps);
+      m.viewerGamma.set(labels, v.gamma);
+      if (v.rttMs !== null) m.viewerRtt.set(labels, v.rttMs / 1000);
+      for (const color of COLORS) {
+        const loss = v.perColor[color].recentLoss;
+        if (loss !== null) m.viewerLoss.set({ ...labels, color }, loss);
+      }
+    }
+    const router = this.d.router.state();
+    if (router) {
+      m.routerP.set(router.p);
+      if (router.offeredKbps !== undefined) m.routerOffered.set(router.offeredKbps);
+      if (router.capacityKbps !== undefined) m.routerCapacity.set(router.capacityKbps);
+    }
+    const { gains } = this.d.control.info();
+    m.gain.set({ gain: 'alpha_kbps' }, gains.alphaKbps);
+    m.gain.set({ gain: 'beta' }, gains.beta);
+    m.gain.set({ gain: 'sigma' }, gains.sigma);
+    m.gain.set({ gain: 'p_thr' }, gains.pThr);
+    const usage = await this.d.mediasoup.usage();
+    m.workers.set(usage.workers);
+    m.workersStarted.inc(usage.started);
+    m.workerCpu.inc({ mode: 'user' }, usage.userSeconds);
+    m.workerCpu.inc({ mode: 'system' }, usage.systemSeconds);
+    m.workerRss.set(usage.maxRssBytes);
+  }
+}
+
+function sum(viewers: readonly ViewerState[], f: (v: ViewerState) => number): number {
+  return viewers.reduce((acc, v) => acc + f(v), 0);
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { addStreamSchema, controlUpdateSchema, setModeSchema } from '@pels/shared/protocol/operator';
+import { RequestError } from '../errors';
+import { readJson, type Route } from '../http/httpServer';
+import { checkSource, parseSource, SourceError } from '../ingest/sourceSpec';
+import type { Stream } from '../streams/stream';
+import type { ViewerSession } from '../viewer/viewerSession';
+import { operatorStream, takeSnapshot, type SnapshotSources } from './snapshot';
+
+export interface NewStream {
+  id: string;
+  name: string;
+  source: string;
+}
+
+export interface OperatorRouteDeps extends SnapshotSources {
+  /** Makes (does not start or register) a stream; throws a RequestError when the server cannot yet. */
+  createStream: (s: NewStream) => Stream;
+}
+
+/**
+ * The operator's actions and views. Every route here needs the operator token:
+ * main.ts passes them through OperatorAuth.guard.
+ */
+export function operatorRoutes(d: OperatorRouteDeps): Route[] {
+  return [
+    { method: 'GET', path: '/api/operator/snapshot', handler: () => takeSnapshot(d) },
+    {
+      method: 'POST',
+      path: '/api/streams',
+      handler: async (req) => {
+        const body = parseBody(addStreamSchema, await readJson(req));
+        const id = body.id ?? `s-${randomUUID().slice(0, 8)}`;
+        let spec;
+        try {
+          spec = parseSource(body.source);
+          // A missing file is the operator's typo: say so now. A URL or lavfi graph FFmpeg cannot open shows as a failed stream.
+          await checkSource(spec);
+        } catch (err) {
+          if (err instanceof SourceError) throw new RequestError('bad_request', err.message);
+          throw err;
+        }
+        if (d.streams.has(id)) throw new RequestError('invalid_state', `stream "${id}" already exists`);
+        const stream = d.createStream({ id, name: body.name ?? id, source: body.source });
+        d.streams.add(stream);
+        try {
+          await stream.start();
+        } catch (err) {
+          d.streams.remove(id);
+          throw new RequestError('unavailable', `cannot start stream "${id}": ${err instanceof Error ? err.message : String(err)}`);
+        }
+        return { stream: operatorStream(stream) };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/streams/:id',
+      handler: (_req, { id }) => {
+        d.streams.remove(id!);
+        return { ok: true };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/viewers/:id',
+      handler: (_req, { id }) => {
+        findViewer(d, id!).close('disconnected by the operator');
+        return { ok: true };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/viewers/:id/mode',
+      handler: async (req, { id }) => {
+        const { mode } = parseBody(setModeSchema, await readJson(req));
+        const viewer = findViewer(d, id!);
+        await viewer.setMode(mode);
+        return { viewer: viewer.state() };
+      },
+    },
+    { method: 'GET', path: '/api/control', handler: () => d.control.info() },
+    {
+      method: 'PUT',
+      path: '/api/control',
+      handler: async (req) => d.control.update(parseBody(controlUpdateSchema, await readJson(req))),
+    },
+  ];
+}
+
+function parseBody<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
+  const r = schema.safeParse(raw);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  throw new RequestError('bad_request', `invalid request${issue?.path.length ? ` at ${issue.path.join('.')}` : ''}: ${issue?.message ?? 'unknown'}`);
+}
+
+function findViewer(d: OperatorRouteDeps, id: string): ViewerSession {
+  let found: ViewerSession | undefined;
+  d.streams.forEachViewer((v) => {
+    if (v.id === id) found = v;
+  });
+  if (!found) throw new RequestError('not_found', `no viewer with id "${id}"`);
+  return found;
+}

@@ -1,0 +1,28 @@
+import type { OperatorSnapshot, OperatorStream } from '@pels/shared/protocol/operator';
+import type { FeedbackSource } from '../config';
+import type { RouterFeedbackHub } from '../feedback/routerFeedbackHub';
+import type { Stream } from '../streams/stream';
+import type { StreamRegistry } from '../streams/streamRegistry';
+import type { ControlSettings } from './controlSettings';
+
+export interface SnapshotSources {
+  streams: StreamRegistry;
+  router: RouterFeedbackHub;
+  feedback: FeedbackSource;
+  control: ControlSettings;
+}
+
+export function operatorStream(s: Stream): OperatorStream {
+  return { ...s.info(), layerKbps: s.layerKbps(), viewers: s.viewerCount() };
+}
+
+/** Everything the dashboard shows, read (never changed) from the live objects. */
+export function takeSnapshot(d: SnapshotSources, now = new Date()): OperatorSnapshot {
+  return {
+    at: now.toISOString(),
+    streams: d.streams.all().map(operatorStream),
+    viewers: d.streams.viewers(),
+    router: { feedback: d.feedback, latest: d.router.state() },
+    control: d.control.info(),
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * The operator's HTTP API (`/api/...` with the operator token): request bodies,
+ * validated here at the edge, and the shapes the server answers with. The
+ * dashboard's live feed (dashboard.ts) carries the same snapshot.
+ */
+import { z } from 'zod';
+import type { ViewerState } from './api';
+import type { RouterFeedbackState } from './routerFeedback';
+import type { StreamInfo } from './signaling';
+
+/** Stream ids appear in URLs and metric labels: short, URL-safe. */
+export const STREAM_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** POST /api/streams */
+export const addStreamSchema = z.object({
+  id: z.string().regex(STREAM_ID_PATTERN, 'id must be 1-64 letters, digits, "-" or "_", starting with a letter or digit').optional(),
+  name: z.string().min(1).max(100).optional(),
+  /** A file path, a URL FFmpeg can read, or `lavfi:GRAPH`. */
+  source: z.string().trim().min(1, 'source is empty').max(2048),
+});
+export type AddStreamRequest = z.infer<typeof addStreamSchema>;
+
+/** POST /api/viewers/:id/mode */
+export const setModeSchema = z.object({ mode: z.enum(['pels', 'best-effort']) });
+
+/** The controller gains an operator may change: MKC (eq. 8) and gamma (eq. 4). */
+export interface ControllerGains {
+  alphaKbps: number;
+  beta: number;
+  sigma: number;
+  pThr: number;
+}
+
+/** PUT /api/control: any subset of the gains; the rest keep their values. Ranges are checked by the controllers' validators. */
+export const controlUpdateSchema = z
+  .object({ alphaKbps: z.number(), beta: z.number(), sigma: z.number(), pThr: z.number() })
+  .partial()
+  .strict()
+  .refine((u) => Object.keys(u).length > 0, 'give at least one of alphaKbps, beta, sigma, pThr');
+export type ControlUpdate = z.infer<typeof controlUpdateSchema>;
+
+/** GET/PUT /api/control */
+export interface ControlSettingsInfo {
+  gains: ControllerGains;
+  /** Gains are fixed for a viewer's life: a change applies to viewers that join after it. */
+  appliesTo: 'new-viewers';
+}
+
+/** Measured bitrate of each temporal layer of a source, kb/s. */
+export interface LayerKbps {
+  tid0: number;
+  tid1: number;
+  tid2: number;
+  total: number;
+}
+
+/** A source as the operator sees it: the player's StreamInfo plus what only the operator needs. */
+export interface OperatorStream extends StreamInfo {
+  /** Null until a second of frames has been measured. */
+  layerKbps: LayerKbps | null;
+  viewers: number;
+}
+
+/**
+ * A viewer's state; `psnrDb` (mean Y-PSNR of what the viewer displayed) is
+ * shown when the server has it, and omitted otherwise.
+ */
+export type OperatorViewer = ViewerState & { psnrDb?: number };
+
+/** Everything the dashboard shows, at one instant. GET /api/operator/snapshot and the dashboard feed. */
+export interface OperatorSnapshot {
+  /** ISO 8601. */
+  at: string;
+  streams: OperatorStream[];
+  viewers: OperatorViewer[];
+  /** What steps the controllers, and the router agent's latest eq. 11 sample (null when no agent reports). */
+  router: { feedback: 'rtcp' | 'router'; latest: RouterFeedbackState | null };
+  control: ControlSettingsInfo;
+}
