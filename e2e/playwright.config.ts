@@ -21,7 +21,9 @@ export default defineConfig({
     command: 'npm run start -w server --silent',
     cwd: '..',
     url: `http://127.0.0.1:${PORT}/api/health`,
-    env: { PORT: String(PORT), RTC_LISTEN_IP: '127.0.0.1', LOG_LEVEL: 'warn', OPERATOR_TOKEN: E2E_OPERATOR_TOKEN },
+    // Viewers start at the stream's full rate (MKC clamps the initial rate to it): these tests exercise
+    // the data path on an unconstrained loopback; rate control is tested over the bottleneck (bottleneck.spec.ts).
+    env: { PORT: String(PORT), RTC_LISTEN_IP: '127.0.0.1', LOG_LEVEL: 'warn', OPERATOR_TOKEN: E2E_OPERATOR_TOKEN, MKC_INITIAL_KBPS: '100000' },
     reuseExistingServer: false,
     // SIGTERM lets the server remove its nftables table.
     gracefulShutdown: { signal: 'SIGTERM', timeout: 5000 },

@@ -5,22 +5,50 @@ import { PlayerController } from './player/controller';
 import { parsePlayerParams } from './player/urlParams';
 import { installTestHook } from './testHook';
 import { App } from './ui/App';
+import { ComparePage } from './ui/ComparePage';
 import './ui/app.css';
 
-const controller = new PlayerController({ signalingUrl: signalingUrl(location), ...parsePlayerParams(location.search) });
-installTestHook(controller);
-
-// Leave the stream when the page goes away; come back if it is restored from the back/forward cache.
-window.addEventListener('pagehide', () => controller.stop());
-window.addEventListener('pageshow', (ev) => {
-  if (ev.persisted) controller.start();
-});
-
+const params = parsePlayerParams(location.search);
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
-createRoot(root).render(
-  <StrictMode>
-    <App controller={controller} />
-  </StrictMode>,
-);
-controller.start();
+
+if (location.pathname.replace(/\/+$/, '') === '/dashboard') {
+  // The operator's page, in its own chunk: the player's bundle does not carry it.
+  void import('./dashboard/DashboardPage').then(({ DashboardPage }) =>
+    createRoot(root).render(
+      <StrictMode>
+        <DashboardPage />
+      </StrictMode>,
+    ),
+  );
+} else if (location.pathname.replace(/\/+$/, '') === '/compare') {
+  // Two independent players on one page: neither owns the URL, and the test hook stays single-player.
+  const players = (['pels', 'best-effort'] as const).map((mode) => ({
+    mode,
+    controller: new PlayerController({ signalingUrl: signalingUrl(location), ...params, mode, syncUrl: false }),
+  }));
+  run(players.map((p) => p.controller));
+  createRoot(root).render(
+    <StrictMode>
+      <ComparePage players={players} />
+    </StrictMode>,
+  );
+} else {
+  const controller = new PlayerController({ signalingUrl: signalingUrl(location), ...params, syncUrl: true });
+  installTestHook(controller);
+  run([controller]);
+  createRoot(root).render(
+    <StrictMode>
+      <App controller={controller} mode={params.mode} />
+    </StrictMode>,
+  );
+}
+
+/** Starts the players; they leave the stream when the page goes away and come back if it is restored from the back/forward cache. */
+function run(controllers: PlayerController[]): void {
+  window.addEventListener('pagehide', () => controllers.forEach((c) => c.stop()));
+  window.addEventListener('pageshow', (ev) => {
+    if (ev.persisted) controllers.forEach((c) => c.start());
+  });
+  controllers.forEach((c) => c.start());
+}

@@ -6,8 +6,9 @@
 import type { Color } from '@pels/shared/pels/color';
 import type { PlayerController, PlayerState } from './player/controller';
 import type { PlayerStats } from './player/stats';
+import type { QualitySample } from './quality/qualityTracker';
 
-export type { PlayerState, PlayerStats };
+export type { PlayerState, PlayerStats, QualitySample };
 
 export interface PelsTestHook {
   /** 'playing' from the first decoded frame of the current session. */
@@ -15,6 +16,14 @@ export interface PelsTestHook {
   error?: string;
   viewerId?: string;
   stats(): PlayerStats;
+  /**
+   * The displayed frame periods of the current session, oldest first (the last
+   * 20000): `t` is when the period began (performance.now() ms of this page), `index`
+   * the source frame due, `shown` the decoded frame on screen (`index` itself or an
+   * earlier one repeated), `psnr` its Y-PSNR against frame `index` in dB (null when
+   * unknown: the shown frame is more than 8 frames old, or the server's row never came).
+   */
+  qualitySamples(): QualitySample[];
   /** Green is always included; resolves once the server has applied the change. */
   setColors(colors: Color[]): Promise<void>;
 }
@@ -29,6 +38,7 @@ export function installTestHook(controller: PlayerController): void {
   const hook: PelsTestHook = {
     state: 'idle',
     stats: () => controller.getSnapshot().stats,
+    qualitySamples: () => controller.getSnapshot().quality.qualitySamples(),
     setColors: (colors) => controller.setColors(colors),
   };
   const sync = () => {

@@ -1,10 +1,19 @@
 import { fileURLToPath } from 'node:url';
+import { DASHBOARD_WS_PATH } from '@pels/shared/protocol/dashboard';
 import { loadConfig, ConfigError } from './config';
+import { RequestError } from './errors';
 import { RouterFeedbackHub } from './feedback/routerFeedbackHub';
 import { apiRoutes } from './http/apiRoutes';
-import { createHttpServer } from './http/httpServer';
+import { createHttpServer, routeUpgrades } from './http/httpServer';
 import { createLogger } from './log';
+import { MediasoupWorkers } from './metrics/mediasoupWorkers';
+import { ServerMetrics } from './metrics/serverMetrics';
 import { createDscpMarker } from './net/dscpMarker';
+import { ControlSettings } from './operator/controlSettings';
+import { DashboardFeed } from './operator/dashboardFeed';
+import { generateToken, OperatorAuth } from './operator/operatorAuth';
+import { operatorRoutes, type NewStream } from './operator/operatorRoutes';
+import { takeSnapshot } from './operator/snapshot';
 import { MediaWorker } from './sfu/mediaWorker';
 import { SignalingServer } from './signaling/signalingServer';
 import { Stream } from './streams/stream';
@@ -15,10 +24,35 @@ const log = createLogger();
 async function main(): Promise<void> {
   const config = loadConfig(process.env, fileURLToPath(new URL('../../client/dist', import.meta.url)));
   const streams = new StreamRegistry();
+  let operatorToken = config.operatorToken;
+  if (operatorToken === undefined) {
+    operatorToken = generateToken();
+    log.warn({ operatorToken }, 'OPERATOR_TOKEN is not set: the dashboard and operator API take this generated token until the server stops');
+  }
+  const auth = new OperatorAuth(operatorToken);
+  const control = new ControlSettings(config.control, (params) => streams.all().forEach((s) => s.setControlParams(params)));
   // Listen first: a taken port fails fast, before FFmpeg and mediasoup start.
   let ready = false;
   const router = new RouterFeedbackHub((fn) => streams.forEachViewer(fn));
-  const routes = apiRoutes({ streams, router, feedback: config.feedback, isReady: () => ready });
+  // Before the first mediasoup worker, so its resource usage is seen.
+  const mediasoupWorkers = new MediasoupWorkers();
+  const metrics = new ServerMetrics({ streams, router, control, mediasoup: mediasoupWorkers });
+  const snapshotSources = { streams, router, feedback: config.feedback, control };
+  // Adding a source needs the media worker: until it runs, that answers 503.
+  let makeStream: ((s: NewStream) => Stream) | undefined;
+  const routes = [
+    ...apiRoutes({ streams, router, feedback: config.feedback, isReady: () => ready, auth }),
+    ...auth.guard([
+      ...operatorRoutes({
+        ...snapshotSources,
+        createStream: (s) => {
+          if (!makeStream) throw new RequestError('unavailable', 'starting');
+          return makeStream(s);
+        },
+      }),
+      { method: 'GET', path: '/metrics', handler: () => metrics.render() },
+    ]),
+  ];
   const http = createHttpServer(routes, config.clientDir, log);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -34,18 +68,18 @@ async function main(): Promise<void> {
     udpPorts: { min: config.rtc.minPort, max: config.rtc.maxPort },
     log: log.child({ component: 'dscp' }),
   });
-  const stream = new Stream({
-    id: 'default',
-    name: 'Default stream',
-    source: config.source,
-    encode: config.encode,
-    webRtc: { listenIp: config.rtc.listenIp, announcedAddress: config.rtc.announcedAddress },
-    createRouter: () => media.createRouter(),
-    control: config.control,
-    feedback: config.feedback,
-    dscp,
-    log,
-  });
+  makeStream = (s) =>
+    new Stream({
+      ...s,
+      encode: config.encode,
+      webRtc: { listenIp: config.rtc.listenIp, announcedAddress: config.rtc.announcedAddress },
+      createRouter: () => media.createRouter(),
+      control: control.current,
+      feedback: config.feedback,
+      dscp,
+      log,
+    });
+  const stream = makeStream({ id: 'default', name: 'Default stream', source: config.source });
   streams.add(stream);
   await stream.start();
   media.on('restarted', () => {
@@ -54,11 +88,16 @@ async function main(): Promise<void> {
     }
   });
 
-  const signaling = new SignalingServer(http, streams, log);
+  const signaling = new SignalingServer(streams, log);
+  const dashboard = new DashboardFeed({ auth, snapshot: () => takeSnapshot(snapshotSources), log: log.child({ component: 'dashboard' }) });
+  routeUpgrades(http, {
+    '/ws': (req, socket, head) => signaling.handleUpgrade(req, socket, head),
+    [DASHBOARD_WS_PATH]: (req, socket, head) => dashboard.handleUpgrade(req, socket, head),
+  });
   ready = true;
   const addr = http.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
-  log.info({ port, source: config.source }, `serving the player at http://localhost:${port}`);
+  log.info({ port, source: config.source, dashboard: `http://localhost:${port}/dashboard` }, `serving the player at http://localhost:${port}`);
 
   let stopping = false;
   const stop = (signal: string): void => {
@@ -66,6 +105,8 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'stopping');
     signaling.close();
+    dashboard.close();
+    mediasoupWorkers.close();
     streams.closeAll();
     media.close();
     void dscp.close().finally(() => http.close(() => process.exit(0)));

@@ -6,6 +6,7 @@
 import type { types } from 'mediasoup-client';
 import type { Color } from '@pels/shared/pels/color';
 import type { StreamInfo } from '@pels/shared/protocol/signaling';
+import { QualityStore } from '../quality/qualityStore';
 import { PlayerSession, type SessionEvents } from './session';
 import { emptyStats, type PlayerStats } from './stats';
 import { normalizeColors, withPlayerParams } from './urlParams';
@@ -29,6 +30,8 @@ export interface PlayerView {
   transportState: types.ConnectionState | undefined;
   stats: PlayerStats;
   canvas: HTMLCanvasElement | undefined;
+  /** The current session's quality record (samples, coverage, charts, export); a new one per session. */
+  quality: QualityStore;
 }
 
 export interface ControllerConfig {
@@ -37,6 +40,8 @@ export interface ControllerConfig {
   colors: Color[];
   playoutDeadlineMs: number;
   mode: FlowModeName;
+  /** Keep the stream and colors in the page URL; off when several players share the page. */
+  syncUrl: boolean;
 }
 
 const BACKOFF_FIRST_MS = 500;
@@ -68,6 +73,7 @@ export class PlayerController {
       transportState: undefined,
       stats: emptyStats(),
       canvas: undefined,
+      quality: new QualityStore(),
     };
   }
 
@@ -131,7 +137,9 @@ export class PlayerController {
       this.sessionEvents(() => this.session === session),
     );
     this.session = session;
+    this.view.quality.close();
     this.update({
+      quality: new QualityStore(),
       state: 'connecting',
       retryAt: undefined,
       viewerId: undefined,
@@ -154,7 +162,13 @@ export class PlayerController {
       joined: guard((viewerId, stream) => this.update({ viewerId, streamId: stream.id, streams: this.withStream(stream) })),
       streamState: guard((stream) => this.update({ streams: this.withStream(stream) })),
       transportState: guard((transportState) => this.update({ transportState })),
-      stats: guard((stats) => this.update({ stats })),
+      stats: guard((stats) => {
+        this.view.quality.onStats(stats);
+        this.update({ stats });
+      }),
+      quality: guard((update) => this.view.quality.onQuality(update)),
+      viewerState: guard((state) => this.view.quality.onViewerState(state)),
+      receivedBytes: guard((bytes) => this.view.quality.onReceivedBytes(bytes)),
       playing: guard((stats) => {
         this.failures = 0;
         this.update({ state: 'playing', error: undefined, stats });
@@ -180,6 +194,7 @@ export class PlayerController {
 
   /** Keeps the URL shareable: reloading plays the same stream with the same colors. */
   private syncUrl(): void {
+    if (!this.config.syncUrl) return;
     const search = withPlayerParams(location.search, this.config.streamId, this.config.colors);
     history.replaceState(history.state, '', `${location.pathname}${search}${location.hash}`);
   }

@@ -1,10 +1,15 @@
 /**
  * The player worker: receives the encoded frames of the three color receivers
  * (one RTCRtpScriptTransform each), merges them by RTP timestamp, decodes them
- * with WebCodecs and draws them on the page's canvas.
+ * with WebCodecs and draws them on the page's canvas on a display clock at the
+ * source frame rate, scoring each displayed frame with the server's PSNR table.
  */
 import type { Color } from '@pels/shared/pels/color';
+import type { QualityFrame } from '@pels/shared/protocol/signaling';
+import { FrameIndexer } from '../quality/frameIndex';
+import { QualityMonitor } from '../quality/qualityMonitor';
 import { Vp8Decoder } from './decoder';
+import { FrameDisplay } from './display';
 import { classifyVp8Frame, WriteBackPolicy } from './frameClassifier';
 import { FrameMerger, type MergerDecision, type TemporalId } from './frameMerger';
 import { CanvasRenderer } from './renderer';
@@ -33,13 +38,24 @@ class Player {
   private readonly merger: FrameMerger<Payload>;
   private readonly writeBack = new WriteBackPolicy();
   private readonly stats = new StatsCollector();
-  private readonly renderer: CanvasRenderer;
   private readonly decoder: Vp8Decoder;
+  private readonly indexer: FrameIndexer;
+  private readonly display: FrameDisplay;
+  readonly quality: QualityMonitor;
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
   private playing = false;
 
   constructor(init: Init) {
-    this.renderer = new CanvasRenderer(init.canvas);
+    const frameMs = init.ticksPerFrame / 90; // RTP video clock: 90 kHz
+    this.indexer = new FrameIndexer(init.timestampBase, init.ticksPerFrame, init.indexHint);
+    // A checksum that cannot be computed is not a decode error: it only goes uncompared.
+    this.quality = new QualityMonitor(frameMs, (message) => console.warn(message));
+    this.display = new FrameDisplay({
+      frameMs,
+      renderer: new CanvasRenderer(init.canvas),
+      onSamples: (samples) => this.quality.displayed(samples),
+      onError: (message) => this.stats.error(message),
+    });
     this.merger = new FrameMerger({ ticksPerFrame: init.ticksPerFrame, playoutDeadlineMs: init.playoutDeadlineMs });
     this.decoder = new Vp8Decoder({
       onFrame: (frame, temporalId) => this.onDecoded(frame, temporalId),
@@ -48,7 +64,11 @@ class Player {
         this.merger.awaitKeyframe();
       },
     });
-    setInterval(() => post({ type: 'stats', stats: this.stats.snapshot(performance.now()) }), STATS_INTERVAL_MS);
+    setInterval(() => {
+      const now = performance.now();
+      post({ type: 'stats', stats: this.stats.snapshot(now, this.quality.stats()) });
+      post({ type: 'quality', update: this.quality.update(now) });
+    }, STATS_INTERVAL_MS);
   }
 
   attach(transformer: RTCRtpScriptTransformer): void {
@@ -104,8 +124,10 @@ class Player {
 
   private apply(decisions: MergerDecision<Payload>[]): void {
     for (const d of decisions) {
+      const { frame } = d;
+      const fate = d.action === 'decode' ? 'decodable' : d.action === 'skip' ? 'undecodable' : 'late';
+      this.quality.arrived(this.indexer.indexOf(d.timestamp), frame.payload.color, frame.temporalId, frame.payload.data.length, fate);
       if (d.action === 'decode') {
-        const { frame } = d;
         this.decoder.decode({ data: frame.payload.data, timestamp: d.timestamp, keyframe: frame.keyframe, temporalId: frame.temporalId });
       } else if (d.action === 'skip') {
         this.stats.skipped();
@@ -125,19 +147,15 @@ class Player {
   }
 
   private onDecoded(frame: VideoFrame, temporalId: TemporalId): void {
-    const { displayWidth, displayHeight } = frame;
-    try {
-      this.renderer.draw(frame);
-    } catch (err) {
-      this.stats.error(`draw: ${describe(err)}`);
-    } finally {
-      frame.close();
-    }
     const now = performance.now();
-    this.stats.decoded(temporalId, displayWidth, displayHeight, now);
+    // The decoder was given the unwrapped RTP timestamp; it comes back as the frame's timestamp.
+    const index = this.indexer.indexOf(frame.timestamp);
+    this.stats.decoded(temporalId, frame.displayWidth, frame.displayHeight, now);
+    this.quality.decoded(index, frame.clone());
+    this.display.decoded(index, frame, now);
     if (!this.playing) {
       this.playing = true;
-      post({ type: 'playing', stats: this.stats.snapshot(now) });
+      post({ type: 'playing', stats: this.stats.snapshot(now, this.quality.stats()) });
     }
   }
 }
@@ -145,6 +163,8 @@ class Player {
 let player: Player | undefined;
 /** Transforms that arrive before `init`; their frames wait in the stream meanwhile. */
 const waiting: RTCRtpScriptTransformer[] = [];
+/** PSNR table rows that arrive while the player starts; they cover its first frames. */
+const earlyRows: QualityFrame[] = [];
 
 scope.onrtctransform = (event) => {
   if (player) player.attach(event.transformer);
@@ -156,6 +176,10 @@ scope.onmessage = (event: MessageEvent<PageToWorker>) => {
   switch (message.type) {
     case 'init':
       void start(message);
+      break;
+    case 'quality':
+      if (player) player.quality.addRows(message.frames);
+      else earlyRows.push(...message.frames);
       break;
   }
 };
@@ -169,4 +193,5 @@ async function start(init: Init): Promise<void> {
     return;
   }
   for (const t of waiting.splice(0)) player.attach(t);
+  player.quality.addRows(earlyRows.splice(0));
 }

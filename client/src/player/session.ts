@@ -9,12 +9,14 @@
  */
 import { Device, type types } from 'mediasoup-client';
 import { COLORS, type Color } from '@pels/shared/pels/color';
-import type { Notification, StreamInfo } from '@pels/shared/protocol/signaling';
+import { qualityBatchSchema, viewerStateUpdateSchema, type Notification, type StreamInfo, type ViewerStateUpdate } from '@pels/shared/protocol/signaling';
+import type { ColorBytes } from '../quality/coverage';
+import { receivedBytes } from '../quality/receivedBytes';
 import { SignalingClient } from '../signaling/signalingClient';
 import { attachColorTransforms, msidStreamIdFor } from '../webrtc/colorTransforms';
 import { createRecvTransportWithPeerConnection } from '../webrtc/recvTransportPeerConnection';
 import type { PlayerStats } from './stats';
-import type { PageToWorker, WorkerToPage } from './workerProtocol';
+import type { PageToWorker, QualityUpdate, WorkerToPage } from './workerProtocol';
 import type { FlowModeName } from '@pels/shared/protocol/api';
 
 export interface SessionOptions {
@@ -32,10 +34,18 @@ export interface SessionEvents {
   streamState(stream: StreamInfo): void;
   transportState(state: types.ConnectionState): void;
   stats(stats: PlayerStats): void;
+  /** What the display showed and how it scored, about 4 times a second. */
+  quality(update: QualityUpdate): void;
+  /** The server's state of this viewer (rate, gamma, per-color loss), once a second. */
+  viewerState(state: ViewerStateUpdate): void;
+  /** Payload bytes received per color since the start (WebRTC stats), once a second. */
+  receivedBytes(bytes: ColorBytes): void;
   playing(stats: PlayerStats): void;
   /** The session has failed and is closed. */
   failed(message: string): void;
 }
+
+const RECEIVED_BYTES_INTERVAL_MS = 1000;
 
 /** Thrown inside run() when close() was called during an await. */
 class SessionClosed extends Error {}
@@ -56,6 +66,7 @@ export class PlayerSession {
   private worker: Worker | undefined;
   private transport: types.Transport | undefined;
   private colors: Color[];
+  private statsTimer: ReturnType<typeof setInterval> | undefined;
   private joined = false;
   private closed = false;
 
@@ -86,6 +97,7 @@ export class PlayerSession {
     this.closed = true;
     // Sent before the socket closes; the answer no longer matters.
     if (this.joined) this.signaling?.request('leave', {}).catch(() => undefined);
+    clearInterval(this.statsTimer);
     this.transport?.close();
     this.worker?.terminate();
     this.signaling?.close();
@@ -122,11 +134,12 @@ export class PlayerSession {
     this.checkOpen();
     this.joined = true;
     this.events.joined(joined.viewerId, joined.stream);
+    // Before any await: the server's quality notifications start now, and go to the worker.
+    const worker = this.startWorker(joined.stream, joined.timestampBase);
 
     const device = await Device.factory();
     await device.load({ routerRtpCapabilities: joined.routerRtpCapabilities as types.RtpCapabilities });
     this.checkOpen();
-    const worker = this.startWorker(joined.stream);
 
     const params = await signaling.request('createTransport', {});
     this.checkOpen();
@@ -148,7 +161,7 @@ export class PlayerSession {
 
     const { consumers } = await signaling.request('consume', { rtpCapabilities: asRecord(device.recvRtpCapabilities) });
     this.checkOpen();
-    await Promise.all(
+    const local = await Promise.all(
       consumers.map((c) =>
         transport.consume({
           id: c.id,
@@ -162,11 +175,23 @@ export class PlayerSession {
       ),
     );
     this.checkOpen();
+    this.pollReceivedBytes(transport, new Map(local.map((c, i) => [c.rtpParameters.encodings?.[0]?.ssrc ?? 0, consumers[i]!.color])));
     if (this.colors.length < COLORS.length) await signaling.request('setColors', { colors: this.colors });
     await signaling.request('resume', {});
   }
 
-  private startWorker(stream: StreamInfo): Worker {
+  private pollReceivedBytes(transport: types.Transport, colorOfSsrc: Map<number, Color>): void {
+    this.statsTimer = setInterval(() => {
+      transport.getStats().then(
+        (report) => {
+          if (!this.closed) this.events.receivedBytes(receivedBytes(report, colorOfSsrc));
+        },
+        () => undefined, // the transport closed meanwhile
+      );
+    }, RECEIVED_BYTES_INTERVAL_MS);
+  }
+
+  private startWorker(stream: StreamInfo, timestampBase: number): Worker {
     const worker = new Worker(new URL('./player.worker.ts', import.meta.url), { type: 'module', name: 'pels-player' });
     this.worker = worker;
     worker.addEventListener('message', (ev: MessageEvent<WorkerToPage>) => this.onWorkerMessage(ev.data));
@@ -179,6 +204,8 @@ export class PlayerSession {
       canvas,
       ticksPerFrame: stream.ticksPerFrame,
       playoutDeadlineMs: this.options.playoutDeadlineMs,
+      timestampBase,
+      indexHint: stream.framesIngested,
     };
     worker.postMessage(init, [canvas]);
     return worker;
@@ -189,6 +216,9 @@ export class PlayerSession {
     switch (message.type) {
       case 'stats':
         this.events.stats(message.stats);
+        break;
+      case 'quality':
+        this.events.quality(message.update);
         break;
       case 'playing':
         this.events.playing(message.stats);
@@ -208,6 +238,18 @@ export class PlayerSession {
       case 'viewerClosed':
         this.fail(`the server closed this viewer: ${n.data.reason}`);
         break;
+      case 'quality': {
+        const batch = qualityBatchSchema.safeParse(n.data);
+        if (batch.success) this.worker?.postMessage({ type: 'quality', frames: batch.data.frames } satisfies PageToWorker);
+        else console.warn('signaling: invalid quality notification', batch.error.issues[0]);
+        break;
+      }
+      case 'viewerState': {
+        const state = viewerStateUpdateSchema.safeParse(n.data);
+        if (state.success) this.events.viewerState(state.data);
+        else console.warn('signaling: invalid viewerState notification', state.error.issues[0]);
+        break;
+      }
     }
   }
 }

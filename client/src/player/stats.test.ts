@@ -21,7 +21,8 @@ describe('StatsCollector', () => {
     s.skipped();
     s.late();
     s.error('EncodingError: boom');
-    const snap = s.snapshot(1990);
+    const quality = { freezes: 2, checksumMismatches: 0, checksumsCompared: 55, psnr: { mean: 29.1, p5: 22.4, last: 30.2 } };
+    const snap = s.snapshot(1990, quality);
     assert.deepEqual(snap.framesDecoded, { total: 60, tid0: 15, tid1: 15, tid2: 30 });
     assert.deepEqual(snap.fps, { total: 30, tid0: 7.5, tid1: 7.5, tid2: 15 });
     assert.deepEqual(snap.framesReceived, { green: 1, yellow: 0, red: 1 });
@@ -31,5 +32,6 @@ describe('StatsCollector', () => {
     assert.equal(snap.lastError, 'EncodingError: boom');
     assert.equal(snap.width, 640);
     assert.equal(snap.height, 360);
+    assert.deepEqual({ freezes: snap.freezes, checksumMismatches: snap.checksumMismatches, checksumsCompared: snap.checksumsCompared, psnr: snap.psnr }, quality);
   });
 });

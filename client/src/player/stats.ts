@@ -3,6 +3,7 @@
  * (see testHook.ts). Pure: the caller passes the time.
  */
 import type { Color } from '@pels/shared/pels/color';
+import type { PsnrSummary } from '../quality/qualityTracker';
 import type { TemporalId } from './frameMerger';
 
 export interface LayerCounts {
@@ -12,7 +13,18 @@ export interface LayerCounts {
   tid2: number;
 }
 
-export interface PlayerStats {
+/** The display's quality, from the worker's QualityTracker and QualityTables. */
+export interface QualityStats {
+  /** Times a frame stayed on screen more than 200 ms. */
+  freezes: number;
+  /** Decoded frames whose Y-plane CRC32 differed from the server's decode (expected 0). */
+  checksumMismatches: number;
+  checksumsCompared: number;
+  /** Y-PSNR of the displayed frames over the session, dB. */
+  psnr: PsnrSummary;
+}
+
+export interface PlayerStats extends QualityStats {
   framesDecoded: LayerCounts;
   /** Frames decoded per second over the last 2 s. */
   fps: LayerCounts;
@@ -37,6 +49,10 @@ export function emptyStats(): PlayerStats {
     decodeErrors: 0,
     width: 0,
     height: 0,
+    freezes: 0,
+    checksumMismatches: 0,
+    checksumsCompared: 0,
+    psnr: { mean: null, p5: null, last: null },
   };
 }
 
@@ -97,10 +113,11 @@ export class StatsCollector {
     this.stats.lastError = message;
   }
 
-  snapshot(nowMs: number): PlayerStats {
+  snapshot(nowMs: number, quality: QualityStats): PlayerStats {
     const s = this.stats;
     return {
       ...s,
+      ...quality,
       framesDecoded: { ...s.framesDecoded },
       fps: {
         total: this.totalRate.rate(nowMs),

@@ -3,19 +3,41 @@
  * and the options each RTCRtpScriptTransform carries into the worker.
  */
 import { COLORS, type Color } from '@pels/shared/pels/color';
+import type { QualityFrame } from '@pels/shared/protocol/signaling';
+import type { ColorBytes, CoverageColumn } from '../quality/coverage';
+import type { QualitySample } from '../quality/qualityTracker';
 import type { PlayerStats } from './stats';
 
-export type PageToWorker = {
-  type: 'init';
-  /** Transferred from the page's <canvas>; the worker draws every decoded frame on it. */
-  canvas: OffscreenCanvas;
-  /** RTP ticks between frames, from `join`. */
-  ticksPerFrame: number;
-  playoutDeadlineMs: number;
-};
+export type PageToWorker =
+  | {
+      type: 'init';
+      /** Transferred from the page's <canvas>; the worker draws the displayed frames on it. */
+      canvas: OffscreenCanvas;
+      /** RTP ticks between frames, from `join`. */
+      ticksPerFrame: number;
+      playoutDeadlineMs: number;
+      /** From `join`: RTP timestamps to stream frame indexes (quality/frameIndex.ts). */
+      timestampBase: number;
+      indexHint: number;
+    }
+  /** Rows of the stream's PSNR table, from the server's `quality` notifications. */
+  | { type: 'quality'; frames: QualityFrame[] };
+
+/** What the display did since the last update, for the page's charts, strip and test hook. */
+export interface QualityUpdate {
+  /** The worker's performance.timeOrigin: sample times are on the worker's clock. */
+  timeOrigin: number;
+  /** Displayed frame periods scored since the last update. */
+  samples: QualitySample[];
+  /** The latest frame periods of the coverage strip. */
+  columns: CoverageColumn[];
+  /** Bytes of the frames decodable and decoded, per color, since the start: utility's numerator. */
+  usefulBytes: ColorBytes;
+}
 
 export type WorkerToPage =
   | { type: 'stats'; stats: PlayerStats }
+  | { type: 'quality'; update: QualityUpdate }
   /** The first frame of the session has been decoded and drawn. */
   | { type: 'playing'; stats: PlayerStats }
   /** The worker cannot play at all (no WebCodecs VP8, no canvas). */

@@ -45,6 +45,10 @@ export function StatsPanel({ stats, transportState, viewerId }: Props) {
         <dd>
           {stats.framesSkipped} / {stats.framesLate}
         </dd>
+        <dt>Checksums (vs server)</dt>
+        <dd data-testid="checksums">
+          {stats.checksumsCompared} compared, {stats.checksumMismatches} mismatched
+        </dd>
         <dt>Decode errors</dt>
         <dd title={stats.lastError}>
           {stats.decodeErrors}
@@ -55,7 +59,7 @@ export function StatsPanel({ stats, transportState, viewerId }: Props) {
         <dt>Connection</dt>
         <dd>{transportState ?? '–'}</dd>
         <dt>Viewer</dt>
-        <dd>{viewerId ?? '–'}</dd>
+        <dd data-testid="viewer-id">{viewerId ?? '–'}</dd>
       </dl>
     </section>
   );

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../log';
 import { IvfReader, type IvfFrame } from './ivfReader';
-import { checkSource, describeSource, ffmpegArgs, type EncodeSettings, type SourceSpec } from './sourceSpec';
+import { checkSource, describeSource, ffmpegArgs, REFERENCE_FD, type EncodeSettings, type SourceSpec } from './sourceSpec';
 
 export type IngestState = 'starting' | 'running' | 'restarting' | 'failed' | 'stopped';
 
@@ -23,7 +23,14 @@ export interface IngestOptions {
   stallTimeoutMs?: number;
 }
 
-type IngestEvents = { frame: [IvfFrame]; status: [IngestStatus] };
+type IngestEvents = {
+  frame: [IvfFrame];
+  status: [IngestStatus];
+  /** An FFmpeg run started: the frames (their pts) and reference bytes that follow are its own. */
+  run: [];
+  /** Bytes of the run's reference output: the scaled source's raw Y planes, for quality measurement. */
+  reference: [Buffer];
+};
 
 /**
  * Runs FFmpeg on a source and emits its encoded frames as they come. FFmpeg
@@ -98,10 +105,13 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     const reader = new IvfReader();
     const stderrTail: string[] = [];
     let gotFrame = false;
-    const proc = spawn(this.opts.ffmpegPath, ffmpegArgs(this.spec, this.encode), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(this.opts.ffmpegPath, ffmpegArgs(this.spec, this.encode), { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     this.proc = proc;
     this.log.info({ source: describeSource(this.spec), pid: proc.pid }, 'ffmpeg started');
     this.armStallTimer(proc);
+    this.emit('run');
+    // Always read: FFmpeg would block on a full reference pipe, and stop encoding.
+    proc.stdio[REFERENCE_FD]!.on('data', (chunk: Buffer) => this.emit('reference', chunk));
 
     proc.stdout!.on('data', (chunk: Buffer) => {
       let frames: IvfFrame[];

@@ -57,9 +57,15 @@ export interface EncodeSettings {
 
 export const DEFAULT_ENCODE: EncodeSettings = { width: 640, height: 360, frameRate: 30, bitrateKbps: 1000, keyframeInterval: 60 };
 
+/** The file descriptor FFmpeg writes the reference planes to (stdin, stdout, stderr, then this). */
+export const REFERENCE_FD = 3;
+
 /**
  * FFmpeg arguments: real-time VP8 with 3 temporal layers (pattern 0,2,1,2 per
  * 4 frames) as IVF on stdout. Settings and pitfalls are in DESIGN.md.
+ * The scaled source also goes, as raw Y planes (width * height bytes per frame),
+ * to REFERENCE_FD: the reference the server scores its own decode against.
+ * `extractplanes=y` copies the plane exactly (`-pix_fmt gray` would rescale it).
  */
 export function ffmpegArgs(spec: SourceSpec, enc: EncodeSettings = DEFAULT_ENCODE): string[] {
   const input =
@@ -75,7 +81,9 @@ export function ffmpegArgs(spec: SourceSpec, enc: EncodeSettings = DEFAULT_ENCOD
     '-hide_banner', '-nostdin', '-loglevel', 'error',
     ...input,
     '-an',
-    '-vf', `scale=${w}:${h}:force_original_aspect_ratio=decrease,pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2,fps=${enc.frameRate},format=yuv420p`,
+    '-filter_complex',
+    `[0:v]scale=${w}:${h}:force_original_aspect_ratio=decrease,pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2,fps=${enc.frameRate},format=yuv420p,split=2[enc][src];[src]extractplanes=y[ref]`,
+    '-map', '[enc]',
     // One encoder thread: libvpx's VP8 worker threads spin while they wait (4x the CPU at 30 fps, measured).
     '-threads', '1',
     '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '-6', '-error-resilient', '1', '-lag-in-frames', '0',
@@ -84,5 +92,6 @@ export function ffmpegArgs(spec: SourceSpec, enc: EncodeSettings = DEFAULT_ENCOD
     // ts_layering_mode is parsed in base 4 and must come last.
     '-ts-parameters', `ts_number_layers=3:ts_target_bitrate=${layers}:ts_rate_decimator=4,2,1:ts_periodicity=4:ts_layer_id=0,2,1,2:ts_layering_mode=3`,
     '-flush_packets', '1', '-f', 'ivf', 'pipe:1',
+    '-map', '[ref]', '-f', 'rawvideo', '-flush_packets', '1', `pipe:${REFERENCE_FD}`,
   ];
 }

@@ -10,6 +10,7 @@ import {
 } from '@pels/shared/protocol/signaling';
 import { RequestError } from '../errors';
 import type { Logger } from '../log';
+import { ViewerNotifier } from '../quality/viewerNotifier';
 import type { StreamRegistry } from '../streams/streamRegistry';
 import type { ViewerSession } from '../viewer/viewerSession';
 
@@ -80,7 +81,9 @@ export class ViewerConnection {
         const routerRtpCapabilities = stream.routerRtpCapabilities;
         this.viewer?.close('joined another stream');
         const id = randomUUID().slice(0, 8);
+        let notifier: ViewerNotifier | undefined;
         const viewer = await stream.addViewer(id, r.data.mode ?? 'pels', (reason) => {
+          notifier?.close();
           if (this.viewer === viewer) this.viewer = null;
           if (reason !== 'viewer disconnected' && reason !== 'joined another stream') this.notify({ notification: 'viewerClosed', data: { reason } });
         });
@@ -89,7 +92,12 @@ export class ViewerConnection {
           throw new RequestError('invalid_state', 'connection is closed');
         }
         this.viewer = viewer;
-        return { viewerId: id, stream: stream.info(), routerRtpCapabilities };
+        notifier = new ViewerNotifier({
+          subscribeQuality: (listener) => stream.subscribeQuality(listener),
+          state: () => viewer.state(),
+          notify: (n) => this.notify(n),
+        });
+        return { viewerId: id, stream: stream.info(), routerRtpCapabilities, timestampBase: viewer.timestampBase };
       }
       case 'createTransport':
         return this.requireViewer().createTransport();

@@ -4,12 +4,16 @@ import type { StreamInfo } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
 import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
+import type { LayerKbps } from '@pels/shared/protocol/operator';
 import { FfmpegIngest, type IngestStatus } from '../ingest/ffmpegIngest';
 import { describeSource, parseSource, type EncodeSettings } from '../ingest/sourceSpec';
 import { FrameLayering } from '../layering/layeredFrame';
 import { LayerRateMeter } from '../layering/layerRates';
+import type { FeedbackSource } from '../config';
 import type { Logger } from '../log';
 import type { DscpMarker } from '../net/dscpMarker';
+import { QualityAnalyzer } from '../quality/qualityAnalyzer';
+import { QualityFeed, type QualityListener } from '../quality/qualityFeed';
 import { ViewerSession } from '../viewer/viewerSession';
 
 export interface StreamOptions {
@@ -20,6 +24,7 @@ export interface StreamOptions {
   webRtc: { listenIp: string; announcedAddress: string | undefined };
   createRouter: () => Promise<ms.Router>;
   control: ControlLoopParams;
+  feedback: FeedbackSource;
   dscp: DscpMarker;
   log: Logger;
 }
@@ -27,8 +32,17 @@ export interface StreamOptions {
 /** MKC may probe above the stream's measured rate by this much (the rate is an average; frames vary). */
 const CEILING_HEADROOM = 1.25;
 const BOUNDS_UPDATE_MS = 1000;
+/** PSNR table rows kept and sent: a 30 s window, batches twice a second, 2 s of backlog for a new viewer. */
+const QUALITY_WINDOW_S = 30;
+const QUALITY_BATCH_MS = 500;
+const QUALITY_BACKLOG_S = 2;
 
-type StreamEvents = { info: [StreamInfo] };
+type StreamEvents = {
+  info: [StreamInfo];
+  /** For monitoring (metrics): a viewer joined; and one left, with its final state. */
+  newviewer: [ViewerSession];
+  viewerclose: [ViewerState];
+};
 
 /**
  * One source: its FFmpeg ingest, its mediasoup router and its viewers.
@@ -45,6 +59,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   private readonly ticksPerFrame: number;
   private readonly layerRates = new LayerRateMeter();
   private readonly boundsTimer: NodeJS.Timeout;
+  private readonly quality: QualityAnalyzer;
+  private readonly qualityFeed: QualityFeed;
 
   constructor(private readonly opts: StreamOptions) {
     super();
@@ -53,6 +69,17 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.layering = new FrameLayering(this.ticksPerFrame);
     this.ingest = new FfmpegIngest(parseSource(opts.source), opts.encode, opts.log.child({ stream: opts.id }));
     this.ingest.on('status', () => this.emit('info', this.info()));
+    const fps = opts.encode.frameRate;
+    this.qualityFeed = new QualityFeed({ windowFrames: QUALITY_WINDOW_S * fps, backlogFrames: QUALITY_BACKLOG_S * fps, intervalMs: QUALITY_BATCH_MS });
+    this.quality = new QualityAnalyzer({
+      width: opts.encode.width,
+      height: opts.encode.height,
+      frameRate: fps,
+      onRows: (rows) => this.qualityFeed.add(rows),
+      log: opts.log.child({ stream: opts.id, component: 'quality' }),
+    });
+    this.ingest.on('run', () => this.quality.newRun());
+    this.ingest.on('reference', (chunk) => this.quality.onReference(chunk));
     this.ingest.on('frame', (f) => {
       let frame;
       try {
@@ -65,6 +92,8 @@ export class Stream extends EventEmitter<StreamEvents> {
       const now = Date.now();
       this.layerRates.add(frame.temporalId, frame.bytes, now);
       for (const v of this.viewers.values()) v.sendFrame(frame, now);
+      // After the viewers: measuring quality never delays a frame.
+      this.quality.onFrame(frame, Number(f.pts));
     });
     this.boundsTimer = setInterval(() => this.updateRateBounds(), BOUNDS_UPDATE_MS);
   }
@@ -111,6 +140,16 @@ export class Stream extends EventEmitter<StreamEvents> {
     };
   }
 
+  /** Measured bitrate of each layer; null until a second of frames has come. */
+  layerKbps(): LayerKbps | null {
+    return this.layerRates.rates(Date.now());
+  }
+
+  /** Controller parameters for viewers that join from now on; current viewers keep theirs. */
+  setControlParams(control: ControlLoopParams): void {
+    this.opts.control = control;
+  }
+
   get routerRtpCapabilities(): ms.RtpCapabilities {
     if (!this.router || this.router.closed) throw new RequestError('unavailable', 'media router is not available, try again');
     return this.router.rtpCapabilities;
@@ -120,8 +159,17 @@ export class Stream extends EventEmitter<StreamEvents> {
     return this.viewers.size;
   }
 
+  /** The stream's PSNR table rows, in batches; returns the unsubscribe function. */
+  subscribeQuality(listener: QualityListener): () => void {
+    return this.qualityFeed.subscribe(listener);
+  }
+
   viewerStates(): ViewerState[] {
     return [...this.viewers.values()].map((v) => v.state());
+  }
+
+  forEachViewer(fn: (v: ViewerSession) => void): void {
+    for (const v of this.viewers.values()) fn(v);
   }
 
   async addViewer(id: string, mode: FlowModeName, onClose: (reason: string) => void): Promise<ViewerSession> {
@@ -135,15 +183,18 @@ export class Stream extends EventEmitter<StreamEvents> {
       router: this.router,
       mode,
       control: { ...this.opts.control, mkc: { ...mkc, ...bounds, initialKbps: Math.max(mkc.initialKbps, bounds.minKbps) } },
+      feedback: this.opts.feedback,
       dscp: this.opts.dscp,
       webRtc: this.opts.webRtc,
       log: this.opts.log,
       onClose: (reason) => {
         this.viewers.delete(id);
         onClose(reason);
+        this.emit('viewerclose', viewer.state());
       },
     });
     this.viewers.set(id, viewer);
+    this.emit('newviewer', viewer);
     return viewer;
   }
 
@@ -153,6 +204,8 @@ export class Stream extends EventEmitter<StreamEvents> {
     clearInterval(this.boundsTimer);
     for (const v of [...this.viewers.values()]) v.close('stream closed');
     this.ingest.close();
+    this.quality.close();
+    this.qualityFeed.close();
     this.router?.close();
   }
 }

@@ -3,16 +3,17 @@ import type { types as ms } from 'mediasoup';
 import { BEST_EFFORT_DSCP, COLORS, DSCP, type Color } from '@pels/shared/pels/color';
 import { ControlLoop, type ControlLoopParams } from '@pels/shared/pels/controlLoop';
 import type { FeedbackEvent } from '@pels/shared/pels/feedback';
-import { bestEffortPolicy, pelsPolicy } from '@pels/shared/pels/flowPolicy';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import type { ConsumerParams, TransportParams } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
 import { ReceiverReportTracker, type ConsumerStatsSample } from '../feedback/receiverReports';
 import { ViewerFlow } from '../flow/viewerFlow';
 import type { LayeredFrame } from '../layering/layeredFrame';
+import type { FeedbackSource } from '../config';
 import type { Logger } from '../log';
 import type { DscpMarker, DscpMarking } from '../net/dscpMarker';
 import { parseRtcpFeedback } from '../rtp/rtcp';
+import { policyFor, SwitchablePolicy } from './modePolicy';
 
 const PAYLOAD_TYPE = 101;
 /** mediasoup repeats an unanswered PLI about once a second; one answer per burst is enough. */
@@ -26,6 +27,8 @@ export interface ViewerSessionOptions {
   router: ms.Router;
   mode: FlowModeName;
   control: ControlLoopParams;
+  /** Which feedback steps the controllers; the other kind is still measured, not acted on. */
+  feedback: FeedbackSource;
   dscp: DscpMarker;
   webRtc: { listenIp: string; announcedAddress: string | undefined };
   log: Logger;
@@ -53,6 +56,8 @@ export class ViewerSession {
   private lastP: number | null = null;
   private feedbackSteps = 0;
   private sentRate = { atMs: Date.now(), bytes: 0, kbps: 0 };
+  /** Set at creation, changed by the operator (setMode). */
+  private mode: FlowModeName;
 
   private constructor(
     private readonly opts: ViewerSessionOptions,
@@ -60,8 +65,12 @@ export class ViewerSession {
     private readonly producers: Record<Color, ms.Producer>,
     private readonly control: ControlLoop,
     readonly flow: ViewerFlow,
+    /** Random start of this viewer's RTP timestamps; the player maps timestamps to frame indexes with it. */
+    readonly timestampBase: number,
+    private readonly policy: SwitchablePolicy,
   ) {
     this.id = opts.id;
+    this.mode = opts.mode;
     this.reports = new ReceiverReportTracker(opts.id);
     direct.on('rtcp', (buf) => this.onRtcp(buf));
     direct.on('routerclose', () => this.close('media router closed'));
@@ -92,9 +101,10 @@ export class ViewerSession {
         });
       }
       const control = new ControlLoop(opts.control);
-      const policy = opts.mode === 'pels' ? pelsPolicy(control) : bestEffortPolicy(control);
-      const flow = new ViewerFlow(ssrcs, PAYLOAD_TYPE, policy, randomInt(0, 2 ** 32));
-      return new ViewerSession(opts, direct, producers, control, flow);
+      const policy = new SwitchablePolicy(policyFor(opts.mode, control));
+      const timestampBase = randomInt(0, 2 ** 32);
+      const flow = new ViewerFlow(ssrcs, PAYLOAD_TYPE, policy, timestampBase);
+      return new ViewerSession(opts, direct, producers, control, flow, timestampBase, policy);
     } catch (err) {
       direct.close();
       throw err;
@@ -142,7 +152,7 @@ export class ViewerSession {
   async consume(rtpCapabilities: Record<string, unknown>): Promise<ConsumerParams[]> {
     const t = this.requireTransport();
     if (this.consumers.size) throw new RequestError('invalid_state', 'already consuming');
-    const caps = rtpCapabilities as unknown as ms.RtpCapabilities;
+    const caps = withoutCongestionControl(rtpCapabilities as unknown as ms.RtpCapabilities);
     const out: ConsumerParams[] = [];
     for (const color of COLORS) {
       const producer = this.producers[color];
@@ -150,7 +160,8 @@ export class ViewerSession {
         throw new RequestError('bad_request', 'the player cannot receive VP8');
       }
       // Paused until the player has attached its frame transforms.
-      const consumer = await t.consume({ producerId: producer.id, rtpCapabilities: caps, paused: true, appData: { color } });
+      // No RTX: PELS is retransmission-free (a lost red packet is meant to stay lost).
+      const consumer = await t.consume({ producerId: producer.id, rtpCapabilities: caps, paused: true, enableRtx: false, appData: { color } });
       this.consumers.set(color, consumer);
       out.push({ id: consumer.id, producerId: producer.id, kind: 'video', rtpParameters: consumer.rtpParameters, color });
     }
@@ -161,7 +172,7 @@ export class ViewerSession {
 
   /** The one entry of controller input: RTCP-derived here, or a router's explicit feedback. */
   onFeedback(ev: FeedbackEvent): void {
-    if (this.closed) return;
+    if (this.closed || ev.kind !== this.opts.feedback) return;
     if (this.control.onFeedback(ev) !== 'fresh') return;
     this.lastP = ev.lossFraction;
     this.feedbackSteps++;
@@ -178,7 +189,7 @@ export class ViewerSession {
     return {
       id: this.id,
       streamId: this.opts.streamId,
-      mode: this.opts.mode,
+      mode: this.mode,
       connectedAt: new Date(this.connectedAt).toISOString(),
       colors: this.subscribedColors,
       rateKbps: this.control.rateKbps,
@@ -207,6 +218,21 @@ export class ViewerSession {
     this.colors = new Set<Color>(['green', ...colors]);
     if (this.sending) await this.applyColors();
     return this.subscribedColors;
+  }
+
+  /**
+   * Switches between PELS and best effort (an operator action): the flow gets
+   * the new mode's policy on the same control loop, so rate and gamma go on,
+   * and the DSCP marks change to match. Resolves once the new marks are in place.
+   */
+  async setMode(mode: FlowModeName): Promise<void> {
+    this.assertOpen();
+    if (mode === this.mode) return;
+    this.mode = mode;
+    this.policy.use(policyFor(mode, this.control));
+    this.opts.log.info({ viewer: this.id, mode }, 'viewer mode changed');
+    // Before consume() there are no wire SSRCs yet: consume() marks with the mode then in force.
+    if (this.consumers.size) await this.markDscp();
   }
 
   /** Sends one source frame to this viewer, colored by the flow's policy. */
@@ -252,10 +278,13 @@ export class ViewerSession {
   /** PELS marks each color's drop precedence; best effort marks all streams alike. */
   private async markDscp(): Promise<void> {
     const ssrcs = this.wireSsrcs();
-    const rules = COLORS.map((k) => ({ ssrc: ssrcs[k], dscp: this.opts.mode === 'pels' ? DSCP[k] : BEST_EFFORT_DSCP }));
+    const rules = COLORS.map((k) => ({ ssrc: ssrcs[k], dscp: this.mode === 'pels' ? DSCP[k] : BEST_EFFORT_DSCP }));
     const marking = await this.opts.dscp.mark(rules);
-    if (this.closed) void marking.remove();
-    else this.marking = marking;
+    if (this.closed) return void marking.remove();
+    // A mode switch: the new rules are appended, so they win over the old ones until those are removed; no packet goes unmarked.
+    const previous = this.marking;
+    this.marking = marking;
+    await previous?.remove();
   }
 
   private async pollStats(): Promise<void> {
@@ -304,6 +333,19 @@ export class ViewerSession {
   private assertOpen(): void {
     if (this.closed) throw new ClosedError('viewer');
   }
+}
+
+/**
+ * PELS sets each viewer's rate itself (MKC). Without transport-cc and REMB the
+ * player gives mediasoup no bandwidth estimate, so mediasoup sends no
+ * bandwidth probes: unmarked padding that would compete at the bottleneck.
+ */
+function withoutCongestionControl(caps: ms.RtpCapabilities): ms.RtpCapabilities {
+  return {
+    ...caps,
+    codecs: caps.codecs?.map((c) => ({ ...c, rtcpFeedback: c.rtcpFeedback?.filter((f) => f.type !== 'transport-cc' && f.type !== 'goog-remb') })),
+    headerExtensions: caps.headerExtensions?.filter((h) => !/transport-wide-cc|abs-send-time/.test(h.uri)),
+  };
 }
 
 function uniqueSsrcs(): Record<Color, number> {

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { COLORS, type Color } from '../pels/color';
+import type { ViewerState } from './api';
 
 const colorSchema = z.enum(COLORS);
 /** mediasoup validates these objects itself; here we only check their shape. */
@@ -68,7 +69,17 @@ export interface ConsumerParams {
 /** What each method answers with. */
 export interface ResponseData {
   getStreams: { streams: StreamInfo[] };
-  join: { viewerId: string; stream: StreamInfo; routerRtpCapabilities: unknown };
+  join: {
+    viewerId: string;
+    stream: StreamInfo;
+    routerRtpCapabilities: unknown;
+    /**
+     * Random start of this viewer's RTP timestamps: the stream's frame `index` has RTP
+     * timestamp (timestampBase + index * ticksPerFrame) mod 2^32. With the stream's
+     * framesIngested it tells the player which source frame a received frame is.
+     */
+    timestampBase: number;
+  };
   createTransport: TransportParams;
   connectTransport: Record<string, never>;
   consume: { consumers: ConsumerParams[] };
@@ -77,7 +88,8 @@ export interface ResponseData {
   leave: Record<string, never>;
 }
 
-export type ErrorCode = 'bad_request' | 'not_found' | 'invalid_state' | 'unavailable' | 'internal';
+/** `unauthorized` is the operator API's (a missing or wrong operator token); signaling never sends it. */
+export type ErrorCode = 'bad_request' | 'unauthorized' | 'not_found' | 'invalid_state' | 'unavailable' | 'internal';
 export interface ErrorBody {
   code: ErrorCode;
   message: string;
@@ -87,9 +99,51 @@ export type Response<M extends Method = Method> =
   | { id: number | null; ok: true; data: ResponseData[M] }
   | { id: number | null; ok: false; error: ErrorBody };
 
+/**
+ * One source frame's row of the stream's PSNR table, computed by the server from its
+ * own decode of the stream: `psnr` holds [j, dB] for each decoded frame j that may be
+ * shown while frame `index` is due (index itself first, then earlier frames repeated
+ * when later ones are missing); `crc` is the CRC32 of decoded frame `index`'s Y plane
+ * (width * height bytes, no stride padding); `tid` its temporal layer.
+ */
+export const qualityFrameSchema = z.object({
+  index: z.number().int().nonnegative(),
+  tid: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+  crc: z.number().int().min(0).max(0xffffffff),
+  psnr: z.array(z.tuple([z.number().int().nonnegative(), z.number()])),
+});
+export type QualityFrame = z.infer<typeof qualityFrameSchema>;
+
+/** The rows computed since the last batch, sent to each viewer of the stream about twice a second. */
+export const qualityBatchSchema = z.object({ frames: z.array(qualityFrameSchema) });
+export type QualityBatch = z.infer<typeof qualityBatchSchema>;
+
+const colorStateSchema = z.object({
+  packetsSent: z.number(),
+  packetsLost: z.number(),
+  lossFraction: z.number(),
+  recentLoss: z.number().nullable(),
+});
+
+/** The fields of a `viewerState` notification the player uses; the rest passes unchecked. */
+export type ViewerStateUpdate = Pick<ViewerState, 'mode' | 'rateKbps' | 'gamma' | 'lossP' | 'rttMs' | 'sentKbps' | 'perColor'>;
+export const viewerStateUpdateSchema: z.ZodType<ViewerStateUpdate> = z.object({
+  mode: z.enum(['pels', 'best-effort']),
+  rateKbps: z.number(),
+  gamma: z.number(),
+  lossP: z.number().nullable(),
+  rttMs: z.number().nullable(),
+  sentKbps: z.number(),
+  perColor: z.object({ green: colorStateSchema, yellow: colorStateSchema, red: colorStateSchema }),
+});
+
 export type Notification =
   | { notification: 'streamState'; data: StreamInfo }
-  | { notification: 'viewerClosed'; data: { reason: string } };
+  | { notification: 'viewerClosed'; data: { reason: string } }
+  /** Rows of the stream's PSNR table, validated with qualityBatchSchema by the player. */
+  | { notification: 'quality'; data: QualityBatch }
+  /** The viewer's server-side state (MKC rate, gamma, per-color loss), once a second. */
+  | { notification: 'viewerState'; data: ViewerState };
 
 export type ServerMessage = Response | Notification;
 

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import type { QualityFrame } from '@pels/shared/protocol/signaling';
+import { FfmpegIngest } from '../ingest/ffmpegIngest';
+import { DEFAULT_ENCODE, parseSource } from '../ingest/sourceSpec';
+import { FrameLayering } from '../layering/layeredFrame';
+import { QualityAnalyzer } from './qualityAnalyzer';
+
+const log = pino({ level: 'silent' });
+const small = { ...DEFAULT_ENCODE, width: 160, height: 90, bitrateKbps: 200 };
+
+async function until(pred: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Real FFmpeg ingest, decoder and worker thread, as the stream wires them. */
+function run(source: string, onRows: (rows: QualityFrame[]) => void) {
+  const analyzer = new QualityAnalyzer({ width: small.width, height: small.height, frameRate: small.frameRate, onRows, log });
+  const ingest = new FfmpegIngest(parseSource(source), small, log, { initialBackoffMs: 100, maxBackoffMs: 200 });
+  const layering = new FrameLayering(3000);
+  ingest.on('run', () => analyzer.newRun());
+  ingest.on('reference', (chunk) => analyzer.onReference(chunk));
+  ingest.on('frame', (f) => analyzer.onFrame(layering.next(f.data), Number(f.pts)));
+  ingest.start();
+  return () => {
+    ingest.close();
+    analyzer.close();
+  };
+}
+
+test('a row for every frame, live: the frame itself scores best, its layer and decode checksum come along', async () => {
+  const rows: QualityFrame[] = [];
+  const stop = run('lavfi:testsrc2=size=160x90:rate=30', (r) => rows.push(...r));
+  try {
+    await until(() => rows.length >= 40, 20_000);
+  } finally {
+    stop();
+  }
+  assert.deepEqual(rows.slice(0, 40).map((r) => r.index), Array.from({ length: 40 }, (_, i) => i));
+  assert.deepEqual(rows.slice(0, 8).map((r) => r.tid), [0, 2, 1, 2, 0, 2, 1, 2]);
+  for (const r of rows.slice(10, 40)) {
+    assert.deepEqual(r.psnr.map(([j]) => j), Array.from({ length: 9 }, (_, k) => r.index - k), 'j = i, i-1, ... i-8');
+    const [own, previous] = [r.psnr[0]![1], r.psnr[1]![1]];
+    assert.ok(own > 25 && own > previous, `frame ${r.index}: ${own} dB, previous frame ${previous} dB`);
+  }
+  assert.equal(new Set(rows.map((r) => r.crc)).size, rows.length, 'testsrc2 changes every frame');
+});
+
+test('indexes go on across FFmpeg restarts, and each run pairs its own source planes', async () => {
+  const rows: QualityFrame[] = [];
+  // Each run lasts 0.5 s (15 frames); the ingest restarts it.
+  const stop = run('lavfi:testsrc2=size=160x90:rate=30:duration=0.5', (r) => rows.push(...r));
+  try {
+    await until(() => rows.some((r) => r.index >= 40), 30_000);
+  } finally {
+    stop();
+  }
+  const later = rows.filter((r) => r.index >= 15);
+  assert.ok(later.length >= 20, `${later.length} rows after the first run`);
+  for (const r of later) assert.ok(r.psnr[0]![0] === r.index && r.psnr[0]![1] > 25, `frame ${r.index}: ${JSON.stringify(r.psnr[0])}`);
+});

@@ -1,0 +1,86 @@
+import type { QualityFrame } from '@pels/shared/protocol/signaling';
+import type { LayeredFrame } from '../layering/layeredFrame';
+import type { Logger } from '../log';
+import { LibvpxDecoder } from './libvpxDecoder';
+import { PlaneSplitter } from './planeSplitter';
+import { QualityThread } from './qualityThread';
+import { SourceAlignment } from './sourceAlignment';
+
+export interface QualityAnalyzerOptions {
+  width: number;
+  height: number;
+  frameRate: number;
+  ffmpegPath?: string;
+  /** Rows of the stream's PSNR table, in index order. */
+  onRows(frames: QualityFrame[]): void;
+  log: Logger;
+}
+
+/**
+ * Builds a stream's PSNR table live: the ingest's reference planes (the scaled
+ * source), paired with stream indexes, and the server's own libvpx decode of the
+ * encoded frames go to the quality worker thread, which scores them.
+ *
+ * Nothing here sits in the send path: the stream hands a frame over after sending it
+ * to every viewer, and this only queues work for other processes and threads.
+ */
+export class QualityAnalyzer {
+  private readonly thread: QualityThread;
+  private splitter: PlaneSplitter;
+  private alignment = new SourceAlignment();
+  private decoder: LibvpxDecoder | null = null;
+  private closed = false;
+
+  constructor(private readonly opts: QualityAnalyzerOptions) {
+    this.thread = new QualityThread(opts.onRows, opts.log);
+    this.splitter = new PlaneSplitter(opts.width * opts.height);
+  }
+
+  /** A new FFmpeg ingest run: its reference planes and pts count from the start again. */
+  newRun(): void {
+    this.splitter = new PlaneSplitter(this.opts.width * this.opts.height);
+    this.alignment = new SourceAlignment();
+  }
+
+  /** Bytes of the ingest's reference output (raw gray planes of the scaled source). */
+  onReference(chunk: Uint8Array): void {
+    if (this.closed) return;
+    for (const plane of this.splitter.push(chunk)) {
+      const aligned = this.alignment.source(plane);
+      if (aligned) this.thread.post({ type: 'source', ...aligned });
+    }
+  }
+
+  /** An encoded frame as sent, with the IVF pts it had in its ingest run. */
+  onFrame(frame: LayeredFrame, pts: number): void {
+    if (this.closed) return;
+    const aligned = this.alignment.encoded(pts, frame.index);
+    if (aligned) this.thread.post({ type: 'source', ...aligned });
+    // A (re)started decoder begins at a keyframe: the frames before it would not decode.
+    if (!this.decoder && frame.keyframe) this.decoder = this.startDecoder();
+    this.decoder?.decode(frame.index, frame.temporalId, frame.data);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.decoder?.close();
+    this.decoder = null;
+    this.thread.close();
+  }
+
+  private startDecoder(): LibvpxDecoder {
+    const decoder: LibvpxDecoder = new LibvpxDecoder({
+      width: this.opts.width,
+      height: this.opts.height,
+      frameRate: this.opts.frameRate,
+      ffmpegPath: this.opts.ffmpegPath ?? 'ffmpeg',
+      onPlane: (d) => this.thread.post({ type: 'decoded', ...d }),
+      onFailure: (reason) => {
+        if (this.decoder === decoder) this.decoder = null;
+        this.opts.log.warn({ reason }, 'quality decoder stopped; restarting it at the next keyframe');
+      },
+    });
+    return decoder;
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * Messages between the server's main thread and the quality worker thread, which
+ * turns planes into PSNR table rows (psnrTable.ts). Planes are transferred, not copied.
+ */
+import type { QualityFrame } from '@pels/shared/protocol/signaling';
+import type { TemporalId } from './psnrTable';
+
+export type ToQualityWorker =
+  /** The scaled source frame `index`, Y plane. */
+  | { type: 'source'; index: number; plane: Uint8Array }
+  /** The server's decode of frame `index`, Y plane. */
+  | { type: 'decoded'; index: number; tid: TemporalId; plane: Uint8Array };
+
+export type FromQualityWorker = { type: 'rows'; frames: QualityFrame[] };

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SourceAlignment } from './sourceAlignment';
+
+const p = (v: number) => new Uint8Array([v]);
+
+describe('SourceAlignment', () => {
+  it('pairs the k-th plane with the frame of pts first + k, whichever comes first', () => {
+    const a = new SourceAlignment();
+    assert.equal(a.encoded(15, 500), null);
+    assert.deepEqual(a.source(p(0)), { index: 500, plane: p(0) });
+    assert.equal(a.source(p(1)), null);
+    assert.deepEqual(a.encoded(16, 501), { index: 501, plane: p(1) });
+  });
+
+  it('leaves the plane of a frame the encoder dropped unpaired', () => {
+    const a = new SourceAlignment();
+    a.encoded(0, 10);
+    a.source(p(0));
+    a.source(p(1)); // pts 1 never encoded
+    a.source(p(2));
+    assert.deepEqual(a.encoded(2, 11), { index: 11, plane: p(2) });
+  });
+
+  it('forgets the oldest unpaired entries', () => {
+    const a = new SourceAlignment();
+    a.encoded(0, 0);
+    for (let k = 1; k < 100; k++) a.encoded(k, k);
+    assert.equal(a.source(p(0)), null, 'position 0 was forgotten');
+    for (let k = 1; k < 99; k++) a.source(p(k));
+    assert.deepEqual(a.source(p(99)), { index: 99, plane: p(99) });
+  });
+});
