@@ -109,8 +109,9 @@ test('live PSNR per displayed frame: all layers > green and yellow > green; the 
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await startPlaying(page, '?mode=best-effort');
-  // MKC starts at the base layer's rate and adds about 20 kb/s a second: wait until
-  // nearly every frame period shows its own frame.
+  const playingSince = Date.now();
+  // Wait until nearly every frame period shows its own frame (MKC may still be
+  // ramping up where the server starts viewers below the full rate).
   await expect
     .poll(async () => {
       const c = await coverage(page);
@@ -138,11 +139,13 @@ test('live PSNR per displayed frame: all layers > green and yellow > green; the 
   const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-csv').click()]);
   const lines = (await readDownload(csv)).trim().split('\n');
   expect(lines[0]).toMatch(/^t,psnrMean,psnrMin,periods,repeats,fps,/);
-  expect(lines.length).toBeGreaterThan(60);
+  // One row per second of the session.
+  const seconds = Math.floor((Date.now() - playingSince) / 1000);
+  expect(lines.length - 1).toBeGreaterThan(seconds - 5);
   const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
   const exported = JSON.parse(await readDownload(json)) as { session: { mode: string }; rows: { psnrMean: number | null }[] };
   expect(exported.session.mode).toBe('best-effort');
-  expect(exported.rows.filter((r) => r.psnrMean !== null).length).toBeGreaterThan(50);
+  expect(exported.rows.filter((r) => r.psnrMean !== null).length).toBeGreaterThan(0.8 * seconds);
 
   // Loose ranges around DESIGN.md's measurements, and their order.
   expect(all.meanPsnr).toBeGreaterThan(26);
