@@ -24,7 +24,8 @@ function syntheticViewers(n = 100): OperatorViewer[] {
       framesSkipped: 0,
       sentKbps: 100 + ((i * 53) % 800),
       dscp: { enabled: true },
-      ...(i % 4 === 0 ? { psnrDb: 20 + (i % 13) } : {}),
+      psnrDb: i % 4 === 0 ? 20 + (i % 13) : null,
+      display: null,
     };
   });
 }

@@ -50,7 +50,7 @@ export function toRow(v: OperatorViewer): ViewerRow {
     lossGreen: v.perColor.green.recentLoss,
     lossYellow: v.perColor.yellow.recentLoss,
     lossRed: v.perColor.red.recentLoss,
-    psnrDb: v.psnrDb ?? null,
+    psnrDb: v.psnrDb,
     rttMs: v.rttMs,
     connectedAt: Date.parse(v.connectedAt),
   };

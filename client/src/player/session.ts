@@ -19,6 +19,8 @@ import type { PlayerStats } from './stats';
 import type { PageToWorker, QualityUpdate, WorkerToPage } from './workerProtocol';
 import type { FlowModeName } from '@pels/shared/protocol/api';
 
+const QUALITY_REPORT_MS = 2000;
+
 export interface SessionOptions {
   signalingUrl: string;
   /** The stream to join; the first one listed when undefined. */
@@ -63,6 +65,7 @@ export class PlayerSession {
   /** Where the worker draws; a fresh element per session, since control of a canvas transfers only once. */
   readonly canvas = document.createElement('canvas');
   private signaling: SignalingClient | undefined;
+  private lastQualityReport = 0;
   private worker: Worker | undefined;
   private transport: types.Transport | undefined;
   private colors: Color[];
@@ -211,11 +214,21 @@ export class PlayerSession {
     return worker;
   }
 
+  /** Tells the server what the display scored, every few seconds, for the operator's dashboard. */
+  private reportQuality(stats: PlayerStats): void {
+    const now = Date.now();
+    if (!this.joined || !this.signaling || now - this.lastQualityReport < QUALITY_REPORT_MS) return;
+    this.lastQualityReport = now;
+    const report = { psnrMeanDb: stats.psnr.mean, freezes: stats.freezes, checksumMismatches: stats.checksumMismatches, fps: stats.fps.total };
+    this.signaling.request('reportQuality', report).catch(() => undefined); // monitoring only: a lost report is harmless
+  }
+
   private onWorkerMessage(message: WorkerToPage): void {
     if (this.closed) return;
     switch (message.type) {
       case 'stats':
         this.events.stats(message.stats);
+        this.reportQuality(message.stats);
         break;
       case 'quality':
         this.events.quality(message.update);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { intervalLoss, jainIndex, mean } from './metrics';
+import { intervalLoss, jainIndex, mean, psnrSummary } from './metrics';
 
 test('Jain index: equal shares 1, one hog 1/n', () => {
   assert.equal(jainIndex([5, 5, 5, 5]), 1);
@@ -13,4 +13,13 @@ test('interval loss from cumulative counters', () => {
   assert.equal(intervalLoss({ packetsSent: 100, packetsLost: 10 }, { packetsSent: 300, packetsLost: 60 }), 0.25);
   assert.equal(intervalLoss({ packetsSent: 100, packetsLost: 10 }, { packetsSent: 100, packetsLost: 10 }), null);
   assert.equal(mean([]), null);
+});
+
+test('PSNR summary over the displayed frames after a time: mean and 5th percentile, unscored frames left out', () => {
+  const xs = Array.from({ length: 100 }, (_, i) => ({ t: i, psnr: i < 50 ? null : 20 + (i - 50) / 10 }));
+  const s = psnrSummary(xs, 10);
+  assert.equal(s.scored, 50);
+  assert.equal(s.mean, 22.45);
+  assert.equal(s.p5, 20.2);
+  assert.deepEqual(psnrSummary(xs, 1000), { mean: null, p5: null, scored: 0 });
 });

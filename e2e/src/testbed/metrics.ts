@@ -19,3 +19,16 @@ export function intervalLoss(a: { packetsSent: number; packetsLost: number }, b:
 }
 
 export const round = (x: number | null, digits = 3): number | null => (x === null ? null : Math.round(x * 10 ** digits) / 10 ** digits);
+
+/** A displayed frame period: its source frame, the frame shown, its PSNR (player's window.pels.qualitySamples). */
+export interface DisplaySample {
+  t: number;
+  psnr: number | null;
+}
+
+/** PSNR of the frames displayed in the second half of the run: mean and 5th percentile. */
+export function psnrSummary(samples: readonly DisplaySample[], fromMs: number): { mean: number | null; p5: number | null; scored: number } {
+  const xs = samples.filter((x) => x.t >= fromMs && x.psnr !== null).map((x) => x.psnr!).sort((a, b) => a - b);
+  if (!xs.length) return { mean: null, p5: null, scored: 0 };
+  return { mean: round(mean(xs), 2), p5: round(xs[Math.floor(0.05 * (xs.length - 1))]!, 2), scored: xs.length };
+}

@@ -16,7 +16,7 @@ import { applyRouter, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, 
 import { RouterAgent } from '../net/routerAgent';
 import { createTopology, type Topology } from '../net/topology';
 import { startServer, type RunningServer } from '../serverProcess';
-import { intervalLoss, jainIndex, mean, round } from './metrics';
+import { intervalLoss, jainIndex, mean, psnrSummary, round, type DisplaySample } from './metrics';
 import { TreeCpu } from './processCpu';
 
 export interface TestbedOptions {
@@ -62,7 +62,11 @@ interface PlayerStats {
   framesLate: number;
   decodeErrors: number;
   lastError?: string;
+  freezes: number;
+  checksumMismatches: number;
+  checksumsCompared: number;
 }
+
 
 interface PlayerSample {
   stats: PlayerStats;
@@ -200,6 +204,8 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
       fetch(`${server.url}${path}`, { headers: operator, signal: AbortSignal.timeout(2000) }).then((r) => (r.ok ? (r.json() as Promise<T>) : null), () => null);
 
     const samples: Sample[] = [];
+    /** Each page's clock at the start of the second half, for its display samples. */
+    let halfAt: number[] = pages.map(() => 0);
     const t0 = Date.now();
     for (let s = 1; s <= o.seconds; s++) {
       await new Promise((r) => setTimeout(r, Math.max(0, t0 + s * 1000 - Date.now())));
@@ -208,10 +214,20 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
       const routerFeedback = (await api<{ router: RouterFeedbackState | null }>('/api/router'))?.router ?? null;
       const router = topo && o.capacityKbps !== undefined ? await readRouterCounters(topo.serverNs, topo.bottleneckDev).catch(() => null) : null;
       samples.push({ t: s, players, api: players.map((p) => viewers.find((v) => v.id === p?.viewerId) ?? null), router, routerFeedback });
-      if (s === Math.floor(o.seconds / 2)) cpu.reset();
+      if (s === Math.floor(o.seconds / 2)) {
+        cpu.reset();
+        halfAt = await Promise.all(pages.map((p) => p.page.evaluate(() => performance.now()).catch(() => Infinity)));
+      }
       if (s % 5 === 0 || s === o.seconds) progress(`${s} / ${o.seconds} s`);
     }
-    const result = summarize(o, samples, pages.map((p) => p.pageErrors), cpu.read(), agent?.deliveryErrors ?? 0);
+    const display = await Promise.all(
+      pages.map((p, i) =>
+        p.page
+          .evaluate(() => (window as unknown as { pels?: { qualitySamples(): DisplaySample[] } }).pels?.qualitySamples() ?? [])
+          .then((xs) => psnrSummary(xs, halfAt[i]!), () => psnrSummary([], 0)),
+      ),
+    );
+    const result = summarize(o, samples, pages.map((p) => p.pageErrors), cpu.read(), agent?.deliveryErrors ?? 0, display);
     if (o.timeseriesFile) {
       await mkdir(join(o.timeseriesFile, '..'), { recursive: true });
       await writeFile(o.timeseriesFile, timeseriesCsv(samples));
@@ -241,6 +257,11 @@ export interface ViewerResult {
   /** Frames the player skipped (a reference missing) or got after their playout slot. */
   framesSkippedByPlayer?: number;
   framesLate?: number;
+  /** Y-PSNR of the displayed frames over the second half, dB: mean and 5th percentile. */
+  psnr?: { mean: number | null; p5: number | null };
+  /** Frames shown more than 200 ms, over the whole run. */
+  freezes?: number;
+  checksumMismatches?: number;
   fps?: number | null;
   decodeErrors?: number;
   errors: string[];
@@ -255,7 +276,14 @@ export interface TestbedResult {
   timeseriesFile?: string;
 }
 
-function summarize(o: TestbedOptions, samples: Sample[], pageErrors: string[][], cpu: TestbedResult['cpuPercentOfOneCore'], deliveryErrors: number): TestbedResult {
+function summarize(
+  o: TestbedOptions,
+  samples: Sample[],
+  pageErrors: string[][],
+  cpu: TestbedResult['cpuPercentOfOneCore'],
+  deliveryErrors: number,
+  display: ReturnType<typeof psnrSummary>[],
+): TestbedResult {
   const half = samples.slice(Math.max(0, Math.floor(samples.length / 2) - 1));
   const first = half[0]!;
   const last = samples[samples.length - 1]!;
@@ -288,6 +316,9 @@ function summarize(o: TestbedOptions, samples: Sample[], pageErrors: string[][],
       framesReceived: end.stats.framesReceived,
       framesSkippedByPlayer: end.stats.framesSkipped,
       framesLate: end.stats.framesLate,
+      psnr: { mean: display[i]?.mean ?? null, p5: display[i]?.p5 ?? null },
+      freezes: end.stats.freezes,
+      checksumMismatches: end.stats.checksumMismatches,
       fps: round((end.stats.framesDecoded.total - (first.players[i]?.stats.framesDecoded.total ?? 0)) / elapsed, 1),
       decodeErrors: end.stats.decodeErrors,
       errors,

@@ -115,6 +115,9 @@ export class ViewerConnection {
         this.viewer?.close('viewer left');
         this.viewer = null;
         return {};
+      case 'reportQuality':
+        this.requireViewer().reportQuality(r.data);
+        return {};
     }
   }
 

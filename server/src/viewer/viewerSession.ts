@@ -4,7 +4,7 @@ import { BEST_EFFORT_DSCP, COLORS, DSCP, type Color } from '@pels/shared/pels/co
 import { ControlLoop, type ControlLoopParams } from '@pels/shared/pels/controlLoop';
 import type { FeedbackEvent } from '@pels/shared/pels/feedback';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
-import type { ConsumerParams, TransportParams } from '@pels/shared/protocol/signaling';
+import type { ConsumerParams, Request, TransportParams } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
 import { ReceiverReportTracker, type ConsumerStatsSample } from '../feedback/receiverReports';
 import { ViewerFlow } from '../flow/viewerFlow';
@@ -20,6 +20,8 @@ const PAYLOAD_TYPE = 101;
 const SYNTHETIC_KEYFRAME_MIN_GAP_MS = 200;
 /** mediasoup's consumer stats change when a receiver report arrives (about once a second per stream). */
 const STATS_POLL_MS = 250;
+
+type QualityReport = Extract<Request, { method: 'reportQuality' }>['data'];
 
 export interface ViewerSessionOptions {
   id: string;
@@ -55,6 +57,7 @@ export class ViewerSession {
   private marking: DscpMarking | null = null;
   private lastP: number | null = null;
   private feedbackSteps = 0;
+  private displayReport: QualityReport | null = null;
   private sentRate = { atMs: Date.now(), bytes: 0, kbps: 0 };
   /** Set at creation, changed by the operator (setMode). */
   private mode: FlowModeName;
@@ -170,6 +173,11 @@ export class ViewerSession {
     return out;
   }
 
+  /** The player's own account of what it displayed (monitoring only). */
+  reportQuality(report: QualityReport): void {
+    if (!this.closed) this.displayReport = report;
+  }
+
   /** The one entry of controller input: RTCP-derived here, or a router's explicit feedback. */
   onFeedback(ev: FeedbackEvent): void {
     if (this.closed || ev.kind !== this.opts.feedback) return;
@@ -203,6 +211,10 @@ export class ViewerSession {
       framesSkipped: c.framesSkipped,
       sentKbps: this.sentRate.kbps,
       dscp: this.opts.dscp.status,
+      psnrDb: this.displayReport?.psnrMeanDb ?? null,
+      display: this.displayReport
+        ? { freezes: this.displayReport.freezes, checksumMismatches: this.displayReport.checksumMismatches, fps: this.displayReport.fps }
+        : null,
     };
   }
 

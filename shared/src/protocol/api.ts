@@ -45,4 +45,8 @@ export interface ViewerState {
   /** Sent rate over the last second, kb/s. */
   sentKbps: number;
   dscp: DscpStatus;
+  /** Mean Y-PSNR of the frames the viewer displayed this session, as its player reports it; null before a report. */
+  psnrDb: number | null;
+  /** As the player reports them: freezes (a frame shown over 200 ms), checksum mismatches, decoded fps. */
+  display: { freezes: number; checksumMismatches: number; fps: number } | null;
 }

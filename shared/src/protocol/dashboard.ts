@@ -57,7 +57,7 @@ const snapshotSchema = z.looseObject({
       lossP: z.number().nullable(),
       rttMs: z.number().nullable(),
       perColor: z.object(Object.fromEntries(COLORS.map((c) => [c, colorStateSchema])) as Record<(typeof COLORS)[number], typeof colorStateSchema>),
-      psnrDb: z.number().optional(),
+      psnrDb: z.number().nullable(),
     }),
   ),
   router: z.object({

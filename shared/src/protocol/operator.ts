@@ -61,11 +61,8 @@ export interface OperatorStream extends StreamInfo {
   viewers: number;
 }
 
-/**
- * A viewer's state; `psnrDb` (mean Y-PSNR of what the viewer displayed) is
- * shown when the server has it, and omitted otherwise.
- */
-export type OperatorViewer = ViewerState & { psnrDb?: number };
+/** A viewer's state; `psnrDb` is what its player reported (null before its first report). */
+export type OperatorViewer = ViewerState;
 
 /** Everything the dashboard shows, at one instant. GET /api/operator/snapshot and the dashboard feed. */
 export interface OperatorSnapshot {

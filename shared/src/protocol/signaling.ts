@@ -29,6 +29,17 @@ export const requestSchema = z.discriminatedUnion('method', [
     data: z.object({ colors: z.array(colorSchema).min(1).refine((c) => c.includes('green'), 'green (the base layer) cannot be dropped') }),
   }),
   z.object({ id: z.number().int(), method: z.literal('leave'), data: z.object({}).optional() }),
+  // What the viewer's display scored, for the operator (the server cannot see what was shown).
+  z.object({
+    id: z.number().int(),
+    method: z.literal('reportQuality'),
+    data: z.object({
+      psnrMeanDb: z.number().min(0).max(100).nullable(),
+      freezes: z.number().int().nonnegative(),
+      checksumMismatches: z.number().int().nonnegative(),
+      fps: z.number().nonnegative().max(1000),
+    }),
+  }),
 ]);
 export type Request = z.infer<typeof requestSchema>;
 export type Method = Request['method'];
@@ -86,6 +97,7 @@ export interface ResponseData {
   resume: Record<string, never>;
   setColors: { colors: Color[] };
   leave: Record<string, never>;
+  reportQuality: Record<string, never>;
 }
 
 /** `unauthorized` is the operator API's (a missing or wrong operator token); signaling never sends it. */
