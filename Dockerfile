@@ -3,8 +3,8 @@
 # CC0 test clip and a mediasoup worker; and (target "router") the PELS
 # bottleneck for docker-compose.yml.
 #
-#   docker build -t pels-server .                                       # mediasoup's official prebuilt worker (needs GitHub)
-#   docker build --build-arg MEDIASOUP_WORKER=source -t pels-server .   # worker built here, no GitHub (about 5 minutes on 2 cores)
+#   docker build -t pels-server .                                       # mediasoup's official prebuilt worker (needs access to mediasoup's release downloads)
+#   docker build --build-arg MEDIASOUP_WORKER=source -t pels-server .   # worker built here, offline (about 5 minutes on 2 cores)
 #   docker build --target router -t pels-router .
 ARG NODE_IMAGE=node:20-bookworm-slim
 ARG MEDIASOUP_WORKER=prebuilt

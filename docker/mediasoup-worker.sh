@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Puts a mediasoup worker at OUT for the Docker image, the same two ways as
 # scripts/setup.sh: "prebuilt" downloads mediasoup's official worker (needs
-# GitHub); "source" builds it from the npm tarball over Debian's libraries
-# (scripts/mediasoup/build-worker.sh, about 5 minutes on 2 cores, no GitHub).
+# mediasoup's release downloads); "source" builds it from the npm tarball over Debian's libraries
+# (scripts/mediasoup/build-worker.sh, about 5 minutes on 2 cores, offline).
 # Usage: mediasoup-worker.sh prebuilt|source MEDIASOUP_PACKAGE_JSON OUT
 set -euo pipefail
 HOW=${1:?prebuilt or source}
