@@ -147,6 +147,34 @@ describe('FrameMerger', () => {
     assert.equal(m.playoutDeadlineMs, 300);
   });
 
+  it('after a missing base frame, nothing decodes until the next keyframe', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80 });
+    const got: string[] = [];
+    [key(0), frame(3000, 2), frame(6000, 1), frame(9000, 2)].forEach((f, i) => got.push(...show(m.push(f, i * 33))));
+    // The base frame at 12000 is lost; 15000 (TID 2) and 18000 (TID 1) reference it.
+    got.push(...show(m.push(frame(15000, 2), 200)), ...show(m.poll(280)));
+    got.push(...show(m.push(frame(18000, 1), 300)));
+    // The next period's base frame references the lost one too: only a keyframe helps.
+    got.push(...show(m.push(frame(24000, 0), 400)), ...show(m.poll(480)));
+    got.push(...show(m.push(key(27000), 500)));
+    assert.deepEqual(got.slice(4), [
+      'skip 15000 missing-reference',
+      'skip 18000 awaiting-keyframe',
+      'skip 24000 awaiting-keyframe',
+      'decode 27000',
+    ]);
+  });
+
+  it('a missing enhancement frame does not stop the base layer', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80 });
+    m.push(key(0), 0);
+    m.push(frame(3000, 2), 33);
+    // 6000 (TID 1) lost
+    assert.deepEqual(show(m.push(frame(9000, 2), 100)), []);
+    assert.deepEqual(show(m.poll(180)), ['skip 9000 missing-reference']);
+    assert.deepEqual(show(m.push(frame(12000, 0), 200)), ['decode 12000']);
+  });
+
   it('treats a large timestamp jump as a new timeline that starts at a keyframe', () => {
     const m = new FrameMerger<string>({ ticksPerFrame: TPF, maxJumpTicks: 90_000 });
     m.push(key(1_000_000), 0);

@@ -19,6 +19,10 @@
  *   or a frame of unknown layer (a gap in the timeline), is missing since the last base
  *   frame, GOLDEN may be stale, so TID 2 frames are skipped until the next base frame or
  *   a decoded TID 1 frame (which refreshes GOLDEN from a valid LAST).
+ * - A base frame references the previous one (LAST): when a missing frame's slot is a
+ *   base slot (the encoder's 0,2,1,2 pattern repeats every 4 frames, so base slots are
+ *   those in the phase of the last base frame seen), nothing decodes until the next
+ *   keyframe. Decoding on would not fail: it would show garbage.
  * - A jump of more than `maxJumpTicks` either way is a new timeline (source restart or
  *   a long outage): the player resynchronizes on the next keyframe.
  * - The playout deadline adapts like a jitter buffer. Behind a PELS bottleneck the
@@ -59,6 +63,9 @@ export interface FrameMergerOptions {
 
 export const DEFAULT_PLAYOUT_DEADLINE_MS = 80;
 const DEFAULT_MAX_PLAYOUT_DEADLINE_MS = 1500;
+/** Frames per temporal-layer period (the encoder's pattern 0,2,1,2). */
+const LAYER_PERIOD = 4;
+const mod = (a: number, n: number): number => ((a % n) + n) % n;
 /** Added to the measured lateness, so a frame as late as the last one makes it. */
 const LATE_MARGIN_MS = 20;
 /** Per in-order frame, the deadline moves this share of the way back to its floor (about 30 s at 30 fps). */
@@ -107,6 +114,8 @@ export class FrameMerger<P> {
   private awaitingKeyframe = true;
   /** GOLDEN may be stale: a TID 1 or unknown frame is missing since the last base frame. */
   private goldenSuspect = false;
+  /** Slot of the last base frame modulo the layer period: where base frames fall. */
+  private basePhase: number | undefined;
 
   constructor(options: FrameMergerOptions) {
     if (!(options.ticksPerFrame > 0)) throw new RangeError('ticksPerFrame must be positive');
@@ -202,10 +211,27 @@ export class FrameMerger<P> {
     while (this.gaveUp.size > 256) this.gaveUp.delete(this.gaveUp.keys().next().value!);
   }
 
+  private slot(timestamp: number): number {
+    return Math.round(timestamp / this.ticksPerFrame);
+  }
+
+  /** Whether a base frame's slot lies strictly between two timestamps. */
+  private baseSlotBetween(fromTs: number, toTs: number): boolean {
+    if (this.basePhase === undefined) return false;
+    for (let s = this.slot(fromTs) + 1; s < this.slot(toTs); s++) if (mod(s, LAYER_PERIOD) === this.basePhase) return true;
+    return false;
+  }
+
   private decide(p: Pending<P>, inOrder: boolean): MergerDecision<P> {
     const { frame, timestamp } = p;
+    const previous = this.position;
     this.position = timestamp;
     if (!inOrder) this.goldenSuspect = true;
+    if (!inOrder && !frame.keyframe && previous !== undefined && this.baseSlotBetween(previous, timestamp)) {
+      this.awaitingKeyframe = true;
+      return { action: 'skip', timestamp, frame, reason: 'missing-reference' };
+    }
+    if (frame.keyframe || frame.temporalId === 0) this.basePhase = mod(this.slot(timestamp), LAYER_PERIOD);
     if (frame.keyframe) {
       this.awaitingKeyframe = false;
       this.goldenSuspect = false;
