@@ -58,7 +58,14 @@ function main(argv: readonly string[]): number {
     process.stderr.write(`lab: unknown experiment "${cmd.experiment}"\n\n${usage()}\n`);
     return 2;
   }
-  const result = experiment.run({ seed: cmd.seed, short: cmd.short });
+  let result: ExperimentResult;
+  try {
+    result = experiment.run({ seed: cmd.seed, short: cmd.short });
+  } catch (err) {
+    // e.g. psnr without FFmpeg or the clip: the message says what is missing.
+    process.stderr.write(`lab: ${cmd.experiment} failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
   mkdirSync(OUT_DIR, { recursive: true });
   const svgFile = join(OUT_DIR, `${experiment.name}.svg`);
   writeFileSync(svgFile, result.figure);

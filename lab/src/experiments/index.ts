@@ -3,11 +3,10 @@ import { delaysExperiment } from './delays';
 import { gammaRedLossExperiment } from './gammaRedLoss';
 import { gammaStabilityExperiment } from './gammaStability';
 import { mkcFairnessExperiment } from './mkcFairness';
+import { psnrExperiment } from './psnr';
 import { utilityExperiment } from './utility';
 
-export const EXPERIMENTS: readonly Experiment[] = [utilityExperiment, gammaStabilityExperiment, gammaRedLossExperiment, delaysExperiment, mkcFairnessExperiment];
+export const EXPERIMENTS: readonly Experiment[] = [utilityExperiment, gammaStabilityExperiment, gammaRedLossExperiment, delaysExperiment, mkcFairnessExperiment, psnrExperiment];
 
 /** Experiments the CLI knows of but cannot run yet, with the reason. */
-export const UNAVAILABLE: Readonly<Record<string, string>> = {
-  psnr: 'not yet available: it needs the server\'s PSNR tables (PSNR of each source frame against the frames that can stand in for it), which are still being built',
-};
+export const UNAVAILABLE: Readonly<Record<string, string>> = {};
