@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { intervalLoss, jainIndex, mean, psnrSummary } from './metrics';
+import { intervalLoss, jainIndex, mean, psnrSummary, round } from './metrics';
 
 test('Jain index: equal shares 1, one hog 1/n', () => {
   assert.equal(jainIndex([5, 5, 5, 5]), 1);
@@ -18,8 +18,9 @@ test('interval loss from cumulative counters', () => {
 test('PSNR summary over the displayed frames after a time: mean and 5th percentile, unscored frames left out', () => {
   const xs = Array.from({ length: 100 }, (_, i) => ({ t: i, psnr: i < 50 ? null : 20 + (i - 50) / 10 }));
   const s = psnrSummary(xs, 10);
-  assert.equal(s.scored, 50);
   assert.equal(s.mean, 22.45);
   assert.equal(s.p5, 20.2);
-  assert.deepEqual(psnrSummary(xs, 1000), { mean: null, p5: null, scored: 0 });
+  assert.equal(s.scoredShare, round(50 / 90, 3));
+  assert.deepEqual(psnrSummary(xs, 1000), { mean: null, p5: null, scoredShare: null });
+  assert.deepEqual(psnrSummary(xs.slice(0, 50), 0), { mean: null, p5: null, scoredShare: 0 });
 });

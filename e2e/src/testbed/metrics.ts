@@ -26,9 +26,15 @@ export interface DisplaySample {
   psnr: number | null;
 }
 
-/** PSNR of the frames displayed in the second half of the run: mean and 5th percentile. */
-export function psnrSummary(samples: readonly DisplaySample[], fromMs: number): { mean: number | null; p5: number | null; scored: number } {
-  const xs = samples.filter((x) => x.t >= fromMs && x.psnr !== null).map((x) => x.psnr!).sort((a, b) => a - b);
-  if (!xs.length) return { mean: null, p5: null, scored: 0 };
-  return { mean: round(mean(xs), 2), p5: round(xs[Math.floor(0.05 * (xs.length - 1))]!, 2), scored: xs.length };
+/**
+ * PSNR of the frames displayed after fromMs: mean and 5th percentile of the
+ * scored ones, and the share scored. A frame period is unscored when the frame
+ * on screen is older than the server's table reaches (8 frames: a long freeze),
+ * so a low scored share means the mean describes only the moments the video moved.
+ */
+export function psnrSummary(samples: readonly DisplaySample[], fromMs: number): { mean: number | null; p5: number | null; scoredShare: number | null } {
+  const periods = samples.filter((x) => x.t >= fromMs);
+  const xs = periods.filter((x) => x.psnr !== null).map((x) => x.psnr!).sort((a, b) => a - b);
+  if (!xs.length) return { mean: null, p5: null, scoredShare: periods.length ? 0 : null };
+  return { mean: round(mean(xs), 2), p5: round(xs[Math.floor(0.05 * (xs.length - 1))]!, 2), scoredShare: round(xs.length / periods.length, 3) };
 }

@@ -257,8 +257,8 @@ export interface ViewerResult {
   /** Frames the player skipped (a reference missing) or got after their playout slot. */
   framesSkippedByPlayer?: number;
   framesLate?: number;
-  /** Y-PSNR of the displayed frames over the second half, dB: mean and 5th percentile. */
-  psnr?: { mean: number | null; p5: number | null };
+  /** Y-PSNR of the displayed frames over the second half, dB: mean and 5th percentile of the scored periods, and their share. */
+  psnr?: { mean: number | null; p5: number | null; scoredShare: number | null };
   /** Frames shown more than 200 ms, over the whole run. */
   freezes?: number;
   checksumMismatches?: number;
@@ -316,7 +316,7 @@ function summarize(
       framesReceived: end.stats.framesReceived,
       framesSkippedByPlayer: end.stats.framesSkipped,
       framesLate: end.stats.framesLate,
-      psnr: { mean: display[i]?.mean ?? null, p5: display[i]?.p5 ?? null },
+      psnr: display[i] ?? { mean: null, p5: null, scoredShare: null },
       freezes: end.stats.freezes,
       checksumMismatches: end.stats.checksumMismatches,
       fps: round((end.stats.framesDecoded.total - (first.players[i]?.stats.framesDecoded.total ?? 0)) / elapsed, 1),
