@@ -14,7 +14,7 @@ step() { echo "[setup] $*" >&2; }
 die() { echo "[setup] error: $*" >&2; exit 1; }
 
 APT_PACKAGES=(
-  ffmpeg chromium nftables iptables iproute2 tcpdump ca-certificates curl docker-compose
+  ffmpeg chromium fonts-liberation nftables iptables iproute2 tcpdump ca-certificates curl docker-compose
   python-kivy-examples
   # to build the mediasoup worker when no prebuilt one can be had
   build-essential pkg-config ninja-build perl python3-venv
