@@ -3,6 +3,7 @@
  * hands each snapshot on. Reconnects with backoff after a drop; a refused
  * token stops it (retrying cannot fix that).
  */
+import { backoffMs } from '@pels/shared/backoff';
 import { DASHBOARD_CLOSE, DASHBOARD_WS_PATH, parseDashboardMessage, type DashboardRequest } from '@pels/shared/protocol/dashboard';
 import type { OperatorSnapshot } from '@pels/shared/protocol/operator';
 
@@ -13,7 +14,8 @@ export interface FeedEvents {
   status(s: FeedStatus): void;
 }
 
-const BACKOFF_MS = [500, 1000, 2000, 5000];
+/** The dashboard retries sooner than the player: an operator is watching it. */
+const BACKOFF_MAX_MS = 5000;
 
 export function dashboardUrl(loc: Pick<Location, 'protocol' | 'host'>): string {
   return `${loc.protocol === 'https:' ? 'wss' : 'ws'}://${loc.host}${DASHBOARD_WS_PATH}`;
@@ -69,7 +71,7 @@ export class DashboardConnection {
       if (this.stopped || this.ws !== ws) return;
       this.ws = null;
       if (ev.code === DASHBOARD_CLOSE.unauthorized) return this.events.status({ state: 'unauthorized', reason: lastError });
-      const delay = BACKOFF_MS[Math.min(this.failures++, BACKOFF_MS.length - 1)]!;
+      const delay = backoffMs(++this.failures, 500, BACKOFF_MAX_MS);
       this.events.status({ state: 'retrying', reason: lastError });
       this.retryTimer = setTimeout(() => this.open(), delay);
     };

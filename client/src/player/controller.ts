@@ -3,6 +3,7 @@
  * stream, and after a failure (server gone, stream error, media failure) starts a new
  * one with exponential backoff. Publishes an immutable view for React and the test hook.
  */
+import { backoffMs } from '@pels/shared/backoff';
 import type { types } from 'mediasoup-client';
 import type { Color } from '@pels/shared/pels/color';
 import type { StreamInfo } from '@pels/shared/protocol/signaling';
@@ -44,12 +45,6 @@ export interface ControllerConfig {
   syncUrl: boolean;
 }
 
-const BACKOFF_FIRST_MS = 500;
-const BACKOFF_MAX_MS = 10_000;
-
-function backoffMs(failures: number): number {
-  return Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** Math.max(0, failures - 1));
-}
 
 export class PlayerController {
   private view: PlayerView;

@@ -8,4 +8,3 @@
 export const SYNTHETIC_KEYFRAME: Uint8Array = Uint8Array.from(
   Buffer.from('1002009d012a100010000047088585888584880202000c0e6000fe6800', 'hex'),
 );
-export const SYNTHETIC_KEYFRAME_SIZE = 16;
