@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   routeUpgrades(http, {
     '/ws': (req, socket, head) => signaling.handleUpgrade(req, socket, head),
     [DASHBOARD_WS_PATH]: (req, socket, head) => dashboard.handleUpgrade(req, socket, head),
-  });
+  }, log);
   ready = true;
   const addr = http.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;

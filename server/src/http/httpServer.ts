@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { ErrorCode } from '@pels/shared/protocol/signaling';
 import { RequestError } from '../errors';
 import type { Logger } from '../log';
+import { parseRequestTarget } from './requestTarget';
 import { matchPath, type RouteParams } from './routePath';
 import { serveStatic } from './staticFiles';
 
@@ -54,8 +55,10 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
  */
 export function createHttpServer(routes: readonly Route[], clientDir: string, log: Logger): Server {
   return createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const target = parseRequestTarget(req.url);
     const handle = async (): Promise<void> => {
+      if (!target) return json(res, 400, { error: { code: 'bad_request', message: 'malformed request target' } });
+      const { path } = target;
       const matching = routes.flatMap((route) => {
         const params = matchPath(route.path, path);
         return params ? [{ route, params }] : [];
@@ -79,10 +82,10 @@ export function createHttpServer(routes: readonly Route[], clientDir: string, lo
         }
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { error: { code: 'bad_request', message: 'use GET' } });
-      return serveStatic(clientDir, req, res);
+      return serveStatic(clientDir, target.decodedPath, req, res);
     };
     handle().catch((err: unknown) => {
-      log.error({ err, path }, 'http request failed');
+      log.error({ err, path: target?.path }, 'http request failed');
       if (!res.headersSent) json(res, 500, { error: { code: 'internal', message: 'internal error' } });
       else res.destroy();
     });
@@ -95,11 +98,24 @@ export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer
  * WebSocket upgrades by exact path (the player's signaling, the dashboard's
  * feed); any other path is refused, so no socket is left hanging.
  */
-export function routeUpgrades(server: Server, handlers: Record<string, UpgradeHandler>): void {
+export function routeUpgrades(server: Server, handlers: Record<string, UpgradeHandler>, log: Logger): void {
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const handler = handlers[new URL(req.url ?? '/', 'http://x').pathname];
-    if (handler) return handler(req, socket, head);
-    socket.on('error', () => {});
-    socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    socket.on('error', () => {}); // a peer that resets mid-handshake is not the server's error
+    const target = parseRequestTarget(req.url);
+    const handler = target && Object.hasOwn(handlers, target.path) ? handlers[target.path] : undefined;
+    if (!handler) return refuseUpgrade(socket, target ? 404 : 400);
+    try {
+      handler(req, socket, head);
+    } catch (err) {
+      // An upgrade runs outside any request handler: a throw here would end the process.
+      log.error({ err, path: target!.path }, 'upgrade failed');
+      socket.destroy();
+    }
   });
+}
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found' };
+
+function refuseUpgrade(socket: Duplex, status: 400 | 404): void {
+  socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
 }

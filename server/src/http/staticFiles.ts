@@ -1,7 +1,7 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -14,33 +14,51 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json',
 };
 
-/** Serves the built player; unknown paths get index.html (client-side routes). */
-export async function serveStatic(root: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const urlPath = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-  const rel = normalize(urlPath).replace(/^([/\\])+/, '');
+/** An open regular file: opened before its size is read, so it cannot vanish between the two. */
+async function openFile(file: string): Promise<{ fh: FileHandle; size: number } | null> {
+  const fh = await open(file, 'r').catch(() => null);
+  if (!fh) return null;
+  const st = await fh.stat().catch(() => null);
+  if (st?.isFile()) return { fh, size: st.size };
+  await fh.close();
+  return null;
+}
+
+/**
+ * Serves the built player; unknown paths get index.html (client-side routes).
+ * `decodedPath` is the request path with %-escapes decoded (see requestTarget.ts).
+ */
+export async function serveStatic(root: string, decodedPath: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const rel = normalize(decodedPath).replace(/^([/\\])+/, '');
   let file = join(root, rel);
   if (!file.startsWith(root + sep) && file !== root) {
     res.writeHead(403).end();
     return;
   }
-  let st = await stat(file).catch(() => null);
-  if (!st || st.isDirectory()) {
+  let found = await openFile(file);
+  if (!found) {
     file = join(root, 'index.html');
-    st = await stat(file).catch(() => null);
+    found = await openFile(file);
   }
-  if (!st) {
+  if (!found) {
     res.writeHead(503, { 'content-type': 'text/plain' }).end('The player is not built: run `npm run build -w client`.\n');
     return;
   }
-  const immutable = rel.startsWith('assets/');
+  const { fh, size } = found;
   res.writeHead(200, {
     'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
-    'content-length': st.size,
-    'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+    'content-length': size,
+    'cache-control': rel.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
   });
   if (req.method === 'HEAD') {
+    await fh.close();
     res.end();
     return;
   }
-  createReadStream(file).pipe(res);
+  try {
+    // pipeline closes the file however the response ends, including a client that goes away mid-download.
+    await pipeline(fh.createReadStream(), res);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw err;
+  }
 }
