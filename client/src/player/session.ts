@@ -56,11 +56,6 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** mediasoup-client's parameter objects go to the server as opaque JSON objects. */
-function asRecord(value: object): Record<string, unknown> {
-  return value as Record<string, unknown>;
-}
-
 export class PlayerSession {
   /** Where the worker draws; a fresh element per session, since control of a canvas transfers only once. */
   readonly canvas = document.createElement('canvas');
@@ -155,14 +150,14 @@ export class PlayerSession {
     this.transport = transport;
     attachColorTransforms(peerConnection, worker);
     transport.on('connect', ({ dtlsParameters }, callback, errback) => {
-      signaling.request('connectTransport', { dtlsParameters: asRecord(dtlsParameters) }).then(() => callback(), errback);
+      signaling.request('connectTransport', { dtlsParameters }).then(() => callback(), errback);
     });
     transport.on('connectionstatechange', (state) => {
       this.events.transportState(state);
       if (state === 'failed') this.fail('the media connection failed');
     });
 
-    const { consumers } = await signaling.request('consume', { rtpCapabilities: asRecord(device.recvRtpCapabilities) });
+    const { consumers } = await signaling.request('consume', { rtpCapabilities: device.recvRtpCapabilities });
     this.checkOpen();
     const local = await Promise.all(
       consumers.map((c) =>

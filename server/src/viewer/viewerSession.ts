@@ -4,7 +4,7 @@ import { BEST_EFFORT_DSCP, COLORS, DSCP, type Color } from '@pels/shared/pels/co
 import { ControlLoop, type ControlLoopParams } from '@pels/shared/pels/controlLoop';
 import type { FeedbackEvent } from '@pels/shared/pels/feedback';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
-import type { ConsumerParams, Request, TransportParams } from '@pels/shared/protocol/signaling';
+import type { ConsumerParams, DtlsParametersData, Request, RtpCapabilitiesData, TransportParams } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
 import { ReceiverReportTracker, type ConsumerStatsSample } from '../feedback/receiverReports';
 import { ViewerFlow } from '../flow/viewerFlow';
@@ -143,30 +143,40 @@ export class ViewerSession {
     return { id: t.id, iceParameters: t.iceParameters, iceCandidates: t.iceCandidates, dtlsParameters: t.dtlsParameters };
   }
 
-  async connectTransport(dtlsParameters: Record<string, unknown>): Promise<void> {
+  async connectTransport(dtlsParameters: DtlsParametersData): Promise<void> {
     const t = this.requireTransport();
     try {
-      await t.connect({ dtlsParameters: dtlsParameters as unknown as ms.DtlsParameters });
+      // The shape was checked at the edge; mediasoup checks the values (e.g. the fingerprint algorithm).
+      await t.connect({ dtlsParameters: dtlsParameters as ms.DtlsParameters });
     } catch (err) {
       throw new RequestError('bad_request', `cannot connect transport: ${(err as Error).message}`);
     }
   }
 
-  async consume(rtpCapabilities: Record<string, unknown>): Promise<ConsumerParams[]> {
+  async consume(rtpCapabilities: RtpCapabilitiesData): Promise<ConsumerParams[]> {
     const t = this.requireTransport();
     if (this.consumers.size) throw new RequestError('invalid_state', 'already consuming');
-    const caps = withoutCongestionControl(rtpCapabilities as unknown as ms.RtpCapabilities);
+    const caps = withoutCongestionControl(rtpCapabilities as ms.RtpCapabilities);
     const out: ConsumerParams[] = [];
-    for (const color of COLORS) {
-      const producer = this.producers[color];
-      if (!this.opts.router.canConsume({ producerId: producer.id, rtpCapabilities: caps })) {
-        throw new RequestError('bad_request', 'the player cannot receive VP8');
+    try {
+      for (const color of COLORS) {
+        const producer = this.producers[color];
+        if (!this.opts.router.canConsume({ producerId: producer.id, rtpCapabilities: caps })) {
+          throw new RequestError('bad_request', 'the player cannot receive VP8');
+        }
+        // Paused until the player has attached its frame transforms.
+        // No RTX: PELS is retransmission-free (a lost red packet is meant to stay lost).
+        const consumer = await t.consume({ producerId: producer.id, rtpCapabilities: caps, paused: true, enableRtx: false, appData: { color } });
+        this.consumers.set(color, consumer);
+        out.push({ id: consumer.id, producerId: producer.id, kind: 'video', rtpParameters: consumer.rtpParameters, color });
       }
-      // Paused until the player has attached its frame transforms.
-      // No RTX: PELS is retransmission-free (a lost red packet is meant to stay lost).
-      const consumer = await t.consume({ producerId: producer.id, rtpCapabilities: caps, paused: true, enableRtx: false, appData: { color } });
-      this.consumers.set(color, consumer);
-      out.push({ id: consumer.id, producerId: producer.id, kind: 'video', rtpParameters: consumer.rtpParameters, color });
+    } catch (err) {
+      // All three or none: a half-made set would leave the viewer unable to try again.
+      for (const c of this.consumers.values()) c.close();
+      this.consumers.clear();
+      // mediasoup rejects values it cannot use with a TypeError: the player's mistake, not the server's.
+      if (err instanceof TypeError) throw new RequestError('bad_request', `cannot consume: ${err.message}`);
+      throw err;
     }
     await this.markDscp();
     this.statsTimer = setInterval(() => void this.pollStats(), STATS_POLL_MS);

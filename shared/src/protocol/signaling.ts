@@ -9,8 +9,47 @@ import { COLORS, type Color } from '../pels/color';
 import type { ViewerState } from './api';
 
 const colorSchema = z.enum(COLORS);
-/** mediasoup validates these objects itself; here we only check their shape. */
-const opaque = z.record(z.string(), z.unknown());
+/**
+ * The WebRTC parameter objects the player passes through (mediasoup-client's
+ * RtpCapabilities and DtlsParameters). mediasoup checks their values; their
+ * shape is checked here, so a malformed one is the sender's bad_request, not
+ * a TypeError deep in the server.
+ */
+const mediaKind = z.enum(['audio', 'video']);
+const rtpCapabilitiesSchema = z.object({
+  codecs: z
+    .array(
+      z.object({
+        kind: mediaKind,
+        mimeType: z.string().max(64),
+        preferredPayloadType: z.number().int().min(0).max(127).optional(),
+        clockRate: z.number().int().positive(),
+        channels: z.number().int().positive().optional(),
+        parameters: z.record(z.string().max(64), z.unknown()).optional(),
+        rtcpFeedback: z.array(z.object({ type: z.string().max(64), parameter: z.string().max(64).optional() })).max(32).optional(),
+      }),
+    )
+    .max(64)
+    .optional(),
+  headerExtensions: z
+    .array(
+      z.object({
+        kind: mediaKind,
+        uri: z.string().max(256),
+        preferredId: z.number().int().min(1).max(255),
+        preferredEncrypt: z.boolean().optional(),
+        direction: z.enum(['sendrecv', 'sendonly', 'recvonly', 'inactive']).optional(),
+      }),
+    )
+    .max(64)
+    .optional(),
+});
+export type RtpCapabilitiesData = z.infer<typeof rtpCapabilitiesSchema>;
+const dtlsParametersSchema = z.object({
+  role: z.enum(['auto', 'client', 'server']).optional(),
+  fingerprints: z.array(z.object({ algorithm: z.string().max(32), value: z.string().max(256) })).min(1).max(8),
+});
+export type DtlsParametersData = z.infer<typeof dtlsParametersSchema>;
 
 export const requestSchema = z.discriminatedUnion('method', [
   z.object({ id: z.number().int(), method: z.literal('getStreams'), data: z.object({}).optional() }),
@@ -20,8 +59,8 @@ export const requestSchema = z.discriminatedUnion('method', [
     data: z.object({ streamId: z.string().min(1).max(64), mode: z.enum(['pels', 'best-effort']).optional() }),
   }),
   z.object({ id: z.number().int(), method: z.literal('createTransport'), data: z.object({}).optional() }),
-  z.object({ id: z.number().int(), method: z.literal('connectTransport'), data: z.object({ dtlsParameters: opaque }) }),
-  z.object({ id: z.number().int(), method: z.literal('consume'), data: z.object({ rtpCapabilities: opaque }) }),
+  z.object({ id: z.number().int(), method: z.literal('connectTransport'), data: z.object({ dtlsParameters: dtlsParametersSchema }) }),
+  z.object({ id: z.number().int(), method: z.literal('consume'), data: z.object({ rtpCapabilities: rtpCapabilitiesSchema }) }),
   z.object({ id: z.number().int(), method: z.literal('resume'), data: z.object({}).optional() }),
   z.object({
     id: z.number().int(),

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseRequest } from './signaling';
+
+const vp8 = { kind: 'video', mimeType: 'video/VP8', clockRate: 90000, preferredPayloadType: 96, rtcpFeedback: [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }] };
+const fingerprint = { algorithm: 'sha-256', value: 'AB:CD' };
+
+test('parseRequest: WebRTC parameter objects of the wrong shape are bad_request, with the field named', () => {
+  const cases: Array<[string, unknown, string | null]> = [
+    ['consume', { rtpCapabilities: { codecs: [vp8], headerExtensions: [] } }, null],
+    ['consume', { rtpCapabilities: {} }, null],
+    ['consume', { rtpCapabilities: { codecs: 1 } }, 'data.rtpCapabilities.codecs'],
+    ['consume', { rtpCapabilities: { codecs: [{ ...vp8, clockRate: 'fast' }] } }, 'data.rtpCapabilities.codecs.0.clockRate'],
+    ['consume', { rtpCapabilities: { codecs: [{ ...vp8, rtcpFeedback: 'nack' }] } }, 'data.rtpCapabilities.codecs.0.rtcpFeedback'],
+    ['consume', { rtpCapabilities: { headerExtensions: [{ kind: 'video', uri: 'x', preferredId: 0 }] } }, 'data.rtpCapabilities.headerExtensions.0.preferredId'],
+    ['consume', { rtpCapabilities: { codecs: Array(65).fill(vp8) } }, 'data.rtpCapabilities.codecs'],
+    ['connectTransport', { dtlsParameters: { role: 'client', fingerprints: [fingerprint] } }, null],
+    ['connectTransport', { dtlsParameters: { fingerprints: 'AB:CD' } }, 'data.dtlsParameters.fingerprints'],
+    ['connectTransport', { dtlsParameters: { role: 'boss', fingerprints: [fingerprint] } }, 'data.dtlsParameters.role'],
+    ['connectTransport', { dtlsParameters: { fingerprints: [] } }, 'data.dtlsParameters.fingerprints'],
+  ];
+  for (const [method, data, badAt] of cases) {
+    const r = parseRequest(JSON.stringify({ id: 7, method, data }));
+    if (badAt === null) {
+      assert.equal(r.ok, true, `${method} ${JSON.stringify(data)}`);
+      continue;
+    }
+    assert.equal(r.ok, false, `${method} ${JSON.stringify(data)}`);
+    if (r.ok) continue;
+    assert.equal(r.id, 7);
+    assert.equal(r.error.code, 'bad_request');
+    assert.match(r.error.message, new RegExp(`at ${badAt.replace(/\./g, '\\.')}:`), r.error.message);
+  }
+});
