@@ -11,6 +11,9 @@ export interface WorkerUsage {
   systemSeconds: number;
   /** Peak resident memory of the live workers summed, bytes. */
   maxRssBytes: number;
+  /** Live routers and transports of all workers: after every viewer has left, one router per stream and no transport. */
+  routers: number;
+  transports: number;
 }
 
 /**
@@ -20,10 +23,20 @@ export interface WorkerUsage {
 export class MediasoupWorkers {
   private readonly workers = new Set<ms.Worker>();
   private started = 0;
+  private routers = 0;
+  private transports = 0;
   private readonly onNewWorker = (worker: ms.Worker): void => {
     this.started++;
     this.workers.add(worker);
     worker.observer.once('close', () => this.workers.delete(worker));
+    worker.observer.on('newrouter', (router) => {
+      this.routers++;
+      router.observer.once('close', () => this.routers--);
+      router.observer.on('newtransport', (transport) => {
+        this.transports++;
+        transport.observer.once('close', () => this.transports--);
+      });
+    });
   };
 
   constructor() {
@@ -32,7 +45,15 @@ export class MediasoupWorkers {
 
   async usage(): Promise<WorkerUsage> {
     const usages = await Promise.all([...this.workers].map((w) => w.getResourceUsage().catch(() => null)));
-    const out: WorkerUsage = { workers: this.workers.size, started: this.started, userSeconds: 0, systemSeconds: 0, maxRssBytes: 0 };
+    const out: WorkerUsage = {
+      workers: this.workers.size,
+      started: this.started,
+      userSeconds: 0,
+      systemSeconds: 0,
+      maxRssBytes: 0,
+      routers: this.routers,
+      transports: this.transports,
+    };
     for (const u of usages) {
       if (!u) continue; // the worker closed while asked
       out.userSeconds += u.ru_utime / 1000;

@@ -78,6 +78,8 @@ export class ServerMetrics {
       workersStarted: counter('pels_mediasoup_workers_started_total', 'mediasoup workers started (more than 1: a worker died and was replaced)'),
       workerCpu: counter('pels_mediasoup_worker_cpu_seconds_total', 'CPU time of the live mediasoup workers', ['mode']),
       workerRss: gauge('pels_mediasoup_worker_max_rss_bytes', 'Peak resident memory of the live mediasoup workers'),
+      routers: gauge('pels_mediasoup_routers', 'Live mediasoup routers (one per stream)'),
+      transports: gauge('pels_mediasoup_transports', 'Live mediasoup transports (two per viewer; more after every viewer left is a leak)'),
     };
     d.streams.observer.on('newstream', (s) => this.watch(s));
     for (const s of d.streams.all()) this.watch(s);
@@ -173,6 +175,8 @@ export class ServerMetrics {
     m.workerCpu.inc({ mode: 'user' }, usage.userSeconds);
     m.workerCpu.inc({ mode: 'system' }, usage.systemSeconds);
     m.workerRss.set(usage.maxRssBytes);
+    m.routers.set(usage.routers);
+    m.transports.set(usage.transports);
   }
 }
 

@@ -1,0 +1,93 @@
+/**
+ * What a server process holds, read from outside it: open file descriptors and
+ * resident memory from /proc, its child processes by parent pid, and the
+ * mediasoup transports and DSCP-marked SSRCs from its /metrics. The
+ * robustness suite compares these against a baseline after each fault.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { get } from 'node:http';
+
+export interface ProcessResources {
+  fds: number;
+  rssKiB: number;
+  /** Command names of the direct children, sorted (e.g. ffmpeg, mediasoup-worke). */
+  children: string[];
+  transports: number;
+  dscpMarkedSsrcs: number;
+}
+
+function fdCount(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+function rssKiB(pid: number): number {
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(m[1]);
+}
+
+/** Direct children of pid, as [pid, command name, arguments]. */
+export function childProcesses(pid: number): Array<[number, string, string[]]> {
+  const out: Array<[number, string, string[]]> = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // exited while listed
+    }
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after its last ')'.
+    const close = stat.lastIndexOf(')');
+    const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+    if (ppid !== pid) continue;
+    let args: string[] = [];
+    try {
+      args = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    } catch {
+      // exited while listed
+    }
+    out.push([Number(name), stat.slice(stat.indexOf('(') + 1, close), args]);
+  }
+  return out;
+}
+
+/** The value of an unlabelled metric in Prometheus' text format; 0 when absent. */
+export function metricValue(text: string, name: string): number {
+  const m = new RegExp(`^${name} ([0-9.eE+-]+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : 0;
+}
+
+/**
+ * A GET on a connection of its own, closed after the answer: a kept-alive
+ * connection would count among the server's open descriptors.
+ */
+export function getOnce(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = get(url, { agent: false, headers: { ...headers, connection: 'close' }, timeout: 10_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer from ${url} in 10 s`)));
+    req.on('error', reject);
+  });
+}
+
+export async function readResources(pid: number, serverUrl: string, token: string): Promise<ProcessResources> {
+  const res = await getOnce(`${serverUrl}/metrics`, { authorization: `Bearer ${token}` });
+  if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
+  const metrics = res.body;
+  return {
+    fds: fdCount(pid),
+    rssKiB: rssKiB(pid),
+    children: childProcesses(pid)
+      .map(([, comm]) => comm)
+      // The TypeScript loader's compiler service of a server run from source, not the product's.
+      .filter((comm) => comm !== 'esbuild')
+      .sort(),
+    transports: metricValue(metrics, 'pels_mediasoup_transports'),
+    dscpMarkedSsrcs: metricValue(metrics, 'pels_dscp_marked_ssrcs'),
+  };
+}

@@ -1,0 +1,313 @@
+/**
+ * Faults and abuse against a server of its own: malformed HTTP, a thousand
+ * malformed signaling messages, sockets abandoned mid-handshake, join/leave
+ * cycles, FFmpeg killed and stopped, the mediasoup worker killed. After each,
+ * a new viewer plays in Chromium and the server's transports, DSCP-marked
+ * SSRCs, child processes, open descriptors and memory are back at their
+ * baseline. Prints those figures as a table.
+ */
+import { connect } from 'node:net';
+import { expect, test, type Browser } from '@playwright/test';
+import { E2E_OPERATOR_TOKEN, operatorHeaders } from '../src/operatorToken';
+import { childProcesses, getOnce, readResources, type ProcessResources } from '../src/processResources';
+import { startServer, type RunningServer } from '../src/serverProcess';
+
+test.describe.configure({ mode: 'serial' });
+
+let server: RunningServer;
+const errorLines: string[] = [];
+let baseline: ProcessResources;
+const rows: Array<{ step: string } & ProcessResources & { settledMs: number }> = [];
+
+type Hook = { pels?: { state: string; stats(): { framesDecoded: { total: number } } } };
+
+const resources = () => readResources(server.pid, server.url, E2E_OPERATOR_TOKEN);
+
+async function streamInfo(): Promise<{ state: string; restarts: number }> {
+  const { streams } = JSON.parse((await getOnce(`${server.url}/api/streams`)).body) as { streams: Array<{ id: string; state: string; restarts: number }> };
+  return streams.find((s) => s.id === 'default')!;
+}
+
+async function viewerCount(): Promise<number> {
+  return (JSON.parse((await getOnce(`${server.url}/api/viewers`, operatorHeaders())).body) as { viewers: unknown[] }).viewers.length;
+}
+
+async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms, last ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** A new viewer joins, decodes frames and leaves; resolves once the server has let it go. */
+async function newViewerPlays(browser: Browser): Promise<void> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${server.url}/`);
+    await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 45_000 });
+    await page.waitForFunction(() => ((window as unknown as Hook).pels?.stats().framesDecoded.total ?? 0) >= 60, null, { timeout: 20_000 });
+  } finally {
+    await context.close();
+  }
+  await until('viewer gone', viewerCount, (n) => n === 0, 15_000);
+}
+
+/** Waits for the server to be back at its baseline, records the figures, and checks them. */
+async function backAtBaseline(step: string, expectedErrors?: RegExp): Promise<void> {
+  const t0 = Date.now();
+  const same = (r: ProcessResources) =>
+    r.transports === 0 && r.dscpMarkedSsrcs === 0 && r.fds <= baseline.fds && r.children.join() === baseline.children.join();
+  let r = await resources();
+  while (!same(r) && Date.now() - t0 < 20_000) {
+    await new Promise((res) => setTimeout(res, 250));
+    r = await resources();
+  }
+  rows.push({ step, ...r, settledMs: Date.now() - t0 });
+  expect(r.transports, `${step}: mediasoup transports`).toBe(0);
+  expect(r.dscpMarkedSsrcs, `${step}: DSCP-marked SSRCs`).toBe(0);
+  expect(r.children, `${step}: child processes`).toEqual(baseline.children);
+  expect(r.fds, `${step}: open file descriptors`).toBeLessThanOrEqual(baseline.fds);
+  expect(r.rssKiB, `${step}: resident memory (KiB) within 20% of the baseline ${baseline.rssKiB}`).toBeLessThanOrEqual(baseline.rssKiB * 1.2);
+  const unexpected = errorLines.filter((l) => !expectedErrors?.test(l)).map((l) => l.slice(0, 400));
+  errorLines.length = 0;
+  expect(unexpected, `${step}: errors in the server log`).toEqual([]);
+}
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(120_000);
+  server = await startServer({
+    env: { OPERATOR_TOKEN: E2E_OPERATOR_TOKEN, MKC_INITIAL_KBPS: '100000', LOG_LEVEL: 'warn' },
+    // pino level 50 and above: an error the server did not expect (a failed request logs one with its stack).
+    onLog: (line) => {
+      if (/"level":(50|60)/.test(line)) errorLines.push(line);
+    },
+  });
+  await until('stream running', streamInfo, (s) => s.state === 'running', 30_000);
+  // Warm up (first viewer loads code paths and buffers), then take the baseline.
+  await newViewerPlays(browser);
+  await until('transports released', resources, (r) => r.transports === 0, 15_000);
+  baseline = await resources();
+  rows.push({ step: 'baseline', ...baseline, settledMs: 0 });
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+  const cols = ['step', 'transports', 'dscpMarkedSsrcs', 'children', 'fds', 'rssKiB', 'settledMs'] as const;
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(26) : i === 3 ? `  ${c.padEnd(32)}` : c.padStart(16))).join('');
+  console.log(['', line([...cols]), ...rows.map((r) => line(cols.map((c) => String(c === 'children' ? r.children.join(',') : r[c]))))].join('\n'));
+});
+
+/** Sends raw bytes, so that any request target can be sent; resolves with the status code. */
+function rawStatus(request: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = connect(server.port, '127.0.0.1', () => s.write(request));
+    s.setTimeout(5000, () => s.destroy(new Error('no answer in 5 s')));
+    let got = '';
+    s.setEncoding('latin1').on('data', (d: string) => {
+      got += d;
+      const m = /^HTTP\/1\.1 (\d{3})/.exec(got);
+      if (m) {
+        s.destroy();
+        resolve(Number(m[1]));
+      }
+    });
+    s.on('error', reject);
+    s.on('close', () => reject(new Error(`closed without a status line: ${JSON.stringify(got)}`)));
+  });
+}
+
+test('malformed HTTP requests and upgrades get 400', async ({ browser }) => {
+  const upgrade = (target: string) =>
+    `GET ${target} HTTP/1.1\r\nhost: x\r\nconnection: Upgrade\r\nupgrade: websocket\r\nsec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`;
+  for (const target of ['//', '//?x', '/%E0%A4%A', '/api/streams/%E0%A4%A', '/a%00b']) {
+    expect(await rawStatus(`GET ${target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`), target).toBe(400);
+    expect(await rawStatus(upgrade(target)), `upgrade ${target}`).toBe(400);
+  }
+  expect(await rawStatus('GARBAGE\r\n\r\n')).toBe(400);
+  await newViewerPlays(browser);
+  await backAtBaseline('malformed HTTP');
+});
+
+/** Twenty kinds of malformed signaling message; none is a valid request the server could act on. */
+const MALFORMED: Array<string | object> = [
+  '{not json',
+  '',
+  'null',
+  '[]',
+  '42',
+  '['.repeat(2000) + ']'.repeat(2000),
+  { id: 'x', method: 'join' },
+  { id: 1, method: 'selfDestruct' },
+  { id: 1, method: '__proto__', data: {} },
+  { id: 1.5, method: 'getStreams' },
+  { id: 1, method: 'join', data: { streamId: 42 } },
+  { id: 1, method: 'join', data: { streamId: 'x'.repeat(1000) } },
+  { id: 1, method: 'join', data: { streamId: 'default', mode: 'turbo' } },
+  { id: 1, method: 'consume', data: { rtpCapabilities: { codecs: 1 } } },
+  { id: 1, method: 'connectTransport', data: { dtlsParameters: { fingerprints: 'AB:CD' } } },
+  { id: 1, method: 'setColors', data: { colors: ['red'] } },
+  { id: 1, method: 'reportQuality', data: { psnrMeanDb: 'high', freezes: -1 } },
+  { id: 1, method: 'createTransport' },
+  { id: 1, method: 'resume' },
+  { id: 1, method: 'consume', data: { rtpCapabilities: { codecs: [{ kind: 'video', mimeType: 'video/VP8', clockRate: 90000 }] } } },
+];
+
+test('1000 malformed signaling messages get error answers, none internal', async ({ browser, page }) => {
+  await page.goto(`${server.url}/api/health`);
+  const messages = Array.from({ length: 1000 }, (_, i) => {
+    const m = MALFORMED[i % MALFORMED.length]!;
+    return typeof m === 'string' ? m : JSON.stringify({ ...m, ...(Number.isInteger((m as { id?: unknown }).id) ? { id: i } : {}) });
+  });
+  const codes = await page.evaluate(async ({ url, messages }) => {
+    const ws = new WebSocket(url);
+    await new Promise((r, j) => ((ws.onopen = r), (ws.onerror = j)));
+    const replies: Array<{ ok: boolean; error?: { code: string } }> = [];
+    let wanted = 0;
+    let wake: () => void = () => {};
+    ws.onmessage = (e) => {
+      replies.push(JSON.parse(e.data as string));
+      if (replies.length >= wanted) wake();
+    };
+    // A few in flight at a time, as a busy client would send them.
+    for (let i = 0; i < messages.length; i += 8) {
+      const batch = messages.slice(i, i + 8);
+      wanted = replies.length + batch.length;
+      const done = new Promise<void>((r) => (wake = r));
+      batch.forEach((m) => ws.send(m));
+      await done;
+    }
+    ws.close();
+    return replies.map((r) => (r.ok ? 'ok' : r.error!.code));
+  }, { url: `${server.url.replace(/^http/, 'ws')}/ws`, messages });
+  expect(codes).toHaveLength(1000);
+  const counts: Record<string, number> = {};
+  for (const c of codes) counts[c] = (counts[c] ?? 0) + 1;
+  test.info().annotations.push({ type: 'answers', description: JSON.stringify(counts) });
+  expect(Object.keys(counts).sort()).toEqual(['bad_request', 'invalid_state']);
+  await newViewerPlays(browser);
+  await backAtBaseline('1000 malformed messages');
+});
+
+test('200 sockets abandoned mid-handshake', async ({ browser }) => {
+  const sockets = await Promise.all(
+    Array.from({ length: 200 }, (_, i) =>
+      new Promise<ReturnType<typeof connect>>((resolve, reject) => {
+        const s = connect(server.port, '127.0.0.1', () => {
+          // Half the upgrade request: the headers never end.
+          s.write(`GET /ws HTTP/1.1\r\nhost: x\r\nconnection: Upgrade\r\nupgrade: websocket\r\nx-n: ${i}\r\n`);
+          resolve(s);
+        });
+        s.on('error', reject);
+      }),
+    ),
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  for (const s of sockets) s.destroy();
+  await newViewerPlays(browser);
+  await backAtBaseline('200 abandoned sockets');
+});
+
+test('100 join/leave cycles, half of them leaving by dropping the socket', async ({ browser, page }) => {
+  await page.goto(`${server.url}/api/health`);
+  const failures = await page.evaluate(async (url) => {
+    const problems: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      const ws = new WebSocket(url);
+      await new Promise((r, j) => ((ws.onopen = r), (ws.onerror = j)));
+      let next = 1;
+      const ask = (method: string, data: object) =>
+        new Promise<{ ok: boolean; error?: { code: string; message: string } }>((resolve) => {
+          const id = next++;
+          const onMessage = (e: MessageEvent) => {
+            const msg = JSON.parse(e.data as string);
+            if (msg.id !== id) return;
+            ws.removeEventListener('message', onMessage);
+            resolve(msg);
+          };
+          ws.addEventListener('message', onMessage);
+          ws.send(JSON.stringify({ id, method, data }));
+        });
+      const joined = await ask('join', { streamId: 'default' });
+      const transport = await ask('createTransport', {});
+      if (!joined.ok || !transport.ok) problems.push(`cycle ${i}: ${JSON.stringify([joined, transport])}`);
+      if (i % 10 === 0) {
+        // Capabilities of the right shape that mediasoup cannot use: the player's error, not the server's.
+        const bogus = await ask('consume', { rtpCapabilities: { codecs: [{ kind: 'video', mimeType: 'video/VP8', clockRate: 90000, parameters: { x: { y: 1 } } }] } });
+        if (bogus.ok || bogus.error?.code !== 'bad_request') problems.push(`cycle ${i} consume: ${JSON.stringify(bogus)}`);
+      }
+      if (i % 2 === 0) await ask('leave', {});
+      ws.close();
+    }
+    return problems;
+  }, `${server.url.replace(/^http/, 'ws')}/ws`);
+  expect(failures).toEqual([]);
+  await until('viewers gone', viewerCount, (n) => n === 0, 15_000);
+  await newViewerPlays(browser);
+  await backAtBaseline('100 join/leave cycles');
+});
+
+/** The server's child whose command is `comm` and whose arguments include `arg`. */
+function childPid(comm: string, arg?: string): number {
+  const found = childProcesses(server.pid).find(([, c, args]) => c === comm && (arg === undefined || args.includes(arg)));
+  if (!found) throw new Error(`no ${comm} ${arg ?? ''} child of the server`);
+  return found[0];
+}
+
+/** The ingest encodes (libvpx with a deadline); the quality decoder reads the stream on its stdin. */
+const ingestPid = () => childPid('ffmpeg', '-deadline');
+const qualityDecoderPid = () => childPid('ffmpeg', 'pipe:0');
+
+test('FFmpeg killed (-9): the stream restarts and plays', async ({ browser }) => {
+  const before = await streamInfo();
+  process.kill(ingestPid(), 'SIGKILL');
+  await until('stream restarted', streamInfo, (s) => s.restarts > before.restarts && s.state === 'running', 30_000);
+  await newViewerPlays(browser);
+  await backAtBaseline('FFmpeg SIGKILL');
+});
+
+test('FFmpeg stopped (SIGSTOP): the stall is detected, FFmpeg replaced, the stream plays', async ({ browser }) => {
+  test.setTimeout(120_000);
+  const before = await streamInfo();
+  const pid = ingestPid();
+  process.kill(pid, 'SIGSTOP');
+  try {
+    await until('stream restarted', streamInfo, (s) => s.restarts > before.restarts && s.state === 'running', 45_000);
+  } finally {
+    try {
+      process.kill(pid, 'SIGCONT'); // in case the server did not take it away
+    } catch {
+      // gone, as it should be
+    }
+  }
+  await newViewerPlays(browser);
+  await backAtBaseline('FFmpeg SIGSTOP');
+});
+
+test("the quality decoder's FFmpeg stopped (SIGSTOP): it is replaced once it falls behind, viewers play", async ({ browser }) => {
+  test.setTimeout(120_000);
+  const pid = qualityDecoderPid();
+  process.kill(pid, 'SIGSTOP');
+  try {
+    await until('decoder replaced', async () => childProcesses(server.pid).filter(([, c, a]) => c === 'ffmpeg' && a.includes('pipe:0')).map(([p]) => p), (pids) => pids.length === 1 && pids[0] !== pid, 60_000);
+  } finally {
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch {
+      // gone, as it should be
+    }
+  }
+  await newViewerPlays(browser);
+  await backAtBaseline('quality decoder SIGSTOP');
+});
+
+test('mediasoup worker killed (-9): a new worker serves new viewers', async ({ browser }) => {
+  const old = childPid('mediasoup-worke');
+  process.kill(old, 'SIGKILL');
+  await until('worker replaced', async () => childProcesses(server.pid).filter(([, c]) => c === 'mediasoup-worke').map(([p]) => p), (pids) => pids.length === 1 && pids[0] !== old, 30_000);
+  await newViewerPlays(browser);
+  await backAtBaseline('mediasoup worker SIGKILL', /mediasoup worker died/);
+});
