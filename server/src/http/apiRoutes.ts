@@ -26,7 +26,7 @@ export function apiRoutes(d: ApiDeps): Route[] {
         return { ok: true };
       },
     },
-    { method: 'GET', path: '/api/streams', handler: () => ({ streams: d.streams.list() }) },
+    { method: 'GET', path: '/api/streams', handler: () => ({ streams: d.streams.publicList() }) },
     ...d.auth.guard([
       { method: 'GET', path: '/api/viewers', handler: () => ({ viewers: d.streams.viewers() }) },
       { method: 'GET', path: '/api/router', handler: () => ({ feedback: d.feedback, router: d.router.state() }) },
