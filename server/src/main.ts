@@ -35,7 +35,7 @@ async function main(): Promise<void> {
     operatorToken = generateToken();
     log.warn({ operatorToken }, 'OPERATOR_TOKEN is not set: the dashboard and operator API take this generated token until the server stops');
   }
-  const auth = new OperatorAuth(operatorToken);
+  const auth = new OperatorAuth(operatorToken, { metrics: config.metricsToken, router: config.routerToken });
   const control = new ControlSettings(config.control, (params) => streams.all().forEach((s) => s.setControlParams(params)));
   // Listen first: a taken port fails fast, before FFmpeg and mediasoup start.
   let ready = false;
@@ -57,8 +57,8 @@ async function main(): Promise<void> {
           return makeStream(s);
         },
       }),
-      { method: 'GET', path: '/metrics', handler: () => metrics.render() },
     ]),
+    ...auth.guard([{ method: 'GET', path: '/metrics', handler: () => metrics.render() }], 'metrics'),
   ];
   const http = createHttpServer(routes, config.clientDir, log);
   await new Promise<void>((resolve, reject) => {
