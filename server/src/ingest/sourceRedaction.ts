@@ -11,7 +11,8 @@ import type { SourceSpec } from './sourceSpec';
 export const PUBLIC_SOURCE_ERROR = "the source could not be read; the operator's dashboard has the details";
 
 const MASK = '***';
-const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>]*/gi;
+/** A URL in running text; punctuation after it (FFmpeg writes `URL: error`) is not part of it. */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>]*[^\s'"<>:.,;)]/gi;
 
 /** The source for viewers: its kind and a label that reveals no address, e.g. "rtsp stream", "file clip.mp4", "lavfi testsrc2". */
 export function publicSourceLabel(spec: SourceSpec): string {
