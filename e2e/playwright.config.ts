@@ -1,6 +1,6 @@
 import { defineConfig } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './src/chromium';
-import { E2E_OPERATOR_TOKEN } from './src/operatorToken';
+import { E2E_METRICS_TOKEN, E2E_OPERATOR_TOKEN, E2E_ROUTER_TOKEN } from './src/operatorToken';
 
 const PORT = Number(process.env.E2E_PORT || 18080);
 
@@ -23,7 +23,15 @@ export default defineConfig({
     url: `http://127.0.0.1:${PORT}/api/health`,
     // Viewers start at the stream's full rate (MKC clamps the initial rate to it): these tests exercise
     // the data path on an unconstrained loopback; rate control is tested over the bottleneck (bottleneck.spec.ts).
-    env: { PORT: String(PORT), RTC_LISTEN_IP: '127.0.0.1', LOG_LEVEL: 'warn', OPERATOR_TOKEN: E2E_OPERATOR_TOKEN, MKC_INITIAL_KBPS: '100000' },
+    env: {
+      PORT: String(PORT),
+      RTC_LISTEN_IP: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      OPERATOR_TOKEN: E2E_OPERATOR_TOKEN,
+      METRICS_TOKEN: E2E_METRICS_TOKEN,
+      ROUTER_TOKEN: E2E_ROUTER_TOKEN,
+      MKC_INITIAL_KBPS: '100000',
+    },
     reuseExistingServer: false,
     // SIGTERM lets the server remove its nftables table.
     gracefulShutdown: { signal: 'SIGTERM', timeout: 5000 },

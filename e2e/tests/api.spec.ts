@@ -89,22 +89,16 @@ test('add a source, see it run, reject bad ones clearly, remove it', async ({ re
       .toBeGreaterThan(50);
 
     await expectError(await add({ id: 'e2e-lavfi', source: LAVFI }), 409, 'invalid_state', /already exists/);
-    await expectError(await add({ source: '/no/such/file.mp4' }), 400, 'bad_request', /not found or not readable: \/no\/such\/file.mp4/);
+    await expectError(await add({ source: 'no-such-clip.mp4' }), 400, 'bad_request', /not found or not readable: no-such-clip.mp4/);
+    await expectError(await add({ source: 'lavfi:nosuchfilter' }), 400, 'bad_request', /lavfi filter "nosuchfilter" is not allowed/);
     await expectError(await add({ source: '  ' }), 400, 'bad_request', /source is empty/);
     await expectError(await add({ id: 'has space', source: LAVFI }), 400, 'bad_request', /at id: id must be/);
     await expectError(await add({}), 400, 'bad_request', /at source/);
-
-    // A source FFmpeg cannot open becomes a stream in state failed, with FFmpeg's error.
-    expect((await add({ id: 'e2e-broken', source: 'lavfi:nosuchfilter' })).status()).toBe(200);
-    await expect
-      .poll(async () => (await streams(request)).find((s) => s.id === 'e2e-broken'), { timeout: 15_000 })
-      .toMatchObject({ state: 'failed', error: expect.stringMatching(/No such filter: 'nosuchfilter'/) });
   } finally {
-    for (const id of ['e2e-lavfi', 'e2e-broken']) await request.delete(`/api/streams/${id}`, { headers: auth });
+    await request.delete('/api/streams/e2e-lavfi', { headers: auth });
   }
   const ids = (await streams(request)).map((s) => s.id);
   expect(ids).not.toContain('e2e-lavfi');
-  expect(ids).not.toContain('e2e-broken');
   await expectError(await request.delete('/api/streams/e2e-lavfi', { headers: auth }), 404, 'not_found');
 });
 

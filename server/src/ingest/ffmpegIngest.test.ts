@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { parseVp8FrameHeader } from '@pels/shared/vp8/frameHeader';
 import { FfmpegIngest, type IngestStatus } from './ffmpegIngest';
-import { DEFAULT_ENCODE, parseSource } from './sourceSpec';
+import { resolveSource } from './mediaFiles';
+import { DEFAULT_ENCODE } from './sourceSpec';
 
 const log = pino({ level: 'silent' });
 const small = { ...DEFAULT_ENCODE, width: 160, height: 90, bitrateKbps: 200 };
@@ -24,7 +28,7 @@ function waitFor(ingest: FfmpegIngest, pred: (s: IngestStatus) => boolean, ms = 
 }
 
 test('real FFmpeg frames arrive live, starting with a keyframe, in the 0,2,1,2 layer pattern', async () => {
-  const ingest = new FfmpegIngest(parseSource('lavfi:testsrc2=size=160x90:rate=30'), small, log, fast);
+  const ingest = new FfmpegIngest(await resolveSource('lavfi:testsrc2=size=160x90:rate=30', []), small, log, fast);
   const tids: number[] = [];
   let first: boolean | undefined;
   ingest.on('frame', (f) => {
@@ -41,8 +45,8 @@ test('real FFmpeg frames arrive live, starting with a keyframe, in the 0,2,1,2 l
   assert.equal(ingest.currentStatus.state, 'stopped');
 });
 
-test('a missing file is reported as failed with a clear error, and retried', async () => {
-  const ingest = new FfmpegIngest(parseSource('/nonexistent/clip.mp4'), small, log, fast);
+test('a file gone since it was added is reported as failed with a clear error, and retried', async () => {
+  const ingest = new FfmpegIngest({ kind: 'file', path: '/nonexistent/clip.mp4', mediaDirs: ['/nonexistent'] }, small, log, fast);
   ingest.start();
   const s = await waitFor(ingest, (x) => x.state === 'failed');
   assert.match(s.error ?? '', /not found or not readable: \/nonexistent\/clip\.mp4/);
@@ -52,7 +56,8 @@ test('a missing file is reported as failed with a clear error, and retried', asy
 });
 
 test('a file FFmpeg cannot decode gives FFmpeg own error', async () => {
-  const ingest = new FfmpegIngest(parseSource(new URL(import.meta.url).pathname), small, log, fast);
+  const self = new URL(import.meta.url).pathname;
+  const ingest = new FfmpegIngest(await resolveSource(self, [dirname(self)]), small, log, fast);
   ingest.start();
   const s = await waitFor(ingest, (x) => x.state === 'failed');
   assert.match(s.error ?? '', /ffmpeg exited/);
@@ -60,7 +65,7 @@ test('a file FFmpeg cannot decode gives FFmpeg own error', async () => {
 });
 
 test('when FFmpeg ends the ingest restarts and frames keep coming', async () => {
-  const ingest = new FfmpegIngest(parseSource('lavfi:testsrc2=size=160x90:rate=30:duration=0.5'), small, log, fast);
+  const ingest = new FfmpegIngest(await resolveSource('lavfi:testsrc2=size=160x90:rate=30:duration=0.5', []), small, log, fast);
   let frames = 0;
   ingest.on('frame', () => frames++);
   ingest.start();
@@ -68,4 +73,21 @@ test('when FFmpeg ends the ingest restarts and frames keep coming', async () => 
   ingest.close();
   assert.ok(s.restarts >= 2);
   assert.ok(frames >= 30, `${frames} frames`);
+});
+
+test('a file replaced by a link to outside the media directories since it was added is refused, FFmpeg never sees it', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'pels-media-'));
+  try {
+    const clip = join(dir, 'clip.mp4');
+    await writeFile(clip, 'not video');
+    const ingest = new FfmpegIngest(await resolveSource(clip, [dir]), small, log, fast);
+    await rm(clip);
+    await symlink('/etc/passwd', clip);
+    ingest.start();
+    const s = await waitFor(ingest, (x) => x.state === 'failed');
+    ingest.close();
+    assert.match(s.error ?? '', /links to outside the media directories/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

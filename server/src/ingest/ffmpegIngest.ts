@@ -2,12 +2,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../log';
 import { IvfReader, type IvfFrame } from './ivfReader';
-import { checkSource, describeSource, ffmpegArgs, REFERENCE_FD, type EncodeSettings, type SourceSpec } from './sourceSpec';
+import { resolveMediaFile } from './mediaFiles';
+import { operatorSourceText, redactCredentials } from './sourceRedaction';
+import { ffmpegArgs, REFERENCE_FD, type EncodeSettings, type SourceSpec } from './sourceSpec';
 
 export type IngestState = 'starting' | 'running' | 'restarting' | 'failed' | 'stopped';
 
 export interface IngestStatus {
   state: IngestState;
+  /** The last error, for the operator: it may name paths and hosts (URL credentials are masked). */
   error?: string;
   restarts: number;
 }
@@ -89,12 +92,14 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
   }
 
   private async run(): Promise<void> {
+    let spec = this.spec;
     try {
-      await checkSource(this.spec);
+      // A file may have gone, or been replaced by a link, since it was added: it must still resolve inside the media directories.
+      if (spec.kind === 'file') spec = { ...spec, path: await resolveMediaFile(spec.path, spec.mediaDirs) };
     } catch (err) {
       if (this.closed) return;
       const message = (err as Error).message;
-      this.log.error({ source: describeSource(this.spec) }, message);
+      this.log.error({ source: operatorSourceText(this.spec) }, message);
       this.setStatus('failed', message);
       this.scheduleRestart();
       return;
@@ -105,9 +110,9 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     const reader = new IvfReader();
     const stderrTail: string[] = [];
     let gotFrame = false;
-    const proc = spawn(this.opts.ffmpegPath, ffmpegArgs(this.spec, this.encode), { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    const proc = spawn(this.opts.ffmpegPath, ffmpegArgs(spec, this.encode), { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     this.proc = proc;
-    this.log.info({ source: describeSource(this.spec), pid: proc.pid }, 'ffmpeg started');
+    this.log.info({ source: operatorSourceText(spec), pid: proc.pid }, 'ffmpeg started');
     this.armStallTimer(proc);
     this.emit('run');
     // Always read: FFmpeg would block on a full reference pipe, and stop encoding.
@@ -143,7 +148,8 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
       if (this.proc === proc) this.proc = null;
       if (this.stallTimer) clearTimeout(this.stallTimer);
       if (this.closed) return;
-      const why = stderrTail.length ? stderrTail.join(' | ') : `exit code ${code ?? signal}`;
+      // FFmpeg quotes the URL it was given: mask its credentials before the message reaches the log or the dashboard.
+      const why = stderrTail.length ? redactCredentials(stderrTail.join(' | ')) : `exit code ${code ?? signal}`;
       const message = `ffmpeg exited (${code ?? signal}): ${why}`;
       if (Date.now() - startedAt >= this.opts.stableAfterMs) this.backoffMs = this.opts.initialBackoffMs;
       this.log.warn({ code, signal, ranMs: Date.now() - startedAt }, message);

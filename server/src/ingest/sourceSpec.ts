@@ -1,50 +1,34 @@
-import { access, constants } from 'node:fs/promises';
-
 /**
- * A source is a file path, a URL FFmpeg can read, or a lavfi graph written
- * `lavfi:testsrc2=size=640x360:rate=30`. Files loop forever.
+ * What a source is once the source policy (sourcePolicy.ts) has accepted it,
+ * and the FFmpeg command that encodes it. Files loop forever.
  */
-export type SourceSpec =
-  | { kind: 'file'; path: string }
-  | { kind: 'url'; url: string }
-  | { kind: 'lavfi'; graph: string };
+import { protocolWhitelist } from './sourcePolicy';
 
-export class SourceError extends Error {
-  override name = 'SourceError';
+/** A file inside the media directories: `path` is its real path, `mediaDirs` where it must stay (checked again at each FFmpeg start). */
+export interface FileSource {
+  kind: 'file';
+  path: string;
+  mediaDirs: readonly string[];
 }
 
-export function parseSource(input: string): SourceSpec {
-  const s = input.trim();
-  if (!s) throw new SourceError('source is empty');
-  if (s.startsWith('lavfi:')) {
-    const graph = s.slice('lavfi:'.length);
-    if (!graph) throw new SourceError('lavfi source has no filter graph');
-    return { kind: 'lavfi', graph };
-  }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) return { kind: 'url', url: s };
-  return { kind: 'file', path: s };
+/** A URL with one of the allowed schemes, as given. */
+export interface UrlSource {
+  kind: 'url';
+  url: string;
+  scheme: string;
 }
 
-export function describeSource(spec: SourceSpec): string {
-  switch (spec.kind) {
-    case 'file':
-      return spec.path;
-    case 'url':
-      return spec.url;
-    case 'lavfi':
-      return `lavfi:${spec.graph}`;
-  }
+/** A lavfi graph of allow-listed filters, e.g. `testsrc2=size=640x360:rate=30`; `generator` is its first filter. */
+export interface LavfiSource {
+  kind: 'lavfi';
+  graph: string;
+  generator: string;
 }
 
-/** Fails early, with a message a person can act on, for a file that cannot be read. */
-export async function checkSource(spec: SourceSpec): Promise<void> {
-  if (spec.kind !== 'file') return;
-  try {
-    await access(spec.path, constants.R_OK);
-  } catch {
-    throw new SourceError(`source file not found or not readable: ${spec.path}`);
-  }
-}
+export type SourceSpec = FileSource | UrlSource | LavfiSource;
+
+/** A source as parsed, before its file (if it is one) is looked up in the media directories. */
+export type ParsedSource = { kind: 'file'; path: string } | UrlSource | LavfiSource;
 
 export interface EncodeSettings {
   width: number;
@@ -66,14 +50,22 @@ export const REFERENCE_FD = 3;
  * The scaled source also goes, as raw Y planes (width * height bytes per frame),
  * to REFERENCE_FD: the reference the server scores its own decode against.
  * `extractplanes=y` copies the plane exactly (`-pix_fmt gray` would rescale it).
+ *
+ * The input may open only the protocols its kind needs (`-protocol_whitelist`,
+ * which also binds what playlists and session descriptions inside it open),
+ * and a file is named `file:<absolute path>` so no part of its name is read
+ * as a protocol.
  */
-export function ffmpegArgs(spec: SourceSpec, enc: EncodeSettings = DEFAULT_ENCODE): string[] {
-  const input =
-    spec.kind === 'lavfi'
-      ? ['-re', '-f', 'lavfi', '-i', spec.graph]
-      : spec.kind === 'file'
-        ? ['-re', '-stream_loop', '-1', '-i', spec.path]
-        : ['-re', '-i', spec.url];
+export function ffmpegArgs(spec: ParsedSource, enc: EncodeSettings = DEFAULT_ENCODE): string[] {
+  const whitelist = protocolWhitelist(spec);
+  const input = [
+    '-re',
+    ...(spec.kind === 'file' ? ['-stream_loop', '-1'] : []),
+    ...(spec.kind === 'lavfi' ? ['-f', 'lavfi'] : []),
+    ...(whitelist ? ['-protocol_whitelist', whitelist.join(',')] : []),
+    '-i',
+    spec.kind === 'lavfi' ? spec.graph : spec.kind === 'file' ? `file:${spec.path}` : spec.url,
+  ];
   const b = enc.bitrateKbps;
   const layers = [Math.round(b / 4), Math.round(b / 2), b].join(',');
   const { width: w, height: h } = enc;

@@ -124,7 +124,7 @@ export class ServerMetrics {
     for (const metric of Object.values(m)) metric.reset();
     const all: ViewerState[] = [];
     for (const s of this.d.streams.all()) {
-      const info = s.info();
+      const info = s.operatorInfo();
       const stream = s.id;
       for (const state of STATES) m.streamState.set({ stream, state }, info.state === state ? 1 : 0);
       m.framesIngested.inc({ stream }, info.framesIngested);

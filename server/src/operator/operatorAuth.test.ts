@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { test } from 'node:test';
 import { RequestError } from '../errors';
-import { generateToken, OperatorAuth } from './operatorAuth';
+import { generateToken, OperatorAuth, type TokenScope } from './operatorAuth';
 
 const TOKEN = 'correct-horse-battery-staple';
 const req = (authorization?: string) => ({ headers: authorization === undefined ? {} : { authorization } }) as IncomingMessage;
@@ -33,6 +33,46 @@ test('guard: the handler never runs without the token', async () => {
   assert.throws(() => route!.handler(req(), {}));
   assert.equal(ran, 0);
   assert.equal(await route!.handler(req(`Bearer ${TOKEN}`), {}), 1);
+});
+
+test('scoped tokens: each opens its own scope only; the operator token opens every scope', () => {
+  const auth = new OperatorAuth(TOKEN, { metrics: 'metrics-token-0123456789', router: 'router-token-0123456789' });
+  const opens = (token: string, scope?: TokenScope) => {
+    try {
+      auth.check(req(`Bearer ${token}`), scope);
+      return true;
+    } catch (e) {
+      assert.ok(e instanceof RequestError && e.code === 'unauthorized');
+      return false;
+    }
+  };
+  assert.deepEqual(
+    [TOKEN, 'metrics-token-0123456789', 'router-token-0123456789', 'wrong-token-0123456789'].map((t) => [opens(t), opens(t, 'metrics'), opens(t, 'router')]),
+    [
+      [true, true, true],
+      [false, true, false],
+      [false, false, true],
+      [false, false, false],
+    ],
+  );
+  assert.throws(() => auth.check(req(), 'metrics'), /METRICS_TOKEN or OPERATOR_TOKEN/);
+  assert.throws(() => auth.check(req('Bearer router-token-0123456789'), 'metrics'), /this route takes METRICS_TOKEN or OPERATOR_TOKEN/);
+});
+
+test('a scope without its token configured takes the operator token only', () => {
+  const auth = new OperatorAuth(TOKEN, { metrics: undefined });
+  assert.equal(auth.matches(TOKEN, 'metrics'), true);
+  assert.equal(auth.matches('', 'metrics'), false);
+  assert.equal(auth.matches('anything-at-all-long', 'router'), false);
+});
+
+test('guard with a scope: the scope token reaches the handler, other tokens do not', async () => {
+  const auth = new OperatorAuth(TOKEN, { router: 'router-token-0123456789' });
+  let ran = 0;
+  const [route] = auth.guard([{ method: 'POST', path: '/api/x', handler: () => ++ran }], 'router');
+  assert.throws(() => route!.handler(req('Bearer metrics-token-0123456789'), {}));
+  assert.equal(await route!.handler(req('Bearer router-token-0123456789'), {}), 1);
+  assert.equal(await route!.handler(req(`Bearer ${TOKEN}`), {}), 2);
 });
 
 test('generated tokens are long and distinct', () => {

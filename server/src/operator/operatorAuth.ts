@@ -1,43 +1,61 @@
 /**
- * The operator token: what the dashboard, the operator API, /metrics and the
- * router agent present (`Authorization: Bearer <token>`; the dashboard's feed
- * sends it in its first message). Viewers never need it.
+ * Bearer tokens (`Authorization: Bearer <token>`; the dashboard's feed sends
+ * it in its first message). The operator token opens every operator route;
+ * a scoped token opens only its own: METRICS_TOKEN `GET /metrics`,
+ * ROUTER_TOKEN `POST /api/router-feedback`. Viewers need none.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { RequestError } from '../errors';
 import type { Route } from '../http/httpServer';
 
+/** What a scoped token may do besides nothing: read metrics, or post router feedback. */
+export type TokenScope = 'metrics' | 'router';
+
+const SCOPE_TOKEN_NAME: Record<TokenScope, string> = { metrics: 'METRICS_TOKEN', router: 'ROUTER_TOKEN' };
+
 export class OperatorAuth {
   private readonly digest: Buffer;
+  private readonly scoped = new Map<TokenScope, Buffer>();
 
-  constructor(token: string) {
-    this.digest = sha256(token);
+  constructor(operatorToken: string, scopedTokens: Partial<Record<TokenScope, string | undefined>> = {}) {
+    this.digest = sha256(operatorToken);
+    for (const [scope, token] of Object.entries(scopedTokens) as [TokenScope, string | undefined][]) {
+      if (token !== undefined) this.scoped.set(scope, sha256(token));
+    }
   }
 
   /**
-   * Constant time whatever the candidate: both sides are hashed first, so the
-   * comparison is of equal-length digests and leaks neither the token's
-   * length nor how many leading characters matched.
+   * Whether the candidate is the operator token or, given a scope, that
+   * scope's token. Constant time whatever the candidate: both sides are
+   * hashed first, so the comparison is of equal-length digests and leaks
+   * neither a token's length nor how many leading characters matched.
    */
-  matches(candidate: string): boolean {
-    return timingSafeEqual(sha256(candidate), this.digest);
+  matches(candidate: string, scope?: TokenScope): boolean {
+    const digest = sha256(candidate);
+    const operator = timingSafeEqual(digest, this.digest);
+    const scoped = scope !== undefined && this.scoped.has(scope) && timingSafeEqual(digest, this.scoped.get(scope)!);
+    return operator || scoped;
   }
 
-  /** Throws 401 unless the request carries the token as a bearer credential. */
-  check(req: IncomingMessage): void {
+  /** Throws 401 unless the request carries the operator token (or the scope's token) as a bearer credential. */
+  check(req: IncomingMessage, scope?: TokenScope): void {
     const header = req.headers.authorization ?? '';
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!m) throw new RequestError('unauthorized', 'operator token required: send "Authorization: Bearer <OPERATOR_TOKEN>"');
-    if (!this.matches(m[1]!)) throw new RequestError('unauthorized', 'operator token is not valid');
+    const wanted = scope === undefined ? 'OPERATOR_TOKEN' : `${SCOPE_TOKEN_NAME[scope]} or OPERATOR_TOKEN`;
+    if (!m) throw new RequestError('unauthorized', `token required: send "Authorization: Bearer <${wanted}>"`);
+    if (!this.matches(m[1]!, scope)) throw new RequestError('unauthorized', `token is not valid here (this route takes ${wanted})`);
   }
 
-  /** The same routes, each refusing a request without the token before it reads the body or changes anything. */
-  guard(routes: readonly Route[]): Route[] {
+  /**
+   * The same routes, each refusing a request without the operator token (or
+   * the scope's token) before it reads the body or changes anything.
+   */
+  guard(routes: readonly Route[], scope?: TokenScope): Route[] {
     return routes.map((r) => ({
       ...r,
       handler: (req, params) => {
-        this.check(req);
+        this.check(req, scope);
         return r.handler(req, params);
       },
     }));

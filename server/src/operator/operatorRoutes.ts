@@ -3,7 +3,9 @@ import type { z } from 'zod';
 import { addStreamSchema, controlUpdateSchema, setModeSchema } from '@pels/shared/protocol/operator';
 import { RequestError } from '../errors';
 import { readJson, type Route } from '../http/httpServer';
-import { checkSource, parseSource, SourceError } from '../ingest/sourceSpec';
+import { resolveSource } from '../ingest/mediaFiles';
+import { checkVisible, SourceError } from '../ingest/sourcePolicy';
+import type { SourceSpec } from '../ingest/sourceSpec';
 import type { Stream } from '../streams/stream';
 import type { ViewerSession } from '../viewer/viewerSession';
 import { operatorStream, takeSnapshot, type SnapshotSources } from './snapshot';
@@ -11,12 +13,14 @@ import { operatorStream, takeSnapshot, type SnapshotSources } from './snapshot';
 export interface NewStream {
   id: string;
   name: string;
-  source: string;
+  source: SourceSpec;
 }
 
 export interface OperatorRouteDeps extends SnapshotSources {
   /** Makes (does not start or register) a stream; throws a RequestError when the server cannot yet. */
   createStream: (s: NewStream) => Stream;
+  /** Where file sources must be (MEDIA_DIR). */
+  mediaDirs: readonly string[];
 }
 
 /**
@@ -32,17 +36,17 @@ export function operatorRoutes(d: OperatorRouteDeps): Route[] {
       handler: async (req) => {
         const body = parseBody(addStreamSchema, await readJson(req));
         const id = body.id ?? `s-${randomUUID().slice(0, 8)}`;
-        let spec;
+        let source;
         try {
-          spec = parseSource(body.source);
-          // A missing file is the operator's typo: say so now. A URL or lavfi graph FFmpeg cannot open shows as a failed stream.
-          await checkSource(spec);
+          // Refused here: anything outside the source policy, and a missing file (the operator's typo). A URL or graph FFmpeg cannot open shows as a failed stream.
+          source = await resolveSource(body.source, d.mediaDirs);
+          if (body.name !== undefined) checkVisible(body.name, 'name');
         } catch (err) {
           if (err instanceof SourceError) throw new RequestError('bad_request', err.message);
           throw err;
         }
         if (d.streams.has(id)) throw new RequestError('invalid_state', `stream "${id}" already exists`);
-        const stream = d.createStream({ id, name: body.name ?? id, source: body.source });
+        const stream = d.createStream({ id, name: body.name ?? id, source });
         d.streams.add(stream);
         try {
           await stream.start();

@@ -12,8 +12,9 @@ export interface SnapshotSources {
   control: ControlSettings;
 }
 
+/** A stream as the operator sees it: the whole source (URL credentials masked), FFmpeg's error, rates and viewers. */
 export function operatorStream(s: Stream): OperatorStream {
-  return { ...s.info(), layerKbps: s.layerKbps(), viewers: s.viewerCount() };
+  return { ...s.operatorInfo(), layerKbps: s.layerKbps(), viewers: s.viewerCount() };
 }
 
 /** Everything the dashboard shows, read (never changed) from the live objects. */

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import { pino } from 'pino';
 import type { QualityFrame } from '@pels/shared/protocol/signaling';
 import { FfmpegIngest } from '../ingest/ffmpegIngest';
-import { DEFAULT_ENCODE, parseSource } from '../ingest/sourceSpec';
+import { resolveSource } from '../ingest/mediaFiles';
+import { DEFAULT_ENCODE } from '../ingest/sourceSpec';
 import { FrameLayering } from '../layering/layeredFrame';
 import { QualityAnalyzer } from './qualityAnalyzer';
 
@@ -19,9 +20,9 @@ async function until(pred: () => boolean, ms: number): Promise<void> {
 }
 
 /** Real FFmpeg ingest, decoder and worker thread, as the stream wires them. */
-function run(source: string, onRows: (rows: QualityFrame[]) => void) {
+async function run(source: string, onRows: (rows: QualityFrame[]) => void) {
   const analyzer = new QualityAnalyzer({ width: small.width, height: small.height, frameRate: small.frameRate, onRows, log });
-  const ingest = new FfmpegIngest(parseSource(source), small, log, { initialBackoffMs: 100, maxBackoffMs: 200 });
+  const ingest = new FfmpegIngest(await resolveSource(source, []), small, log, { initialBackoffMs: 100, maxBackoffMs: 200 });
   const layering = new FrameLayering(3000);
   ingest.on('run', () => analyzer.newRun());
   ingest.on('reference', (chunk) => analyzer.onReference(chunk));
@@ -35,7 +36,7 @@ function run(source: string, onRows: (rows: QualityFrame[]) => void) {
 
 test('a row for every frame, live: the frame itself scores best, its layer and decode checksum come along', async () => {
   const rows: QualityFrame[] = [];
-  const stop = run('lavfi:testsrc2=size=160x90:rate=30', (r) => rows.push(...r));
+  const stop = await run('lavfi:testsrc2=size=160x90:rate=30', (r) => rows.push(...r));
   try {
     await until(() => rows.length >= 40, 20_000);
   } finally {
@@ -54,7 +55,7 @@ test('a row for every frame, live: the frame itself scores best, its layer and d
 test('indexes go on across FFmpeg restarts, and each run pairs its own source planes', async () => {
   const rows: QualityFrame[] = [];
   // Each run lasts 0.5 s (15 frames); the ingest restarts it.
-  const stop = run('lavfi:testsrc2=size=160x90:rate=30:duration=0.5', (r) => rows.push(...r));
+  const stop = await run('lavfi:testsrc2=size=160x90:rate=30:duration=0.5', (r) => rows.push(...r));
   try {
     await until(() => rows.some((r) => r.index >= 40), 30_000);
   } finally {

@@ -75,7 +75,7 @@ export class ViewerConnection {
     if (this.closed) throw new RequestError('invalid_state', 'connection is closed');
     switch (r.method) {
       case 'getStreams':
-        return { streams: this.streams.list() };
+        return { streams: this.streams.publicList() };
       case 'join': {
         const stream = this.streams.get(r.data.streamId);
         const routerRtpCapabilities = stream.routerRtpCapabilities;
@@ -97,7 +97,7 @@ export class ViewerConnection {
           state: () => viewer.state(),
           notify: (n) => this.notify(n),
         });
-        return { viewerId: id, stream: stream.info(), routerRtpCapabilities, timestampBase: viewer.timestampBase };
+        return { viewerId: id, stream: stream.publicInfo(), routerRtpCapabilities, timestampBase: viewer.timestampBase };
       }
       case 'createTransport':
         return this.requireViewer().createTransport();

@@ -6,7 +6,8 @@ import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import type { LayerKbps } from '@pels/shared/protocol/operator';
 import { FfmpegIngest, type IngestStatus } from '../ingest/ffmpegIngest';
-import { describeSource, parseSource, type EncodeSettings } from '../ingest/sourceSpec';
+import { operatorSourceText, PUBLIC_SOURCE_ERROR, publicSourceLabel } from '../ingest/sourceRedaction';
+import type { EncodeSettings, SourceSpec } from '../ingest/sourceSpec';
 import { FrameLayering } from '../layering/layeredFrame';
 import { LayerRateMeter } from '../layering/layerRates';
 import type { FeedbackSource } from '../config';
@@ -19,7 +20,8 @@ import { ViewerSession } from '../viewer/viewerSession';
 export interface StreamOptions {
   id: string;
   name: string;
-  source: string;
+  /** Checked by the source policy (resolveSource). */
+  source: SourceSpec;
   encode: EncodeSettings;
   webRtc: { listenIp: string; announcedAddress: string | undefined };
   createRouter: () => Promise<ms.Router>;
@@ -38,6 +40,7 @@ const QUALITY_BATCH_MS = 500;
 const QUALITY_BACKLOG_S = 2;
 
 type StreamEvents = {
+  /** The ingest state changed; with the stream's public info (what players may see). */
   info: [StreamInfo];
   /** For monitoring (metrics): a viewer joined; and one left, with its final state. */
   newviewer: [ViewerSession];
@@ -67,8 +70,8 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.id = opts.id;
     this.ticksPerFrame = Math.round(90000 / opts.encode.frameRate);
     this.layering = new FrameLayering(this.ticksPerFrame);
-    this.ingest = new FfmpegIngest(parseSource(opts.source), opts.encode, opts.log.child({ stream: opts.id }));
-    this.ingest.on('status', () => this.emit('info', this.info()));
+    this.ingest = new FfmpegIngest(opts.source, opts.encode, opts.log.child({ stream: opts.id }));
+    this.ingest.on('status', () => this.emit('info', this.publicInfo()));
     const fps = opts.encode.frameRate;
     this.qualityFeed = new QualityFeed({ windowFrames: QUALITY_WINDOW_S * fps, backlogFrames: QUALITY_BACKLOG_S * fps, intervalMs: QUALITY_BATCH_MS });
     this.quality = new QualityAnalyzer({
@@ -122,15 +125,31 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.router = await this.opts.createRouter();
   }
 
-  info(): StreamInfo {
+  /**
+   * The stream as the operator sees it (dashboard, snapshot): the source and
+   * the ingest's own error, with URL credentials masked.
+   */
+  operatorInfo(): StreamInfo {
+    return this.info(operatorSourceText(this.opts.source), this.ingest.currentStatus.error);
+  }
+
+  /**
+   * The stream as anyone may see it (GET /api/streams, players): the source's
+   * kind and a safe label, and a generic error; no URL, path or FFmpeg output.
+   */
+  publicInfo(): StreamInfo {
+    return this.info(publicSourceLabel(this.opts.source), this.ingest.currentStatus.error === undefined ? undefined : PUBLIC_SOURCE_ERROR);
+  }
+
+  private info(source: string, error: string | undefined): StreamInfo {
     const s: IngestStatus = this.ingest.currentStatus;
     const enc = this.opts.encode;
     return {
       id: this.id,
       name: this.opts.name,
-      source: describeSource(parseSource(this.opts.source)),
+      source,
       state: s.state,
-      ...(s.error !== undefined ? { error: s.error } : {}),
+      ...(error !== undefined ? { error } : {}),
       width: enc.width,
       height: enc.height,
       frameRate: enc.frameRate,

@@ -34,8 +34,9 @@ export class StreamRegistry {
     return s;
   }
 
-  list(): StreamInfo[] {
-    return [...this.streams.values()].map((s) => s.info());
+  /** Every stream as anyone may see it (no source address, no FFmpeg error). */
+  publicList(): StreamInfo[] {
+    return [...this.streams.values()].map((s) => s.publicInfo());
   }
 
   viewers(): ViewerState[] {

@@ -1,0 +1,162 @@
+/**
+ * Which sources the server accepts. The server runs as root (it needs
+ * nftables) and hands a source string to FFmpeg, whose lavfi filters and
+ * protocols can read and write files, so a source is refused unless it is
+ * one of:
+ * - `lavfi:GRAPH`: one chain of allow-listed filters (a generator, then simple
+ *   transforms), options `key=value` from each filter's allow-list, values of
+ *   a conservative character set (no quotes, escapes, labels or `;`);
+ * - a URL whose scheme is allow-listed; FFmpeg then gets only the protocols
+ *   that scheme needs (`-protocol_whitelist`);
+ * - a file path, resolved inside the media directories (mediaFiles.ts).
+ * Control and invisible characters are refused anywhere. Pure: no I/O.
+ */
+import type { ParsedSource, SourceSpec } from './sourceSpec';
+
+export class SourceError extends Error {
+  override name = 'SourceError';
+}
+
+interface LavfiFilter {
+  /** Generators make frames from nothing and start the chain; transforms follow. */
+  generator: boolean;
+  options: readonly string[];
+}
+
+const FRAME_OPTIONS = ['size', 's', 'rate', 'r', 'duration', 'd', 'sar'];
+const generator = (...options: string[]): LavfiFilter => ({ generator: true, options });
+const transform = (...options: string[]): LavfiFilter => ({ generator: false, options });
+
+/**
+ * The lavfi filters a source may use, with the options each may set. None
+ * reads or writes a file or takes commands: `life` and `cellauto` lack their
+ * `filename` option here for that reason, and filters such as movie, amovie,
+ * drawtext, metadata, sendcmd or zmq are not listed.
+ */
+export const LAVFI_FILTERS: ReadonlyMap<string, LavfiFilter> = new Map([
+  ['testsrc', generator(...FRAME_OPTIONS, 'decimals', 'n')],
+  ['testsrc2', generator(...FRAME_OPTIONS, 'alpha')],
+  ['smptebars', generator(...FRAME_OPTIONS)],
+  ['smptehdbars', generator(...FRAME_OPTIONS)],
+  ['pal75bars', generator(...FRAME_OPTIONS)],
+  ['pal100bars', generator(...FRAME_OPTIONS)],
+  ['rgbtestsrc', generator(...FRAME_OPTIONS, 'complement', 'co')],
+  ['yuvtestsrc', generator(...FRAME_OPTIONS)],
+  ['color', generator(...FRAME_OPTIONS, 'color', 'c')],
+  [
+    'mandelbrot',
+    generator('size', 's', 'rate', 'r', 'maxiter', 'start_x', 'start_y', 'start_scale', 'end_scale', 'end_pts', 'bailout', 'morphxf', 'morphyf', 'morphamp', 'outer', 'inner'),
+  ],
+  ['life', generator('size', 's', 'rate', 'r', 'rule', 'random_fill_ratio', 'ratio', 'random_seed', 'seed', 'stitch', 'mold', 'life_color', 'death_color', 'mold_color')],
+  ['cellauto', generator('size', 's', 'rate', 'r', 'rule', 'random_fill_ratio', 'ratio', 'random_seed', 'seed', 'scroll', 'start_full', 'full', 'stitch')],
+  ['scale', transform('w', 'h', 'width', 'height')],
+  ['format', transform('pix_fmts')],
+  ['fps', transform('fps')],
+  ['hflip', transform()],
+  ['vflip', transform()],
+]);
+
+/** Allowed URL schemes and the FFmpeg protocols each needs (the input's `-protocol_whitelist`). */
+export const URL_SCHEMES: ReadonlyMap<string, readonly string[]> = new Map([
+  // HLS playlists over HTTP need nothing more; crypto is for AES-128 segments.
+  ['http', ['http', 'https', 'tcp', 'tls', 'crypto']],
+  ['https', ['http', 'https', 'tcp', 'tls', 'crypto']],
+  ['rtmp', ['rtmp', 'tcp']],
+  ['rtmps', ['rtmps', 'tcp', 'tls']],
+  ['rtsp', ['rtsp', 'rtp', 'udp', 'tcp']],
+  ['srt', ['srt']],
+]);
+
+const FILE_PROTOCOLS = ['file'];
+
+/** Characters a lavfi graph may contain: names, `=`, `:` and `,` as separators, and plain values. */
+const LAVFI_CHARS = /[^A-Za-z0-9_=:,.+\-/#@]/;
+const OPTION = /^([a-z_][a-z0-9_]*)=([^=]+)$/;
+/** Control, format (zero-width, bidi), surrogate, private-use and unassigned code points, and any space but U+0020. */
+const INVISIBLE = /[\p{C}\p{Z}]/u;
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+
+/** Throws unless `text` has only visible characters and plain spaces; `what` names the text in the message. */
+export function checkVisible(text: string, what: string): void {
+  for (const [i, ch] of [...text].entries()) {
+    if (ch !== ' ' && INVISIBLE.test(ch)) {
+      const code = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+      throw new SourceError(`${what} has a control or invisible character (U+${code}) at position ${i}`);
+    }
+  }
+}
+
+/** Parses and checks a source string; a file path is not yet looked up (see resolveSource). Throws SourceError. */
+export function parseSource(input: string): ParsedSource {
+  checkVisible(input, 'source');
+  const s = input.trim();
+  if (!s) throw new SourceError('source is empty');
+  const scheme = SCHEME.exec(s)?.[1]?.toLowerCase();
+  if (scheme === undefined) return { kind: 'file', path: s };
+  const rest = s.slice(scheme.length + 1);
+  if (scheme === 'lavfi') return parseLavfi(rest);
+  if (!rest.startsWith('//')) {
+    throw new SourceError(`"${scheme}:" is an FFmpeg protocol, not a file; a source is a file in MEDIA_DIR, a URL (${[...URL_SCHEMES.keys()].join(', ')}) or lavfi:GRAPH`);
+  }
+  return parseUrl(s, scheme);
+}
+
+/** The FFmpeg protocols a source may open; null for lavfi, whose allow-listed filters open nothing. */
+export function protocolWhitelist(spec: ParsedSource | SourceSpec): readonly string[] | null {
+  switch (spec.kind) {
+    case 'file':
+      return FILE_PROTOCOLS;
+    case 'url':
+      return URL_SCHEMES.get(spec.scheme) ?? [];
+    case 'lavfi':
+      return null;
+  }
+}
+
+function parseUrl(url: string, scheme: string): ParsedSource {
+  if (!URL_SCHEMES.has(scheme)) throw new SourceError(`URL scheme "${scheme}" is not allowed; allowed: ${[...URL_SCHEMES.keys()].join(', ')}`);
+  // One reading for us and FFmpeg: plain ASCII, no backslash, no encoded control character.
+  if (/[^\x21-\x7e]|\\/.test(url)) throw new SourceError('a URL must be printable ASCII without spaces or backslashes (percent-encode other characters)');
+  if (/%(?:[01][0-9a-f]|7f)/i.test(url)) throw new SourceError('URL has a percent-encoded control character');
+  let host = '';
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    // Reported below.
+  }
+  if (!host) throw new SourceError(`not a valid ${scheme} URL: it needs a host`);
+  return { kind: 'url', url, scheme };
+}
+
+function parseLavfi(graph: string): ParsedSource {
+  if (!graph) throw new SourceError('lavfi source has no filter graph');
+  const bad = LAVFI_CHARS.exec(graph);
+  if (bad) {
+    throw new SourceError(
+      `lavfi graph: "${bad[0]}" is not allowed; a graph is one chain "filter=key=value:key=value,filter" of letters, digits and . _ + - / # @ (no quotes, escapes, labels or ";")`,
+    );
+  }
+  const filters = graph.split(',');
+  filters.forEach((f, i) => {
+    const eq = f.indexOf('=');
+    const name = eq < 0 ? f : f.slice(0, eq);
+    if (!name) throw new SourceError('lavfi graph has an empty filter');
+    const filter = LAVFI_FILTERS.get(name);
+    if (!filter) throw new SourceError(`lavfi filter "${name}" is not allowed; allowed: ${[...LAVFI_FILTERS.keys()].join(', ')}`);
+    if (i === 0 && !filter.generator) throw new SourceError(`lavfi graph must start with a generator (${generators().join(', ')}), not "${name}"`);
+    if (i > 0 && filter.generator) throw new SourceError(`lavfi generator "${name}" can only start the graph`);
+    if (eq < 0) return;
+    for (const option of f.slice(eq + 1).split(':')) {
+      const key = OPTION.exec(option)?.[1];
+      if (key === undefined) throw new SourceError(`lavfi filter "${name}": options are key=value separated by ":"; got "${option}"`);
+      if (!filter.options.includes(key)) {
+        throw new SourceError(`lavfi filter "${name}": option "${key}" is not allowed; allowed: ${filter.options.join(', ') || 'none'}`);
+      }
+    }
+  });
+  return { kind: 'lavfi', graph, generator: filters[0]!.split('=')[0]! };
+}
+
+function generators(): string[] {
+  return [...LAVFI_FILTERS].filter(([, f]) => f.generator).map(([name]) => name);
+}
