@@ -5,7 +5,7 @@
  * control path.
  *
  * Label cardinality is bounded: `stream` (operator-made, a handful), `color`
- * (3), `layer` (3), `mode` (2), `state` (5). Per-viewer series carry a
+ * (3), `layer` (3), `mode` (2), `state` (5), `limit` (6), `kind` (2). Per-viewer series carry a
  * `viewer` label for at most VIEWER_SERIES_LIMIT viewers per scrape (see
  * viewerSeries.ts); the aggregates by stream and color cover every viewer.
  */
@@ -14,6 +14,9 @@ import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import type { RouterFeedbackHub } from '../feedback/routerFeedbackHub';
 import { TextBody } from '../http/httpServer';
+import type { Limits } from '../limits/limits';
+import { LIMIT_NAMES } from '../limits/rejections';
+import { SOCKET_KINDS } from '../limits/socketsPerAddress';
 import type { ControlSettings } from '../operator/controlSettings';
 import type { Stream } from '../streams/stream';
 import type { StreamRegistry } from '../streams/streamRegistry';
@@ -39,6 +42,7 @@ export interface ServerMetricsDeps {
   router: RouterFeedbackHub;
   control: ControlSettings;
   mediasoup: MediasoupWorkers;
+  limits: Limits;
 }
 
 export class ServerMetrics {
@@ -78,6 +82,9 @@ export class ServerMetrics {
       workersStarted: counter('pels_mediasoup_workers_started_total', 'mediasoup workers started (more than 1: a worker died and was replaced)'),
       workerCpu: counter('pels_mediasoup_worker_cpu_seconds_total', 'CPU time of the live mediasoup workers', ['mode']),
       workerRss: gauge('pels_mediasoup_worker_max_rss_bytes', 'Peak resident memory of the live mediasoup workers'),
+      limitRejections: counter('pels_limit_rejections_total', 'Refusals and closes by a server limit (see README "Configuration")', ['limit']),
+      notificationsDropped: counter('pels_signaling_notifications_dropped_total', "Quality and viewerState notifications not sent to a player whose socket's send buffer was over half full"),
+      socketsOpen: gauge('pels_websockets_open', 'WebSockets open: the players\' signaling and the dashboards\' feed', ['kind']),
     };
     d.streams.observer.on('newstream', (s) => this.watch(s));
     for (const s of d.streams.all()) this.watch(s);
@@ -173,6 +180,10 @@ export class ServerMetrics {
     m.workerCpu.inc({ mode: 'user' }, usage.userSeconds);
     m.workerCpu.inc({ mode: 'system' }, usage.systemSeconds);
     m.workerRss.set(usage.maxRssBytes);
+    const { rejections, sockets } = this.d.limits;
+    for (const limit of LIMIT_NAMES) m.limitRejections.inc({ limit }, rejections.count(limit));
+    m.notificationsDropped.inc(rejections.notificationsDropped);
+    for (const kind of SOCKET_KINDS) m.socketsOpen.set({ kind }, sockets.open()[kind]);
   }
 }
 
