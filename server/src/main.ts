@@ -8,6 +8,7 @@ import { createHttpServer, routeUpgrades } from './http/httpServer';
 import { resolveSource } from './ingest/mediaFiles';
 import { SourceError } from './ingest/sourcePolicy';
 import { operatorSourceText } from './ingest/sourceRedaction';
+import { Limits } from './limits/limits';
 import { createLogger } from './log';
 import { MediasoupWorkers } from './metrics/mediasoupWorkers';
 import { ServerMetrics } from './metrics/serverMetrics';
@@ -42,7 +43,8 @@ async function main(): Promise<void> {
   const router = new RouterFeedbackHub((fn) => streams.forEachViewer(fn));
   // Before the first mediasoup worker, so its resource usage is seen.
   const mediasoupWorkers = new MediasoupWorkers();
-  const metrics = new ServerMetrics({ streams, router, control, mediasoup: mediasoupWorkers });
+  const limits = new Limits(config.limits);
+  const metrics = new ServerMetrics({ streams, router, control, mediasoup: mediasoupWorkers, limits });
   const snapshotSources = { streams, router, feedback: config.feedback, control };
   // Adding a source needs the media worker: until it runs, that answers 503.
   let makeStream: ((s: NewStream) => Stream) | undefined;
@@ -84,6 +86,7 @@ async function main(): Promise<void> {
       control: control.current,
       feedback: config.feedback,
       dscp,
+      limits,
       log,
     });
   const stream = makeStream({ id: 'default', name: 'Default stream', source });
@@ -95,11 +98,11 @@ async function main(): Promise<void> {
     }
   });
 
-  const signaling = new SignalingServer(streams, log);
+  const signaling = new SignalingServer(streams, limits, log);
   const dashboard = new DashboardFeed({ auth, snapshot: () => takeSnapshot(snapshotSources), log: log.child({ component: 'dashboard' }) });
   routeUpgrades(http, {
-    '/ws': (req, socket, head) => signaling.handleUpgrade(req, socket, head),
-    [DASHBOARD_WS_PATH]: (req, socket, head) => dashboard.handleUpgrade(req, socket, head),
+    '/ws': limits.sockets.guard('signaling', (req, socket, head) => signaling.handleUpgrade(req, socket, head)),
+    [DASHBOARD_WS_PATH]: limits.sockets.guard('dashboard', (req, socket, head) => dashboard.handleUpgrade(req, socket, head)),
   }, log);
   ready = true;
   const addr = http.address();

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ErrorCode } from '@pels/shared/protocol/signaling';
+import type { ErrorBody, ErrorCode } from '@pels/shared/protocol/signaling';
 import { RequestError } from '../errors';
 import type { Logger } from '../log';
 import { parseRequestTarget } from './requestTarget';
@@ -114,8 +114,15 @@ export function routeUpgrades(server: Server, handlers: Record<string, UpgradeHa
   });
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found' };
+const REASONS: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 429: 'Too Many Requests' };
 
-function refuseUpgrade(socket: Duplex, status: 400 | 404): void {
-  socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+/**
+ * Answers an upgrade request with an HTTP error instead of a WebSocket (with
+ * an API error body when given) and closes the connection once it is out.
+ */
+export function refuseUpgrade(socket: Duplex, status: 400 | 404 | 429, extra: { headers?: Record<string, string>; error?: ErrorBody } = {}): void {
+  const body = extra.error ? JSON.stringify({ error: extra.error }) : '';
+  const headers = { ...extra.headers, ...(body ? { 'content-type': 'application/json' } : {}), 'content-length': String(Buffer.byteLength(body)) };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\nconnection: close\r\n${head}\r\n${body}`, () => socket.destroy());
 }

@@ -5,7 +5,7 @@
  * control path.
  *
  * Label cardinality is bounded: `stream` (operator-made, a handful), `color`
- * (3), `layer` (3), `mode` (2), `state` (5). Per-viewer series carry a
+ * (3), `layer` (3), `mode` (2), `state` (5), `limit` (6), `kind` (2). Per-viewer series carry a
  * `viewer` label for at most VIEWER_SERIES_LIMIT viewers per scrape (see
  * viewerSeries.ts); the aggregates by stream and color cover every viewer.
  */
@@ -14,6 +14,9 @@ import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import type { RouterFeedbackHub } from '../feedback/routerFeedbackHub';
 import { TextBody } from '../http/httpServer';
+import type { Limits } from '../limits/limits';
+import { LIMIT_NAMES } from '../limits/rejections';
+import { SOCKET_KINDS } from '../limits/socketsPerAddress';
 import type { ControlSettings } from '../operator/controlSettings';
 import type { Stream } from '../streams/stream';
 import type { StreamRegistry } from '../streams/streamRegistry';
@@ -39,6 +42,7 @@ export interface ServerMetricsDeps {
   router: RouterFeedbackHub;
   control: ControlSettings;
   mediasoup: MediasoupWorkers;
+  limits: Limits;
 }
 
 export class ServerMetrics {
@@ -80,6 +84,9 @@ export class ServerMetrics {
       workerRss: gauge('pels_mediasoup_worker_max_rss_bytes', 'Peak resident memory of the live mediasoup workers'),
       routers: gauge('pels_mediasoup_routers', 'Live mediasoup routers (one per stream)'),
       transports: gauge('pels_mediasoup_transports', 'Live mediasoup transports (two per viewer; more after every viewer left is a leak)'),
+      limitRejections: counter('pels_limit_rejections_total', 'Refusals and closes by a server limit (see README "Configuration")', ['limit']),
+      notificationsDropped: counter('pels_signaling_notifications_dropped_total', "Quality and viewerState notifications not sent to a player whose socket's send buffer was over half full"),
+      socketsOpen: gauge('pels_websockets_open', 'WebSockets open: the players\' signaling and the dashboards\' feed', ['kind']),
     };
     d.streams.observer.on('newstream', (s) => this.watch(s));
     for (const s of d.streams.all()) this.watch(s);
@@ -177,6 +184,10 @@ export class ServerMetrics {
     m.workerRss.set(usage.maxRssBytes);
     m.routers.set(usage.routers);
     m.transports.set(usage.transports);
+    const { rejections, sockets } = this.d.limits;
+    for (const limit of LIMIT_NAMES) m.limitRejections.inc({ limit }, rejections.count(limit));
+    m.notificationsDropped.inc(rejections.notificationsDropped);
+    for (const kind of SOCKET_KINDS) m.socketsOpen.set({ kind }, sockets.open()[kind]);
   }
 }
 

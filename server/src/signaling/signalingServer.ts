@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { Limits } from '../limits/limits';
 import type { Logger } from '../log';
 import type { StreamRegistry } from '../streams/streamRegistry';
 import { ViewerConnection } from './viewerConnection';
@@ -13,7 +14,7 @@ export class SignalingServer {
   private readonly connections = new Set<ViewerConnection>();
   private readonly heartbeat: NodeJS.Timeout;
 
-  constructor(streams: StreamRegistry, log: Logger) {
+  constructor(streams: StreamRegistry, limits: Limits, log: Logger) {
     // Upgrades arrive through handleUpgrade: the HTTP server routes /ws here and /ws/operator to the dashboard.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
     this.wss.on('error', (err) => log.error({ err }, 'signaling server error'));
@@ -21,7 +22,7 @@ export class SignalingServer {
     this.wss.on('connection', (ws) => {
       alive.set(ws, true);
       ws.on('pong', () => alive.set(ws, true));
-      const conn = new ViewerConnection(ws, streams, log);
+      const conn = new ViewerConnection(ws, streams, limits, log);
       this.connections.add(conn);
       ws.on('close', () => this.connections.delete(conn));
     });

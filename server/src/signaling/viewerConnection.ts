@@ -9,6 +9,8 @@ import {
   type ResponseData,
 } from '@pels/shared/protocol/signaling';
 import { RequestError } from '../errors';
+import type { Limits } from '../limits/limits';
+import { isDroppable, sendVerdict } from '../limits/sendBuffer';
 import type { Logger } from '../log';
 import { ViewerNotifier } from '../quality/viewerNotifier';
 import type { StreamRegistry } from '../streams/streamRegistry';
@@ -23,19 +25,30 @@ export class ViewerConnection {
   private closed = false;
   /** Requests run one at a time, in order, like the player sends them. */
   private queue: Promise<void> = Promise.resolve();
+  /** Requests received and not yet answered. */
+  private pending = 0;
 
   constructor(
     private readonly ws: WebSocket,
     private readonly streams: StreamRegistry,
+    private readonly limits: Limits,
     private readonly log: Logger,
   ) {
     ws.on('message', (data, isBinary) => {
+      if (ws.readyState !== ws.OPEN) return;
       if (isBinary) {
         this.send({ id: null, ok: false, error: { code: 'bad_request', message: 'binary messages are not supported' } });
         return;
       }
+      const { maxPendingRequests } = limits.settings;
+      if (this.pending >= maxPendingRequests) {
+        limits.rejections.add('pending_requests');
+        ws.close(1008, `more than ${maxPendingRequests} requests waiting for an answer`);
+        return;
+      }
+      this.pending++;
       const text = data.toString();
-      this.queue = this.queue.then(() => this.onText(text));
+      this.queue = this.queue.then(() => this.onText(text)).finally(() => this.pending--);
     });
     ws.on('close', () => this.close());
     ws.on('error', (err) => log.warn({ err }, 'viewer socket error'));
@@ -126,7 +139,22 @@ export class ViewerConnection {
     return this.viewer;
   }
 
+  /** Sends unless the player is not reading: then notifications are dropped, and the socket closed before an answer would pile up. */
   private send(msg: Response | Notification): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(msg));
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    const text = JSON.stringify(msg);
+    const { maxSendBufferBytes } = this.limits.settings;
+    switch (sendVerdict(this.ws.bufferedAmount, Buffer.byteLength(text), isDroppable(msg), maxSendBufferBytes)) {
+      case 'send':
+        return this.ws.send(text);
+      case 'drop':
+        this.limits.rejections.notificationsDropped++;
+        return;
+      case 'close':
+        this.limits.rejections.add('send_buffer');
+        this.log.warn({ bufferedBytes: this.ws.bufferedAmount }, 'closing a signaling socket whose player does not read');
+        // Not a close handshake: its frame would wait behind what the player is not reading.
+        return this.ws.terminate();
+    }
   }
 }

@@ -11,6 +11,7 @@ import type { EncodeSettings, SourceSpec } from '../ingest/sourceSpec';
 import { FrameLayering } from '../layering/layeredFrame';
 import { LayerRateMeter } from '../layering/layerRates';
 import type { FeedbackSource } from '../config';
+import type { Limits } from '../limits/limits';
 import type { Logger } from '../log';
 import type { DscpMarker } from '../net/dscpMarker';
 import { QualityAnalyzer } from '../quality/qualityAnalyzer';
@@ -28,6 +29,8 @@ export interface StreamOptions {
   control: ControlLoopParams;
   feedback: FeedbackSource;
   dscp: DscpMarker;
+  /** Shared by every stream: places for viewers and the DTLS deadline. */
+  limits: Limits;
   log: Logger;
 }
 
@@ -194,6 +197,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   async addViewer(id: string, mode: FlowModeName, onClose: (reason: string) => void): Promise<ViewerSession> {
     if (this.closed) throw new ClosedError(`stream ${this.id}`);
     if (!this.router || this.router.closed) throw new RequestError('unavailable', 'media router is not available, try again');
+    const release = this.opts.limits.viewers.take(this.id);
     const bounds = this.rateBounds();
     const { mkc } = this.opts.control;
     const viewer = await ViewerSession.create({
@@ -205,12 +209,17 @@ export class Stream extends EventEmitter<StreamEvents> {
       feedback: this.opts.feedback,
       dscp: this.opts.dscp,
       webRtc: this.opts.webRtc,
+      limits: this.opts.limits,
       log: this.opts.log,
       onClose: (reason) => {
+        release();
         this.viewers.delete(id);
         onClose(reason);
         this.emit('viewerclose', viewer.state());
       },
+    }).catch((err: unknown) => {
+      release();
+      throw err;
     });
     this.viewers.set(id, viewer);
     this.emit('newviewer', viewer);

@@ -10,6 +10,7 @@ import { ReceiverReportTracker, type ConsumerStatsSample } from '../feedback/rec
 import { ViewerFlow } from '../flow/viewerFlow';
 import type { LayeredFrame } from '../layering/layeredFrame';
 import type { FeedbackSource } from '../config';
+import type { Limits } from '../limits/limits';
 import type { Logger } from '../log';
 import type { DscpMarker, DscpMarking } from '../net/dscpMarker';
 import { parseRtcpFeedback } from '../rtp/rtcp';
@@ -33,6 +34,8 @@ export interface ViewerSessionOptions {
   feedback: FeedbackSource;
   dscp: DscpMarker;
   webRtc: { listenIp: string; announcedAddress: string | undefined };
+  /** The DTLS deadline and where its expiries are counted. */
+  limits: Pick<Limits, 'settings' | 'rejections'>;
   log: Logger;
   /** Told once when the session closes, whatever closed it. */
   onClose: (reason: string) => void;
@@ -61,6 +64,8 @@ export class ViewerSession {
   private sentRate = { atMs: Date.now(), bytes: 0, kbps: 0 };
   /** Set at creation, changed by the operator (setMode). */
   private mode: FlowModeName;
+  /** A player that joined but never completes DTLS holds a viewer's place and ports: it gets this long. */
+  private readonly dtlsDeadline: NodeJS.Timeout;
 
   private constructor(
     private readonly opts: ViewerSessionOptions,
@@ -77,6 +82,11 @@ export class ViewerSession {
     this.reports = new ReceiverReportTracker(opts.id);
     direct.on('rtcp', (buf) => this.onRtcp(buf));
     direct.on('routerclose', () => this.close('media router closed'));
+    const { dtlsTimeoutMs } = opts.limits.settings;
+    this.dtlsDeadline = setTimeout(() => {
+      opts.limits.rejections.add('dtls_timeout');
+      this.close(`DTLS not connected within ${dtlsTimeoutMs / 1000} s`);
+    }, dtlsTimeoutMs);
   }
 
   static async create(opts: ViewerSessionOptions): Promise<ViewerSession> {
@@ -135,6 +145,7 @@ export class ViewerSession {
     }
     this.webRtcTransport = t;
     t.on('dtlsstatechange', (state) => {
+      if (state === 'connected') clearTimeout(this.dtlsDeadline);
       if (state === 'failed' || state === 'closed') this.close(`DTLS ${state}`);
     });
     t.on('icestatechange', (state) => {
@@ -270,6 +281,7 @@ export class ViewerSession {
     if (this.closed) return;
     this.closed = true;
     this.sending = false;
+    clearTimeout(this.dtlsDeadline);
     if (this.statsTimer) clearInterval(this.statsTimer);
     void this.marking?.remove();
     // Closing the transports closes their producers and consumers.
