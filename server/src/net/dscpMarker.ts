@@ -1,14 +1,15 @@
 /**
  * Marks the DSCP of each viewer's color streams so the bottleneck can tell the
- * colors apart (see DESIGN.md "Why three RTP streams per viewer"). mediasoup
- * cannot set DSCP per packet, so the kernel does it: one nftables rule per SSRC
- * in the output hook. The rules live in one table per server instance,
- * `inet pels_<instance>`; tc classifies on egress, after netfilter, so it sees
- * the mark whatever the chain priority.
+ * colors apart. mediasoup cannot set DSCP per packet, so the kernel does it:
+ * nftables looks each RTP packet's SSRC up in a map (layout in dscpTable.ts).
+ * Changes requested while nft runs, or in the same tick, go to the kernel
+ * together: one `nft` process, one transaction.
  */
-import { spawn } from 'node:child_process';
 import type { DscpStatus } from '@pels/shared/protocol/api';
 import type { Logger } from '../log';
+import { changeElements, createTable, dropTable, ownerPid, tableOf } from './dscpTable';
+import { describeNftError, runNft } from './nft';
+import { SsrcMarks, type SsrcDscp } from './ssrcMarks';
 
 export type { DscpStatus };
 
@@ -20,14 +21,18 @@ export interface DscpMarking {
 export interface DscpMarker {
   /** The outcome of the latest nftables change (read it right after mark()). */
   readonly status: DscpStatus;
-  /** Adds one rule per SSRC; never throws (on failure logs, returns a no-op marking and updates status). */
-  mark(rules: { ssrc: number; dscp: number }[]): Promise<DscpMarking>;
+  /** SSRCs marked in the kernel now. */
+  readonly markedSsrcs: number;
+  /**
+   * Marks each SSRC with its DSCP; a later marking of an SSRC wins until it is
+   * removed. Never throws: on failure logs, returns a no-op marking and updates status.
+   */
+  mark(rules: SsrcDscp[]): Promise<DscpMarking>;
   /** Removes everything this marker created (the whole table). Idempotent. */
   close(): Promise<void>;
 }
 
 const NOOP: DscpMarking = { remove: async () => {} };
-const NFT_TIMEOUT_MS = 10_000;
 
 export async function createDscpMarker(opts: {
   instance: string;
@@ -35,32 +40,54 @@ export async function createDscpMarker(opts: {
   log: Logger;
   nftPath?: string;
 }): Promise<DscpMarker> {
-  const table = `inet pels_${opts.instance.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 64)}`;
+  const table = tableOf(opts.instance, process.pid);
   const log = opts.log.child({ nftTable: table });
-  const nft = new NftQueue(opts.nftPath ?? 'nft');
-  // Declaring the table before deleting it makes the delete succeed whether or
-  // not a crashed earlier run left it; one batch is one transaction, so there
-  // is never a moment with a half-built table.
-  const dropTable = `table ${table}\ndelete table ${table}\n`;
+  const nft = opts.nftPath ?? 'nft';
   try {
-    await nft.run([], `${dropTable}table ${table} {\n  chain output {\n    type filter hook output priority mangle; policy accept;\n  }\n}\n`);
+    const stale = staleTables(await runNft(nft, ['-j', 'list', 'tables']));
+    // One transaction: there is never a moment with a half-built table.
+    await runNft(nft, [], stale.map(dropTable).join('') + createTable(table, opts.udpPorts));
+    if (stale.length) log.info({ stale }, 'removed the DSCP tables of server instances no longer running');
   } catch (e) {
-    const reason = describe(e);
+    const reason = describeNftError(e);
     log.warn({ reason }, 'DSCP marking disabled');
-    return { status: { enabled: false, reason }, mark: async () => NOOP, close: async () => {} };
+    return { status: { enabled: false, reason }, markedSsrcs: 0, mark: async () => NOOP, close: async () => {} };
   }
-  return new NftDscpMarker(nft, table, dropTable, opts.udpPorts, log);
+  return new NftDscpMarker(nft, table, log);
+}
+
+/** Tables of server instances whose process is gone (a crash or kill -9 leaves them). */
+function staleTables(listJson: string): string[] {
+  const doc = JSON.parse(listJson) as { nftables: { table?: { family: string; name: string } }[] };
+  return doc.nftables.flatMap(({ table }) => {
+    const pid = table?.family === 'inet' ? ownerPid(table.name) : undefined;
+    return pid !== undefined && !isRunning(pid) ? [`inet ${table!.name}`] : [];
+  });
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 class NftDscpMarker implements DscpMarker {
   private current: DscpStatus = { enabled: true };
   private closed = false;
+  private readonly marks = new SsrcMarks();
+  /** DSCP values whose chain exists. */
+  private readonly chains = new Set<number>();
+  /** The batch that has not started yet: changes made now join it. */
+  private queued: Promise<void> | null = null;
+  /** Settles when the latest batch has. */
+  private tail: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly nft: NftQueue,
+    private readonly nft: string,
     private readonly table: string,
-    private readonly dropTable: string,
-    private readonly ports: { min: number; max: number },
     private readonly log: Logger,
   ) {}
 
@@ -68,111 +95,92 @@ class NftDscpMarker implements DscpMarker {
     return this.current;
   }
 
-  async mark(rules: { ssrc: number; dscp: number }[]): Promise<DscpMarking> {
+  get markedSsrcs(): number {
+    return this.marks.size;
+  }
+
+  async mark(rules: SsrcDscp[]): Promise<DscpMarking> {
     if (this.closed || rules.length === 0) return NOOP;
+    const owner = {};
     try {
       const bad = rules.find((r) => !isUint(r.ssrc, 0xffffffff) || !isUint(r.dscp, 63));
       if (bad) throw new Error(`invalid rule ${JSON.stringify(bad)}`);
-      const { min, max } = this.ports;
-      const lines = rules.flatMap(({ ssrc, dscp }) =>
-        (['ip', 'ip6'] as const).map(
-          // The RTP match: source port in mediasoup's RTC range, RTP version 2,
-          // not RTCP (RFC 5761: second byte 192..223; RTCP carries the media
-          // SSRC at the same offset in report blocks), SSRC at payload offset 8,
-          // i.e. bit 128 of the transport header. `ip dscp set` in an inet table
-          // gets an implicit `meta nfproto ipv4` match (ip6 likewise).
-          (family) =>
-            `add rule ${this.table} output udp sport ${min}-${max} @th,64,2 2 @th,72,8 != 192-223 @th,128,32 ${ssrc} ${family} dscp set ${dscp} comment "ssrc ${ssrc}"`,
-        ),
-      );
-      // --echo --handle prints each added rule with its handle, in batch order.
-      const out = await this.nft.run(['--echo', '--handle'], lines.join('\n') + '\n');
-      const handles = [...out.matchAll(/^add rule .*# handle (\d+)$/gm)].map((m) => Number(m[1]));
-      if (handles.length !== lines.length) throw new Error(`expected ${lines.length} rule handles from nft --echo, got: ${out.trim()}`);
+      this.marks.add(owner, rules);
+      await this.flush();
       this.current = { enabled: true };
-      this.log.debug({ rules, handles }, 'DSCP rules added');
-      return this.marking(handles);
+      this.log.debug({ rules }, 'DSCP marked');
+      return this.marking(owner);
     } catch (e) {
-      const reason = describe(e);
+      this.marks.remove(owner);
+      const reason = describeNftError(e);
       this.current = { enabled: false, reason };
       this.log.warn({ reason, rules }, 'DSCP marking failed');
       return NOOP;
     }
   }
 
-  private marking(handles: number[]): DscpMarking {
+  private marking(owner: object): DscpMarking {
     let removed = false;
     return {
       remove: async () => {
-        // After close() the table, and so these rules, are already gone.
+        // After close() the table, and so these elements, are already gone.
         if (removed || this.closed) return;
         removed = true;
+        this.marks.remove(owner);
         try {
-          await this.nft.run([], handles.map((h) => `delete rule ${this.table} output handle ${h}\n`).join(''));
+          await this.flush();
         } catch (e) {
-          this.log.warn({ reason: describe(e), handles }, 'removing DSCP rules failed');
+          // The next change rewrites the whole map, without these.
+          this.log.warn({ reason: describeNftError(e) }, 'removing DSCP marks failed');
         }
       },
     };
   }
 
+  /** Resolves when a batch holding every change made so far is in the kernel. */
+  private flush(): Promise<void> {
+    if (!this.queued) {
+      // Started on the next turn of the event loop, after the running batch: changes made until then join it.
+      const batch = this.tail.then(() => new Promise((r) => setImmediate(r))).then(() => {
+        this.queued = null;
+        return this.apply();
+      });
+      this.queued = batch;
+      this.tail = batch.catch(() => {});
+    }
+    return this.queued;
+  }
+
+  private async apply(): Promise<void> {
+    if (this.closed) return;
+    const changes = this.marks.takeChanges();
+    const newDscps = [...new Set(changes.add.map((e) => e.dscp))].filter((n) => !this.chains.has(n));
+    const script = changeElements(this.table, changes, newDscps);
+    if (!script) return;
+    try {
+      await runNft(this.nft, [], script);
+    } catch (e) {
+      this.marks.failed();
+      // nft may have been killed after the kernel took the batch: create the chains again next time.
+      this.chains.clear();
+      throw e;
+    }
+    this.marks.committed(changes);
+    for (const n of newDscps) this.chains.add(n);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // A batch running now would otherwise land after the table is gone (and fail, or recreate nothing).
+    await this.tail;
+    this.marks.clear();
     try {
-      await this.nft.run([], this.dropTable);
+      await runNft(this.nft, [], dropTable(this.table));
     } catch (e) {
-      this.log.warn({ reason: describe(e) }, 'deleting the DSCP table failed');
+      this.log.warn({ reason: describeNftError(e) }, 'deleting the DSCP table failed');
     }
   }
-}
-
-/** Runs `nft <args> -f -` one at a time, so concurrent viewers' batches do not interleave. */
-class NftQueue {
-  private tail: Promise<unknown> = Promise.resolve();
-
-  constructor(private readonly path: string) {}
-
-  run(args: string[], script: string): Promise<string> {
-    const next = this.tail.then(() => this.exec(args, script));
-    this.tail = next.catch(() => {});
-    return next;
-  }
-
-  private exec(args: string[], script: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const proc = spawn(this.path, [...args, '-f', '-'], { stdio: ['pipe', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      const timer = setTimeout(() => proc.kill('SIGKILL'), NFT_TIMEOUT_MS);
-      proc.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      proc.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      proc.stdin.on('error', () => {}); // EPIPE when nft is missing or exits early: reported below
-      proc.once('error', (e: NodeJS.ErrnoException) => {
-        clearTimeout(timer);
-        reject(new Error(e.code === 'ENOENT' ? `nft not found at ${this.path} — install nftables to mark DSCP` : `cannot run ${this.path}: ${e.message}`));
-      });
-      proc.once('close', (code, signal) => {
-        clearTimeout(timer);
-        if (code === 0) resolve(stdout);
-        else reject(new Error(firstError(stderr) ?? `nft exited with ${signal ?? code}`));
-      });
-      proc.stdin.end(script);
-    });
-  }
-}
-
-/** The line of nft's stderr that says what went wrong. */
-function firstError(stderr: string): string | undefined {
-  if (/Operation not permitted|Permission denied/.test(stderr)) {
-    return 'Operation not permitted — run the server as root or with CAP_NET_ADMIN to mark DSCP';
-  }
-  const line = stderr.split('\n').find((l) => l.includes('Error:')) ?? stderr.split('\n').find((l) => l.trim() !== '');
-  return line?.replace(/^.*?Error: /, '').trim();
-}
-
-function describe(e: unknown): string {
-  return `nftables: ${e instanceof Error ? e.message : String(e)}`;
 }
 
 function isUint(v: number, max: number): boolean {

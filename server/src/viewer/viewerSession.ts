@@ -315,7 +315,8 @@ export class ViewerSession {
     const rules = COLORS.map((k) => ({ ssrc: ssrcs[k], dscp: this.mode === 'pels' ? DSCP[k] : BEST_EFFORT_DSCP }));
     const marking = await this.opts.dscp.mark(rules);
     if (this.closed) return void marking.remove();
-    // A mode switch: the new rules are appended, so they win over the old ones until those are removed; no packet goes unmarked.
+    // A mode switch: the newer marking wins at once (one atomic change of the SSRCs' elements), so no packet goes unmarked;
+    // removing the old one then changes nothing in the kernel.
     const previous = this.marking;
     this.marking = marking;
     await previous?.remove();
