@@ -43,8 +43,13 @@ async function main(): Promise<void> {
   const router = new RouterFeedbackHub((fn) => streams.forEachViewer(fn));
   // Before the first mediasoup worker, so its resource usage is seen.
   const mediasoupWorkers = new MediasoupWorkers();
+  const dscp = await createDscpMarker({
+    instance: String(config.port),
+    udpPorts: { min: config.rtc.minPort, max: config.rtc.maxPort },
+    log: log.child({ component: 'dscp' }),
+  });
   const limits = new Limits(config.limits);
-  const metrics = new ServerMetrics({ streams, router, control, mediasoup: mediasoupWorkers, limits });
+  const metrics = new ServerMetrics({ streams, router, control, mediasoup: mediasoupWorkers, limits, dscp });
   const snapshotSources = { streams, router, feedback: config.feedback, control };
   // Adding a source needs the media worker: until it runs, that answers 503.
   let makeStream: ((s: NewStream) => Stream) | undefined;
@@ -71,11 +76,6 @@ async function main(): Promise<void> {
     logLevel: 'warn',
     rtcMinPort: config.rtc.minPort,
     rtcMaxPort: config.rtc.maxPort,
-  });
-  const dscp = await createDscpMarker({
-    instance: String(config.port),
-    udpPorts: { min: config.rtc.minPort, max: config.rtc.maxPort },
-    log: log.child({ component: 'dscp' }),
   });
   makeStream = (s) =>
     new Stream({
@@ -119,8 +119,11 @@ async function main(): Promise<void> {
     mediasoupWorkers.close();
     streams.closeAll();
     media.close();
-    void dscp.close().finally(() => http.close(() => process.exit(0)));
-    setTimeout(() => process.exit(0), 2000).unref();
+    // The fallback exit starts only once the table is gone: an exit before would leave it behind.
+    void dscp.close().finally(() => {
+      http.close(() => process.exit(0));
+      setTimeout(() => process.exit(0), 2000).unref();
+    });
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

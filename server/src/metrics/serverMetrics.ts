@@ -17,6 +17,7 @@ import { TextBody } from '../http/httpServer';
 import type { Limits } from '../limits/limits';
 import { LIMIT_NAMES } from '../limits/rejections';
 import { SOCKET_KINDS } from '../limits/socketsPerAddress';
+import type { DscpMarker } from '../net/dscpMarker';
 import type { ControlSettings } from '../operator/controlSettings';
 import type { Stream } from '../streams/stream';
 import type { StreamRegistry } from '../streams/streamRegistry';
@@ -43,6 +44,7 @@ export interface ServerMetricsDeps {
   control: ControlSettings;
   mediasoup: MediasoupWorkers;
   limits: Limits;
+  dscp: Pick<DscpMarker, 'markedSsrcs'>;
 }
 
 export class ServerMetrics {
@@ -87,6 +89,7 @@ export class ServerMetrics {
       limitRejections: counter('pels_limit_rejections_total', 'Refusals and closes by a server limit (see README "Configuration")', ['limit']),
       notificationsDropped: counter('pels_signaling_notifications_dropped_total', "Quality and viewerState notifications not sent to a player whose socket's send buffer was over half full"),
       socketsOpen: gauge('pels_websockets_open', 'WebSockets open: the players\' signaling and the dashboards\' feed', ['kind']),
+      dscpMarked: gauge('pels_dscp_marked_ssrcs', 'RTP streams (SSRCs) whose DSCP the kernel marks now'),
     };
     d.streams.observer.on('newstream', (s) => this.watch(s));
     for (const s of d.streams.all()) this.watch(s);
@@ -188,6 +191,7 @@ export class ServerMetrics {
     for (const limit of LIMIT_NAMES) m.limitRejections.inc({ limit }, rejections.count(limit));
     m.notificationsDropped.inc(rejections.notificationsDropped);
     for (const kind of SOCKET_KINDS) m.socketsOpen.set({ kind }, sockets.open()[kind]);
+    m.dscpMarked.set(this.d.dscp.markedSsrcs);
   }
 }
 
