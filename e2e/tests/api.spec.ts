@@ -3,11 +3,12 @@
  * config with E2E_OPERATOR_TOKEN): every action, and 401s that change
  * nothing. Tests restore what they change: other spec files share the server.
  */
-import { execFileSync } from 'node:child_process';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { BEST_EFFORT_DSCP, DSCP } from '@pels/shared/pels/color';
 import type { ViewerState } from '@pels/shared/protocol/api';
 import type { ControlSettingsInfo, OperatorSnapshot, OperatorStream } from '@pels/shared/protocol/operator';
 import type { StreamInfo } from '@pels/shared/protocol/signaling';
+import { serverDscpTables } from '../src/dscpTables';
 import { operatorHeaders } from '../src/operatorToken';
 
 const auth = operatorHeaders();
@@ -143,13 +144,13 @@ test('a viewer is listed with its live state, switched to best effort and back (
   expect((await viewers(request)).find((x) => x.id === id)?.mode).toBe('best-effort');
   const marks = dscpMarks(v);
   test.info().annotations.push({ type: 'dscp after switch', description: marks ? JSON.stringify(marks) : 'not marked here (not root or no nftables)' });
-  if (marks) expect(marks).toEqual({ green: 'cs0', yellow: 'cs0', red: 'cs0' });
+  if (marks) expect(marks).toEqual({ green: BEST_EFFORT_DSCP, yellow: BEST_EFFORT_DSCP, red: BEST_EFFORT_DSCP });
   // The flow goes on in the new mode: frames keep flowing to the player.
   const sent = (await viewers(request)).find((x) => x.id === id)!.framesSent.tid0;
   await expect.poll(async () => (await viewers(request)).find((x) => x.id === id)!.framesSent.tid0, { timeout: 5000 }).toBeGreaterThan(sent);
 
   expect((await setMode('pels')).status()).toBe(200);
-  if (marks) expect(dscpMarks(v)).toEqual({ green: 'af41', yellow: 'af42', red: 'af43' });
+  if (marks) expect(dscpMarks(v)).toEqual(DSCP);
   await expectError(await setMode('fast'), 400, 'bad_request', /at mode/);
   await expectError(await request.post('/api/viewers/nobody/mode', { headers: auth, data: { mode: 'pels' } }), 404, 'not_found');
 
@@ -217,18 +218,9 @@ test('the dashboard feed: a wrong token is refused (close 4401), the right one g
 });
 
 /** The DSCP each of the viewer's streams is marked with in the server's nftables table, or null when marking is off here. */
-function dscpMarks(v: ViewerState): Record<string, string> | null {
+function dscpMarks(v: ViewerState): Record<string, number | undefined> | null {
   if (!v.dscp.enabled) return null;
-  let rules: string;
-  try {
-    rules = execFileSync('nft', ['list', 'table', 'inet', `pels_${new URL(test.info().project.use.baseURL!).port}`], { encoding: 'utf8' });
-  } catch {
-    return null;
-  }
-  const marks: Record<string, string> = {};
-  for (const [color, ssrc] of Object.entries(v.ssrcs)) {
-    const set = [...rules.matchAll(new RegExp(` ip dscp set (\\w+) comment "ssrc ${ssrc}"`, 'g'))].map((m) => m[1]!);
-    marks[color] = [...new Set(set)].join(',');
-  }
-  return marks;
+  const tables = serverDscpTables(Number(new URL(test.info().project.use.baseURL!).port));
+  expect(tables, 'one nftables table of the server').toHaveLength(1);
+  return Object.fromEntries(Object.entries(v.ssrcs).map(([color, ssrc]) => [color, tables[0]!.marks.get(ssrc)]));
 }

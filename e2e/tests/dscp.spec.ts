@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { COLORS, DSCP } from '@pels/shared/pels/color';
 import type { ViewerState } from '@pels/shared/protocol/api';
-import { operatorHeaders } from '../src/operatorToken';
+import { serverDscpTables } from '../src/dscpTables';
+import { E2E_OPERATOR_TOKEN, operatorHeaders } from '../src/operatorToken';
 import { rtpSsrc, startCapture, tcpdumpAvailable, type UdpPacket } from '../src/pcap';
+import { startServer } from '../src/serverProcess';
 
 type Hook = { pels?: { state: string; viewerId?: string } };
 
@@ -58,4 +60,22 @@ test('every packet of each color stream leaves the server with its color DSCP (A
     expect(measured[color]!.packets, `${color} packets captured`).toBeGreaterThan(0);
     expect(measured[color]!.dscp, `${color} DSCP`).toEqual([DSCP[color]]);
   }
+});
+
+test('SIGTERM with a viewer connected: the server deletes its nftables table before it exits', async ({ page }) => {
+  test.skip(process.getuid?.() !== 0, 'needs root: the server marks DSCP with nftables');
+
+  const logs: string[] = [];
+  const server = await startServer({ env: { OPERATOR_TOKEN: E2E_OPERATOR_TOKEN }, onLog: (l) => logs.push(l) });
+  try {
+    await page.goto(server.url);
+    await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
+    // The table of this server process, marking the viewer's three streams.
+    expect(serverDscpTables(server.port, server.pid).map((t) => t.marks.size)).toEqual([3]);
+    const metrics = await page.request.get(`${server.url}/metrics`, { headers: operatorHeaders() });
+    expect(await metrics.text()).toMatch(/^pels_dscp_marked_ssrcs 3$/m);
+  } finally {
+    await server.stop(); // SIGTERM, the viewer still connected
+  }
+  expect(serverDscpTables(server.port, server.pid), logs.join('\n')).toEqual([]);
 });

@@ -1,0 +1,27 @@
+/**
+ * The server's DSCP marking as nftables holds it: a table per server process,
+ * `inet pels_<port>_pid<pid>`, whose map `ssrc_dscp` sends each marked SSRC to
+ * chain `dscp_<n>` (README "How a viewer's flow works"). Needs root.
+ */
+import { execFileSync } from 'node:child_process';
+
+export interface DscpTable {
+  name: string;
+  /** SSRC -> DSCP. */
+  marks: Map<number, number>;
+}
+
+type NftDoc = { nftables: { table?: { family: string; name: string }; map?: { elem?: [number, { goto: { target: string } }][] } }[] };
+
+const nft = (...args: string[]): NftDoc => JSON.parse(execFileSync('nft', ['-j', ...args], { encoding: 'utf8' })) as NftDoc;
+
+/** The tables of the server listening on `port`, of its process `pid` only when given. */
+export function serverDscpTables(port: number, pid?: number): DscpTable[] {
+  const name = new RegExp(`^pels_${port}_pid${pid ?? '\\d+'}$`);
+  return nft('list', 'tables')
+    .nftables.flatMap((o) => (o.table?.family === 'inet' && name.test(o.table.name) ? [o.table.name] : []))
+    .map((table) => {
+      const elems = nft('list', 'map', 'inet', table, 'ssrc_dscp').nftables.find((o) => o.map)?.map?.elem ?? [];
+      return { name: table, marks: new Map(elems.map(([ssrc, v]) => [ssrc, Number(/^dscp_(\d+)$/.exec(v.goto.target)?.[1])])) };
+    });
+}
