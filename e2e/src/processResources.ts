@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { get } from 'node:http';
+import { serverDscpTables } from './dscpTables';
 
 export interface ProcessResources {
   fds: number;
@@ -13,7 +14,9 @@ export interface ProcessResources {
   /** Command names of the direct children, sorted (e.g. ffmpeg, mediasoup-worke). */
   children: string[];
   transports: number;
+  /** As the server counts them (its gauge), and as the kernel holds them (its nftables map; 0 without root). */
   dscpMarkedSsrcs: number;
+  nftMapElements: number;
 }
 
 function fdCount(pid: number): number {
@@ -75,7 +78,7 @@ export function getOnce(url: string, headers: Record<string, string> = {}): Prom
   });
 }
 
-export async function readResources(pid: number, serverUrl: string, token: string): Promise<ProcessResources> {
+export async function readResources(pid: number, port: number, serverUrl: string, token: string): Promise<ProcessResources> {
   const res = await getOnce(`${serverUrl}/metrics`, { authorization: `Bearer ${token}` });
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
   const metrics = res.body;
@@ -89,5 +92,6 @@ export async function readResources(pid: number, serverUrl: string, token: strin
       .sort(),
     transports: metricValue(metrics, 'pels_mediasoup_transports'),
     dscpMarkedSsrcs: metricValue(metrics, 'pels_dscp_marked_ssrcs'),
+    nftMapElements: process.getuid?.() === 0 ? serverDscpTables(port, pid).reduce((n, t) => n + t.marks.size, 0) : 0,
   };
 }

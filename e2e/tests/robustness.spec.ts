@@ -21,7 +21,8 @@ const rows: Array<{ step: string } & ProcessResources & { settledMs: number }> =
 
 type Hook = { pels?: { state: string; stats(): { framesDecoded: { total: number } } } };
 
-const resources = () => readResources(server.pid, server.url, E2E_OPERATOR_TOKEN);
+const resources = () => readResources(server.pid, server.port, server.url, E2E_OPERATOR_TOKEN);
+const isRoot = process.getuid?.() === 0;
 
 async function streamInfo(): Promise<{ state: string; restarts: number }> {
   const { streams } = JSON.parse((await getOnce(`${server.url}/api/streams`)).body) as { streams: Array<{ id: string; state: string; restarts: number }> };
@@ -50,6 +51,10 @@ async function newViewerPlays(browser: Browser): Promise<void> {
     await page.goto(`${server.url}/`);
     await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 45_000 });
     await page.waitForFunction(() => ((window as unknown as Hook).pels?.stats().framesDecoded.total ?? 0) >= 60, null, { timeout: 20_000 });
+    // What the baseline checks count down to 0 is there while a viewer plays: its two transports and three marked SSRCs.
+    const playing = await resources();
+    expect(playing.transports).toBe(2);
+    if (isRoot) expect([playing.dscpMarkedSsrcs, playing.nftMapElements]).toEqual([3, 3]);
   } finally {
     await context.close();
   }
@@ -60,7 +65,7 @@ async function newViewerPlays(browser: Browser): Promise<void> {
 async function backAtBaseline(step: string, expectedErrors?: RegExp): Promise<void> {
   const t0 = Date.now();
   const same = (r: ProcessResources) =>
-    r.transports === 0 && r.dscpMarkedSsrcs === 0 && r.fds <= baseline.fds && r.children.join() === baseline.children.join();
+    r.transports === 0 && r.dscpMarkedSsrcs === 0 && r.nftMapElements === 0 && r.fds <= baseline.fds && r.children.join() === baseline.children.join();
   let r = await resources();
   while (!same(r) && Date.now() - t0 < 20_000) {
     await new Promise((res) => setTimeout(res, 250));
@@ -69,6 +74,7 @@ async function backAtBaseline(step: string, expectedErrors?: RegExp): Promise<vo
   rows.push({ step, ...r, settledMs: Date.now() - t0 });
   expect(r.transports, `${step}: mediasoup transports`).toBe(0);
   expect(r.dscpMarkedSsrcs, `${step}: DSCP-marked SSRCs`).toBe(0);
+  expect(r.nftMapElements, `${step}: elements of the nftables SSRC map`).toBe(0);
   expect(r.children, `${step}: child processes`).toEqual(baseline.children);
   expect(r.fds, `${step}: open file descriptors`).toBeLessThanOrEqual(baseline.fds);
   expect(r.rssKiB, `${step}: resident memory (KiB) within 20% of the baseline ${baseline.rssKiB}`).toBeLessThanOrEqual(baseline.rssKiB * 1.2);
@@ -96,9 +102,9 @@ test.beforeAll(async ({ browser }) => {
 
 test.afterAll(async () => {
   await server?.stop();
-  const cols = ['step', 'transports', 'dscpMarkedSsrcs', 'children', 'fds', 'rssKiB', 'settledMs'] as const;
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(26) : i === 3 ? `  ${c.padEnd(32)}` : c.padStart(16))).join('');
-  console.log(['', line([...cols]), ...rows.map((r) => line(cols.map((c) => String(c === 'children' ? r.children.join(',') : r[c]))))].join('\n'));
+  const cols = ['step', 'transports', 'dscpMarkedSsrcs', 'nftMapElements', 'children', 'fds', 'rssKiB', 'settledMs'] as const;
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(26) : i === 4 ? `  ${c.padEnd(32)}` : c.padStart(16))).join('');
+  console.log(['', line([...cols]), ...rows.map((r) => line(cols.map((c) => String(c === 'children' ? r.children.join(',') || '-' : r[c]))))].join('\n'));
 });
 
 /** Sends raw bytes, so that any request target can be sent; resolves with the status code. */
