@@ -83,7 +83,13 @@ export const requestSchema = z.discriminatedUnion('method', [
 export type Request = z.infer<typeof requestSchema>;
 export type Method = Request['method'];
 
-export type StreamState = 'starting' | 'running' | 'restarting' | 'failed' | 'stopped';
+/**
+ * A source's ingest state. `stalled`: it was running and no frame has come for a
+ * couple of seconds; it goes back to `running` with the next frame, or to
+ * `restarting` when the server gives up on it and restarts FFmpeg.
+ */
+export const STREAM_STATES = ['starting', 'running', 'stalled', 'restarting', 'failed', 'stopped'] as const;
+export type StreamState = (typeof STREAM_STATES)[number];
 
 export interface StreamInfo {
   id: string;
