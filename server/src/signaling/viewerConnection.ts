@@ -11,6 +11,7 @@ import {
 import { RequestError } from '../errors';
 import type { Logger } from '../log';
 import { ViewerNotifier } from '../quality/viewerNotifier';
+import { publicStreamInfo } from '../streams/publicStreamInfo';
 import type { StreamRegistry } from '../streams/streamRegistry';
 import type { ViewerSession } from '../viewer/viewerSession';
 
@@ -82,10 +83,10 @@ export class ViewerConnection {
         this.viewer?.close('joined another stream');
         const id = randomUUID().slice(0, 8);
         let notifier: ViewerNotifier | undefined;
-        const viewer = await stream.addViewer(id, r.data.mode ?? 'pels', (reason) => {
+        const viewer = await stream.addViewer(id, r.data.mode ?? 'pels', (closed) => {
           notifier?.close();
           if (this.viewer === viewer) this.viewer = null;
-          if (reason !== 'viewer disconnected' && reason !== 'joined another stream') this.notify({ notification: 'viewerClosed', data: { reason } });
+          if (closed.reason !== 'viewer disconnected' && closed.reason !== 'joined another stream') this.notify({ notification: 'viewerClosed', data: closed });
         });
         if (this.closed) {
           viewer.close('viewer disconnected');
@@ -94,6 +95,7 @@ export class ViewerConnection {
         this.viewer = viewer;
         notifier = new ViewerNotifier({
           subscribeQuality: (listener) => stream.subscribeQuality(listener),
+          subscribeStreamState: (listener) => stream.subscribeInfo(() => listener(publicStreamInfo(stream))),
           state: () => viewer.state(),
           notify: (n) => this.notify(n),
         });

@@ -194,9 +194,20 @@ export const viewerStateUpdateSchema: z.ZodType<ViewerStateUpdate> = z.object({
   perColor: z.object({ green: colorStateSchema, yellow: colorStateSchema, red: colorStateSchema }),
 });
 
+/**
+ * The server ended this viewer's session. `rejoin: false` (an operator's disconnect):
+ * the player must not rejoin by itself, only when its user asks. Otherwise (the stream
+ * was removed, the media worker restarted) rejoining after a backoff may work.
+ */
+export interface ViewerClosed {
+  reason: string;
+  rejoin: boolean;
+}
+
 export type Notification =
+  /** The joined stream's state changed (e.g. stalled, restarting, running again). */
   | { notification: 'streamState'; data: StreamInfo }
-  | { notification: 'viewerClosed'; data: { reason: string } }
+  | { notification: 'viewerClosed'; data: ViewerClosed }
   /** Rows of the stream's PSNR table, validated with qualityBatchSchema by the player. */
   | { notification: 'quality'; data: QualityBatch }
   /** The viewer's server-side state (MKC rate, gamma, per-color loss), once a second. */
