@@ -1,10 +1,12 @@
 /**
  * `window.pels`: the contract the end-to-end tests drive the player through.
- * `state`, `error` and `viewerId` are own data properties, kept current, so a
- * test can read them directly or serialize the object.
+ * `state`, `error`, `viewerId`, `streamState` and `notice` are own data
+ * properties, kept current, so a test can read them directly or serialize the object.
  */
 import type { Color } from '@pels/shared/pels/color';
+import type { StreamState } from '@pels/shared/protocol/signaling';
 import type { PlayerController, PlayerState } from './player/controller';
+import { playerNotice, type PlayerNotice } from './player/playerNotice';
 import type { PlayerStats } from './player/stats';
 import type { QualitySample } from './quality/qualityTracker';
 
@@ -15,6 +17,10 @@ export interface PelsTestHook {
   state: PlayerState;
   error?: string;
   viewerId?: string;
+  /** The selected stream's state, as the server last told it. */
+  streamState?: StreamState;
+  /** The notice over the video (the source not sending, or a disconnect for good). */
+  notice?: PlayerNotice;
   stats(): PlayerStats;
   /**
    * The displayed frame periods of the current session, oldest first (the last
@@ -41,13 +47,18 @@ export function installTestHook(controller: PlayerController): void {
     qualitySamples: () => controller.getSnapshot().quality.qualitySamples(),
     setColors: (colors) => controller.setColors(colors),
   };
+  /** Optional fields are absent, not undefined, when there is nothing to say. */
+  const put = <K extends 'error' | 'viewerId' | 'streamState' | 'notice'>(key: K, value: PelsTestHook[K]) => {
+    if (value === undefined) delete hook[key];
+    else hook[key] = value;
+  };
   const sync = () => {
     const view = controller.getSnapshot();
     hook.state = view.state;
-    if (view.error === undefined) delete hook.error;
-    else hook.error = view.error;
-    if (view.viewerId === undefined) delete hook.viewerId;
-    else hook.viewerId = view.viewerId;
+    put('error', view.error);
+    put('viewerId', view.viewerId);
+    put('streamState', view.streams.find((s) => s.id === view.streamId)?.state);
+    put('notice', playerNotice(view));
   };
   sync();
   controller.subscribe(sync);

@@ -157,7 +157,7 @@ test('a viewer is listed with its live state, switched to best effort and back (
   expect((await request.delete(`/api/viewers/${id}`, { headers: auth })).status()).toBe(200);
   expect((await viewers(request)).map((x) => x.id)).not.toContain(id);
   await expectError(await request.delete(`/api/viewers/${id}`, { headers: auth }), 404, 'not_found');
-  // The player is told why (and, like after any drop, rejoins later as a new viewer).
+  // The player is told why (and does not rejoin by itself: viewerNotices.spec.ts).
   await page.waitForFunction(() => /disconnected by the operator/.test((window as unknown as { pels?: { error?: string } }).pels?.error ?? ''), null, { timeout: 5000 });
 });
 

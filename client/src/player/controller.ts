@@ -1,7 +1,9 @@
 /**
  * Owns the current PlayerSession: starts it, replaces it when the user picks another
  * stream, and after a failure (server gone, stream error, media failure) starts a new
- * one with exponential backoff. Publishes an immutable view for React and the test hook.
+ * one with exponential backoff, unless the server ended the session for good (an
+ * operator's disconnect): then it waits for the user to reconnect. Publishes an
+ * immutable view for React and the test hook.
  */
 import { backoffMs } from '@pels/shared/backoff';
 import type { types } from 'mediasoup-client';
@@ -13,11 +15,12 @@ import { emptyStats, type PlayerStats } from './stats';
 import { normalizeColors, withPlayerParams } from './urlParams';
 import type { FlowModeName } from '@pels/shared/protocol/api';
 
-export type PlayerState = 'idle' | 'connecting' | 'playing' | 'error';
+/** `error`: the session failed, a new one starts after a backoff; `disconnected`: the server ended it, waiting for reconnect(). */
+export type PlayerState = 'idle' | 'connecting' | 'playing' | 'error' | 'disconnected';
 
 export interface PlayerView {
   state: PlayerState;
-  /** Why the last session failed; kept until playing again. */
+  /** Why the last session failed or was ended; kept until playing again. */
   error: string | undefined;
   /** When the next attempt starts, while waiting after a failure (ms since the epoch). */
   retryAt: number | undefined;
@@ -95,6 +98,13 @@ export class PlayerController {
     this.update({ state: 'idle', retryAt: undefined, viewerId: undefined, transportState: undefined });
   }
 
+  /** Starts a new session after the server ended the last one for good (the user's choice, never automatic). */
+  reconnect(): void {
+    if (!this.running || this.view.state !== 'disconnected') return;
+    this.failures = 0;
+    this.openSession();
+  }
+
   selectStream(streamId: string): void {
     this.config.streamId = streamId;
     this.update({ streamId });
@@ -168,12 +178,16 @@ export class PlayerController {
         this.failures = 0;
         this.update({ state: 'playing', error: undefined, stats });
       }),
-      failed: guard((message) => this.onSessionFailed(message)),
+      failed: guard((message, rejoin) => this.onSessionFailed(message, rejoin)),
     };
   }
 
-  private onSessionFailed(message: string): void {
+  private onSessionFailed(message: string, rejoin: boolean): void {
     this.session = undefined;
+    if (!rejoin) {
+      this.update({ state: 'disconnected', error: message, retryAt: undefined, transportState: undefined });
+      return;
+    }
     this.failures++;
     const delay = backoffMs(this.failures);
     this.update({ state: 'error', error: message, retryAt: Date.now() + delay, transportState: undefined });

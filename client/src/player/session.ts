@@ -43,8 +43,11 @@ export interface SessionEvents {
   /** Payload bytes received per color since the start (WebRTC stats), once a second. */
   receivedBytes(bytes: ColorBytes): void;
   playing(stats: PlayerStats): void;
-  /** The session has failed and is closed. */
-  failed(message: string): void;
+  /**
+   * The session has failed and is closed. `rejoin` is false when the server ended it
+   * for good (an operator's disconnect): only the user may start another.
+   */
+  failed(message: string, rejoin: boolean): void;
 }
 
 const RECEIVED_BYTES_INTERVAL_MS = 1000;
@@ -101,10 +104,10 @@ export class PlayerSession {
     this.signaling?.close();
   }
 
-  private fail(message: string): void {
+  private fail(message: string, rejoin = true): void {
     if (this.closed) return;
     this.close();
-    this.events.failed(message);
+    this.events.failed(message, rejoin);
   }
 
   private checkOpen(): void {
@@ -244,7 +247,8 @@ export class PlayerSession {
         this.events.streamState(n.data);
         break;
       case 'viewerClosed':
-        this.fail(`the server closed this viewer: ${n.data.reason}`);
+        // A server that does not say lets the player rejoin, as before.
+        this.fail(`the server closed this viewer: ${n.data.reason}`, n.data.rejoin !== false);
         break;
       case 'quality': {
         const batch = qualityBatchSchema.safeParse(n.data);

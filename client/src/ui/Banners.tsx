@@ -1,22 +1,23 @@
 import { useEffect, useState } from 'react';
 import type { PlayerView } from '../player/controller';
+import { asSentence } from '../player/playerNotice';
 
-/** Errors and warnings of one player: a failed session (with its retry countdown), a failed stream, a refused change. */
+/**
+ * Errors and warnings of one player: a failed session (with its retry countdown), a
+ * refused change. The source's state and a disconnect for good are shown over the video.
+ */
 export function Banners({ view }: { view: PlayerView }) {
   const now = useClock(view.retryAt !== undefined);
-  const stream = view.streams.find((s) => s.id === view.streamId);
   const banners: { kind: 'error' | 'warning'; text: string }[] = [];
-  if (view.error) {
+  if (view.error && view.state !== 'disconnected') {
     const retry =
       view.retryAt === undefined
         ? view.state === 'connecting'
           ? ' Reconnecting…'
           : ''
         : ` Reconnecting in ${Math.max(0, Math.ceil((view.retryAt - now) / 1000))} s.`;
-    banners.push({ kind: 'error', text: `${capitalize(view.error)}.${retry}` });
+    banners.push({ kind: 'error', text: `${asSentence(view.error)}${retry}` });
   }
-  if (stream?.state === 'failed') banners.push({ kind: 'error', text: `Stream "${stream.name}" failed${stream.error ? `: ${stream.error}` : ''}.` });
-  if (stream?.state === 'restarting') banners.push({ kind: 'warning', text: `Stream "${stream.name}" is restarting${stream.error ? ` after: ${stream.error}` : ''}.` });
   if (view.warning) banners.push({ kind: 'warning', text: view.warning });
   return (
     <>
@@ -39,8 +40,4 @@ function useClock(ticking: boolean): number {
     return () => clearInterval(id);
   }, [ticking]);
   return now;
-}
-
-function capitalize(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
 }

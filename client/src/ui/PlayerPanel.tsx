@@ -6,11 +6,13 @@ import type { Color } from '@pels/shared/pels/color';
 import type { FlowModeName } from '@pels/shared/protocol/api';
 import { QualityCharts } from '../charts/QualityCharts';
 import type { PlayerController, PlayerView } from '../player/controller';
+import { playerNotice } from '../player/playerNotice';
 import { Banners } from './Banners';
 import { CoverageStrip } from './CoverageStrip';
 import { ExportButtons } from './ExportButtons';
 import { StatsPanel } from './StatsPanel';
 import { VideoCanvas } from './VideoCanvas';
+import { VideoNotice } from './VideoNotice';
 
 const ENHANCEMENT_LAYERS = [
   { color: 'yellow', label: 'Yellow (lower enhancement)' },
@@ -32,7 +34,10 @@ export function PlayerPanel({ controller, view, mode }: Props) {
   return (
     <div className="player-panel" data-mode={mode}>
       <Banners view={view} />
-      <VideoCanvas canvas={view.canvas} />
+      <div className="video-frame">
+        <VideoCanvas canvas={view.canvas} />
+        <VideoNotice notice={playerNotice(view)} onReconnect={() => controller.reconnect()} />
+      </div>
       <fieldset className="layers">
         <legend>Layers</legend>
         <label>

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -90,4 +91,54 @@ test('a file replaced by a link to outside the media directories since it was ad
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+/** The pid of the FFmpeg whose command line holds `unique` (each test's lavfi graph is its own). */
+function ffmpegPid(unique: string): number {
+  const pids = execFileSync('pgrep', ['-f', unique], { encoding: 'utf8' }).trim().split('\n').map(Number);
+  assert.equal(pids.length, 1, `one ffmpeg with ${unique}`);
+  return pids[0]!;
+}
+
+function recordStates(ingest: FfmpegIngest): string[] {
+  const states: string[] = [];
+  ingest.on('status', (s) => {
+    if (states.at(-1) !== s.state) states.push(s.state);
+  });
+  return states;
+}
+
+test('a running source that sends nothing is stalled after the notice time, and running again with its next frame, not restarted', async (t) => {
+  const graph = 'testsrc2=size=164x92:rate=30';
+  const ingest = new FfmpegIngest(await resolveSource(`lavfi:${graph}`, []), small, log, { ...fast, stallNoticeMs: 300, stallTimeoutMs: 60_000 });
+  const states = recordStates(ingest);
+  t.after(() => ingest.close());
+  ingest.start();
+  await waitFor(ingest, (s) => s.state === 'running');
+  const pid = ffmpegPid(graph);
+  process.kill(pid, 'SIGSTOP');
+  try {
+    await waitFor(ingest, (s) => s.state === 'stalled', 5000);
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+  const again = await waitFor(ingest, (s) => s.state === 'running', 5000);
+  ingest.close();
+  assert.equal(again.restarts, 0);
+  assert.deepEqual(states, ['starting', 'running', 'stalled', 'running', 'stopped']);
+});
+
+test('a stall that lasts: stalled, then FFmpeg is replaced (restarting) and the source runs again', async (t) => {
+  const graph = 'testsrc2=size=166x94:rate=30';
+  const ingest = new FfmpegIngest(await resolveSource(`lavfi:${graph}`, []), small, log, { ...fast, stallNoticeMs: 300, stallTimeoutMs: 1500 });
+  const states = recordStates(ingest);
+  t.after(() => ingest.close());
+  ingest.start();
+  await waitFor(ingest, (s) => s.state === 'running');
+  const pid = ffmpegPid(graph);
+  process.kill(pid, 'SIGSTOP'); // the restart kills it (SIGKILL ends a stopped process too)
+  const s = await waitFor(ingest, (x) => x.state === 'running' && x.restarts >= 1, 15_000);
+  ingest.close();
+  assert.equal(s.restarts, 1);
+  assert.deepEqual(states, ['starting', 'running', 'stalled', 'restarting', 'running', 'stopped']);
 });

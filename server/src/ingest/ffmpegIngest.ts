@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import type { StreamState } from '@pels/shared/protocol/signaling';
 import type { Logger } from '../log';
 import { IvfReader, type IvfFrame } from './ivfReader';
 import { resolveMediaFile } from './mediaFiles';
 import { operatorSourceText, redactCredentials } from './sourceRedaction';
 import { ffmpegArgs, REFERENCE_FD, type EncodeSettings, type SourceSpec } from './sourceSpec';
 
-export type IngestState = 'starting' | 'running' | 'restarting' | 'failed' | 'stopped';
+export type IngestState = StreamState;
 
 export interface IngestStatus {
   state: IngestState;
@@ -22,7 +23,9 @@ export interface IngestOptions {
   maxBackoffMs?: number;
   /** A run that lasted this long resets the backoff. */
   stableAfterMs?: number;
-  /** No frame for this long while running: FFmpeg is stuck, restart it. */
+  /** No frame for this long while running: the state is `stalled` (viewers are told) until a frame comes. */
+  stallNoticeMs?: number;
+  /** No frame for this long: FFmpeg is stuck, restart it. */
   stallTimeoutMs?: number;
 }
 
@@ -39,6 +42,8 @@ type IngestEvents = {
  * Runs FFmpeg on a source and emits its encoded frames as they come. FFmpeg
  * exiting for any reason is reported and the ingest restarts with backoff;
  * a source that cannot be opened is reported as failed (and retried, slower).
+ * A running source that sends no frame for a while is reported as stalled at
+ * once, and restarted if it stays silent.
  */
 export class FfmpegIngest extends EventEmitter<IngestEvents> {
   private proc: ChildProcess | null = null;
@@ -62,6 +67,7 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
       initialBackoffMs: opts.initialBackoffMs ?? 1000,
       maxBackoffMs: opts.maxBackoffMs ?? 30_000,
       stableAfterMs: opts.stableAfterMs ?? 10_000,
+      stallNoticeMs: opts.stallNoticeMs ?? 2000,
       stallTimeoutMs: opts.stallTimeoutMs ?? 10_000,
     };
     this.backoffMs = this.opts.initialBackoffMs;
@@ -128,7 +134,7 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
         return;
       }
       for (const f of frames) {
-        if (!gotFrame) {
+        if (!gotFrame || this.status.state === 'stalled') {
           gotFrame = true;
           this.setStatus('running');
         }
@@ -158,12 +164,24 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     });
   }
 
+  /**
+   * Re-armed by every frame. One timer in two steps: first the notice (a running
+   * source is marked stalled), then the restart. A source still starting is only
+   * restarted: it has not sent its first frame yet, so nothing stalled.
+   */
   private armStallTimer(proc: ChildProcess): void {
     if (this.stallTimer) clearTimeout(this.stallTimer);
+    const { stallNoticeMs, stallTimeoutMs } = this.opts;
     this.stallTimer = setTimeout(() => {
-      this.log.warn({ afterMs: this.opts.stallTimeoutMs }, 'no frame from ffmpeg; restarting it');
-      proc.kill('SIGKILL');
-    }, this.opts.stallTimeoutMs);
+      if (this.status.state === 'running') {
+        this.log.warn({ afterMs: stallNoticeMs }, 'no frame from ffmpeg; stalled');
+        this.setStatus('stalled');
+      }
+      this.stallTimer = setTimeout(() => {
+        this.log.warn({ afterMs: stallTimeoutMs }, 'no frame from ffmpeg; restarting it');
+        proc.kill('SIGKILL');
+      }, Math.max(0, stallTimeoutMs - stallNoticeMs));
+    }, stallNoticeMs);
   }
 
   private scheduleRestart(): void {

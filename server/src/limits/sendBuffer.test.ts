@@ -20,7 +20,7 @@ test('a message that must arrive is sent up to the bound; past it the socket is 
 
 test('quality and viewerState can be dropped; answers and the other notifications cannot', () => {
   assert.equal(isDroppable({ notification: 'quality', data: { frames: [] } }), true);
-  assert.equal(isDroppable({ notification: 'viewerClosed', data: { reason: 'x' } }), false);
+  assert.equal(isDroppable({ notification: 'viewerClosed', data: { reason: 'x', rejoin: true } }), false);
   assert.equal(isDroppable({ id: 1, ok: true, data: { colors: ['green'] } }), false);
   assert.equal(isDroppable({ id: null, ok: false, error: { code: 'bad_request', message: 'x' } }), false);
 });

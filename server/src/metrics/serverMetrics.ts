@@ -5,13 +5,14 @@
  * control path.
  *
  * Label cardinality is bounded: `stream` (operator-made, a handful), `color`
- * (3), `layer` (3), `mode` (2), `state` (5), `limit` (6), `kind` (2). Per-viewer series carry a
+ * (3), `layer` (3), `mode` (2), `state` (6), `limit` (6), `kind` (2). Per-viewer series carry a
  * `viewer` label for at most VIEWER_SERIES_LIMIT viewers per scrape (see
  * viewerSeries.ts); the aggregates by stream and color cover every viewer.
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
+import { STREAM_STATES } from '@pels/shared/protocol/signaling';
 import type { RouterFeedbackHub } from '../feedback/routerFeedbackHub';
 import { TextBody } from '../http/httpServer';
 import type { Limits } from '../limits/limits';
@@ -26,7 +27,6 @@ import { viewersToExport } from './viewerSeries';
 
 export const VIEWER_SERIES_LIMIT = 50;
 
-const STATES = ['starting', 'running', 'restarting', 'failed', 'stopped'] as const;
 const LAYERS = ['tid0', 'tid1', 'tid2'] as const;
 
 /** Kept from a stream's events: sessions started, and what the viewers that already left sent and lost. */
@@ -136,7 +136,7 @@ export class ServerMetrics {
     for (const s of this.d.streams.all()) {
       const info = s.operatorInfo();
       const stream = s.id;
-      for (const state of STATES) m.streamState.set({ stream, state }, info.state === state ? 1 : 0);
+      for (const state of STREAM_STATES) m.streamState.set({ stream, state }, info.state === state ? 1 : 0);
       m.framesIngested.inc({ stream }, info.framesIngested);
       m.restarts.inc({ stream }, info.restarts);
       const kbps = s.layerKbps();

@@ -9,7 +9,7 @@ import { RequestError } from '../errors';
  * change. A viewer keeps the gains it joined with: the stability results
  * (MKC Lemma 5, gamma Lemma 2) are for fixed gains, and a running MKC steps
  * from its own rate history. So a change reaches viewers that join after it
- * (a disconnected player rejoins, and gets it).
+ * (a disconnected player that reconnects gets it).
  */
 export class ControlSettings {
   constructor(

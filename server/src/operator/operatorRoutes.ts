@@ -69,7 +69,7 @@ export function operatorRoutes(d: OperatorRouteDeps): Route[] {
       method: 'DELETE',
       path: '/api/viewers/:id',
       handler: (_req, { id }) => {
-        findViewer(d, id!).close('disconnected by the operator');
+        findViewer(d, id!).close('disconnected by the operator', { rejoin: false });
         return { ok: true };
       },
     },

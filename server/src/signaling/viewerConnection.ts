@@ -95,10 +95,10 @@ export class ViewerConnection {
         this.viewer?.close('joined another stream');
         const id = randomUUID().slice(0, 8);
         let notifier: ViewerNotifier | undefined;
-        const viewer = await stream.addViewer(id, r.data.mode ?? 'pels', (reason) => {
+        const viewer = await stream.addViewer(id, r.data.mode ?? 'pels', (closed) => {
           notifier?.close();
           if (this.viewer === viewer) this.viewer = null;
-          if (reason !== 'viewer disconnected' && reason !== 'joined another stream') this.notify({ notification: 'viewerClosed', data: { reason } });
+          if (closed.reason !== 'viewer disconnected' && closed.reason !== 'joined another stream') this.notify({ notification: 'viewerClosed', data: closed });
         });
         if (this.closed) {
           viewer.close('viewer disconnected');
@@ -107,6 +107,7 @@ export class ViewerConnection {
         this.viewer = viewer;
         notifier = new ViewerNotifier({
           subscribeQuality: (listener) => stream.subscribeQuality(listener),
+          subscribeStreamState: (listener) => stream.subscribeInfo(listener),
           state: () => viewer.state(),
           notify: (n) => this.notify(n),
         });

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { types as ms } from 'mediasoup';
-import type { StreamInfo } from '@pels/shared/protocol/signaling';
+import type { StreamInfo, ViewerClosed } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
 import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
@@ -181,6 +181,12 @@ export class Stream extends EventEmitter<StreamEvents> {
     return this.viewers.size;
   }
 
+  /** Called with the stream's info whenever its state changes; returns the unsubscribe function. */
+  subscribeInfo(listener: (info: StreamInfo) => void): () => void {
+    this.on('info', listener);
+    return () => this.off('info', listener);
+  }
+
   /** The stream's PSNR table rows, in batches; returns the unsubscribe function. */
   subscribeQuality(listener: QualityListener): () => void {
     return this.qualityFeed.subscribe(listener);
@@ -194,7 +200,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     for (const v of this.viewers.values()) fn(v);
   }
 
-  async addViewer(id: string, mode: FlowModeName, onClose: (reason: string) => void): Promise<ViewerSession> {
+  async addViewer(id: string, mode: FlowModeName, onClose: (closed: ViewerClosed) => void): Promise<ViewerSession> {
     if (this.closed) throw new ClosedError(`stream ${this.id}`);
     if (!this.router || this.router.closed) throw new RequestError('unavailable', 'media router is not available, try again');
     const release = this.opts.limits.viewers.take(this.id);
@@ -211,10 +217,10 @@ export class Stream extends EventEmitter<StreamEvents> {
       webRtc: this.opts.webRtc,
       limits: this.opts.limits,
       log: this.opts.log,
-      onClose: (reason) => {
+      onClose: (closed) => {
         release();
         this.viewers.delete(id);
-        onClose(reason);
+        onClose(closed);
         this.emit('viewerclose', viewer.state());
       },
     }).catch((err: unknown) => {

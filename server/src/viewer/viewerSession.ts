@@ -4,7 +4,7 @@ import { BEST_EFFORT_DSCP, COLORS, DSCP, type Color } from '@pels/shared/pels/co
 import { ControlLoop, type ControlLoopParams } from '@pels/shared/pels/controlLoop';
 import type { FeedbackEvent } from '@pels/shared/pels/feedback';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
-import type { ConsumerParams, DtlsParametersData, Request, RtpCapabilitiesData, TransportParams } from '@pels/shared/protocol/signaling';
+import type { ConsumerParams, DtlsParametersData, Request, RtpCapabilitiesData, TransportParams, ViewerClosed } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
 import { ReceiverReportTracker, type ConsumerStatsSample } from '../feedback/receiverReports';
 import { ViewerFlow } from '../flow/viewerFlow';
@@ -38,7 +38,7 @@ export interface ViewerSessionOptions {
   limits: Pick<Limits, 'settings' | 'rejections'>;
   log: Logger;
   /** Told once when the session closes, whatever closed it. */
-  onClose: (reason: string) => void;
+  onClose: (closed: ViewerClosed) => void;
 }
 
 /**
@@ -277,7 +277,8 @@ export class ViewerSession {
     for (const p of out.packets) producer.send(p);
   }
 
-  close(reason = 'closed'): void {
+  /** `rejoin: false` tells the player not to come back by itself (an operator's decision). */
+  close(reason = 'closed', { rejoin = true }: { rejoin?: boolean } = {}): void {
     if (this.closed) return;
     this.closed = true;
     this.sending = false;
@@ -288,7 +289,7 @@ export class ViewerSession {
     this.webRtcTransport?.close();
     this.direct.close();
     this.opts.log.info({ viewer: this.id, reason }, 'viewer closed');
-    this.opts.onClose(reason);
+    this.opts.onClose({ reason, rejoin });
   }
 
   private async applyColors(): Promise<void> {

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { COLORS } from '../pels/color';
 import type { OperatorSnapshot } from './operator';
+import { STREAM_STATES } from './signaling';
 
 export const DASHBOARD_WS_PATH = '/ws/operator';
 
@@ -36,7 +37,7 @@ const snapshotSchema = z.looseObject({
       id: z.string(),
       name: z.string(),
       source: z.string(),
-      state: z.enum(['starting', 'running', 'restarting', 'failed', 'stopped']),
+      state: z.enum(STREAM_STATES),
       error: z.string().optional(),
       frameRate: z.number(),
       framesIngested: z.number(),

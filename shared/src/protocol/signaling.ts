@@ -83,7 +83,13 @@ export const requestSchema = z.discriminatedUnion('method', [
 export type Request = z.infer<typeof requestSchema>;
 export type Method = Request['method'];
 
-export type StreamState = 'starting' | 'running' | 'restarting' | 'failed' | 'stopped';
+/**
+ * A source's ingest state. `stalled`: it was running and no frame has come for a
+ * couple of seconds; it goes back to `running` with the next frame, or to
+ * `restarting` when the server gives up on it and restarts FFmpeg.
+ */
+export const STREAM_STATES = ['starting', 'running', 'stalled', 'restarting', 'failed', 'stopped'] as const;
+export type StreamState = (typeof STREAM_STATES)[number];
 
 export interface StreamInfo {
   id: string;
@@ -188,9 +194,20 @@ export const viewerStateUpdateSchema: z.ZodType<ViewerStateUpdate> = z.object({
   perColor: z.object({ green: colorStateSchema, yellow: colorStateSchema, red: colorStateSchema }),
 });
 
+/**
+ * The server ended this viewer's session. `rejoin: false` (an operator's disconnect):
+ * the player must not rejoin by itself, only when its user asks. Otherwise (the stream
+ * was removed, the media worker restarted) rejoining after a backoff may work.
+ */
+export interface ViewerClosed {
+  reason: string;
+  rejoin: boolean;
+}
+
 export type Notification =
+  /** The joined stream's state changed (e.g. stalled, restarting, running again). */
   | { notification: 'streamState'; data: StreamInfo }
-  | { notification: 'viewerClosed'; data: { reason: string } }
+  | { notification: 'viewerClosed'; data: ViewerClosed }
   /** Rows of the stream's PSNR table, validated with qualityBatchSchema by the player. */
   | { notification: 'quality'; data: QualityBatch }
   /** The viewer's server-side state (MKC rate, gamma, per-color loss), once a second. */

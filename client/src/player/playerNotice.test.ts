@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { StreamInfo, StreamState } from '@pels/shared/protocol/signaling';
+import type { PlayerState } from './controller';
+import { playerNotice } from './playerNotice';
+
+const stream = (state: StreamState, error?: string): StreamInfo => ({
+  id: 'a',
+  name: 'A',
+  source: 'lavfi:testsrc2',
+  state,
+  ...(error ? { error } : {}),
+  width: 640,
+  height: 360,
+  frameRate: 30,
+  ticksPerFrame: 3000,
+  framesIngested: 0,
+  restarts: 0,
+});
+
+test('the source: a message while it is not running, what happens next, nothing while it runs', () => {
+  const cases: Array<[PlayerState, StreamState, RegExp | undefined]> = [
+    ['playing', 'running', undefined],
+    ['playing', 'stalled', /stopped sending.*restarts it/],
+    ['playing', 'restarting', /being restarted.*resumes/],
+    ['connecting', 'restarting', /being restarted/],
+    ['playing', 'failed', /failed.*keeps trying/],
+    ['connecting', 'starting', /starting/],
+    ['playing', 'stopped', /stopped/],
+    // Between sessions the stream's state is stale: the session's error is what counts.
+    ['error', 'stalled', undefined],
+    ['idle', 'failed', undefined],
+  ];
+  for (const [state, streamState, expected] of cases) {
+    const notice = playerNotice({ state, error: undefined, streams: [stream(streamState)], streamId: 'a' });
+    if (expected === undefined) assert.equal(notice, undefined, `${state}, ${streamState}`);
+    else {
+      assert.equal(notice?.cause, streamState);
+      assert.match(notice.text, expected, `${state}, ${streamState}`);
+    }
+  }
+});
+
+test("the source's error comes as the detail when the server gives it; another stream's state does not count", () => {
+  const restarting = stream('restarting', 'ffmpeg exited (SIGKILL)');
+  assert.equal(playerNotice({ state: 'playing', error: undefined, streams: [restarting], streamId: 'a' })?.detail, 'ffmpeg exited (SIGKILL)');
+  assert.equal(playerNotice({ state: 'playing', error: undefined, streams: [{ ...restarting, id: 'b' }], streamId: 'a' }), undefined);
+});
+
+test('a viewer the server ended for good: why, and that it does not come back by itself', () => {
+  const notice = playerNotice({
+    state: 'disconnected',
+    error: 'the server closed this viewer: disconnected by the operator',
+    streams: [stream('stalled')],
+    streamId: 'a',
+  });
+  assert.deepEqual(notice, {
+    cause: 'disconnected',
+    text: 'The server closed this viewer: disconnected by the operator. This player does not reconnect by itself.',
+  });
+});

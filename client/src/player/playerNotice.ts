@@ -1,0 +1,44 @@
+/**
+ * The message shown over the video: what the source is doing when it is not sending
+ * (stalled, restarting, failed) and what happens next, or that the server ended this
+ * viewer for good and the user has to reconnect. Nothing while the source runs.
+ */
+import type { StreamInfo, StreamState } from '@pels/shared/protocol/signaling';
+import type { PlayerState } from './controller';
+
+export interface PlayerNotice {
+  /** What it is about: the joined stream's state, or a session the server ended for good. */
+  cause: Exclude<StreamState, 'running'> | 'disconnected';
+  text: string;
+  /** A detail for whoever can use it (the source's error), when the server gave one. */
+  detail?: string;
+}
+
+const SOURCE_TEXT: Record<Exclude<StreamState, 'running'>, string> = {
+  starting: 'The source is starting.',
+  stalled: 'The source stopped sending. If it does not resume within a few seconds, the server restarts it.',
+  restarting: 'The source is being restarted. The video resumes when it sends again.',
+  failed: 'The source failed. The server keeps trying to start it again.',
+  stopped: 'The stream has stopped.',
+};
+
+export function playerNotice(view: {
+  state: PlayerState;
+  error: string | undefined;
+  streams: readonly StreamInfo[];
+  streamId: string | undefined;
+}): PlayerNotice | undefined {
+  if (view.state === 'disconnected') {
+    return { cause: 'disconnected', text: `${asSentence(view.error ?? 'the server ended this viewer')} This player does not reconnect by itself.` };
+  }
+  // The stream's state is current only while a session is joined or joining.
+  if (view.state !== 'connecting' && view.state !== 'playing') return undefined;
+  const stream = view.streams.find((s) => s.id === view.streamId);
+  if (!stream || stream.state === 'running') return undefined;
+  return { cause: stream.state, text: SOURCE_TEXT[stream.state], ...(stream.error ? { detail: stream.error } : {}) };
+}
+
+/** "the server closed ..." -> "The server closed ....": messages are written to be embedded, shown as sentences. */
+export function asSentence(s: string): string {
+  return `${s.charAt(0).toUpperCase()}${s.slice(1)}.`;
+}

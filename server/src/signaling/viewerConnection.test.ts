@@ -1,0 +1,180 @@
+/**
+ * A player's signaling socket against a real stream: real FFmpeg, a real
+ * mediasoup worker, a real WebSocket. What the player is told besides answers.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { after, before, test } from 'node:test';
+import { pino } from 'pino';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { Notification, ServerMessage } from '@pels/shared/protocol/signaling';
+import { loadConfig } from '../config';
+import { resolveSource } from '../ingest/mediaFiles';
+import { DEFAULT_ENCODE } from '../ingest/sourceSpec';
+import { Limits } from '../limits/limits';
+import { createDscpMarker, type DscpMarker } from '../net/dscpMarker';
+import { MediaWorker } from '../sfu/mediaWorker';
+import { Stream } from '../streams/stream';
+import { StreamRegistry } from '../streams/streamRegistry';
+import { ViewerConnection } from './viewerConnection';
+
+const log = pino({ level: 'silent' });
+/** Unique in this machine's process list: finds this test's FFmpeg. */
+const GRAPH = 'testsrc2=size=170x96:rate=30';
+
+let media: MediaWorker;
+let dscp: DscpMarker;
+let stream: Stream;
+const limits = new Limits(loadConfig({}, '.').limits);
+const streams = new StreamRegistry();
+let wss: WebSocketServer;
+let url: string;
+
+before(async () => {
+  media = await MediaWorker.create(log, { logLevel: 'warn', rtcMinPort: 40000, rtcMaxPort: 49999 });
+  dscp = await createDscpMarker({ instance: `test_${process.pid}`, udpPorts: { min: 40000, max: 49999 }, log });
+  stream = new Stream({
+    id: 't',
+    name: 'test pattern',
+    source: await resolveSource(`lavfi:${GRAPH}`, []),
+    encode: { ...DEFAULT_ENCODE, width: 160, height: 90, bitrateKbps: 200 },
+    webRtc: { listenIp: '127.0.0.1', announcedAddress: undefined },
+    createRouter: () => media.createRouter(),
+    control: loadConfig({}, '.').control,
+    feedback: 'rtcp',
+    dscp,
+    limits,
+    log,
+  });
+  streams.add(stream);
+  await stream.start();
+  wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  wss.on('connection', (ws) => new ViewerConnection(ws, streams, limits, log));
+  await new Promise((r) => wss.once('listening', r));
+  url = `ws://127.0.0.1:${(wss.address() as { port: number }).port}`;
+});
+
+after(async () => {
+  for (const ws of wss.clients) ws.terminate();
+  wss.close();
+  streams.closeAll();
+  media.close();
+  await dscp.close();
+});
+
+/** A player's side of the socket: requests by id, notifications kept in order. */
+class Player {
+  readonly notifications: Notification[] = [];
+  private nextId = 1;
+  private readonly pending = new Map<number, (m: ServerMessage) => void>();
+  private readonly waiters = new Set<() => void>();
+
+  private constructor(readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      const msg = JSON.parse(String(data)) as ServerMessage;
+      if ('notification' in msg) {
+        this.notifications.push(msg);
+        for (const w of this.waiters) w();
+      } else if (msg.id !== null) {
+        this.pending.get(msg.id)?.(msg);
+      }
+    });
+  }
+
+  static async connect(): Promise<Player> {
+    const ws = new WebSocket(url);
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    return new Player(ws);
+  }
+
+  async request(method: string, data: unknown = {}): Promise<unknown> {
+    const id = this.nextId++;
+    const answer = new Promise<ServerMessage>((resolve) => this.pending.set(id, resolve));
+    this.ws.send(JSON.stringify({ id, method, data }));
+    const msg = await answer;
+    if (!('ok' in msg) || !msg.ok) throw new Error(`${method} failed: ${JSON.stringify(msg)}`);
+    return msg.data;
+  }
+
+  /** The first notification from `from` on that matches. */
+  next(pred: (n: Notification) => boolean, from = 0, timeoutMs = 10_000): Promise<Notification> {
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        const found = this.notifications.slice(from).find(pred);
+        if (!found) return;
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve(found);
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(check);
+        reject(new Error(`no matching notification in ${timeoutMs} ms; got ${this.notifications.slice(from).map((n) => n.notification).join(', ')}`));
+      }, timeoutMs);
+      this.waiters.add(check);
+      check();
+    });
+  }
+}
+
+async function until(what: string, ok: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const streamState = (state: string) => (n: Notification) => n.notification === 'streamState' && n.data.state === state;
+
+test('a joined player is told when its source stalls and when it runs again', async (t) => {
+  await until('stream running', () => stream.publicInfo().state === 'running', 15_000);
+  const player = await Player.connect();
+  t.after(() => player.ws.close());
+  await player.request('join', { streamId: 't' });
+  const [pid] = execFileSync('pgrep', ['-f', GRAPH], { encoding: 'utf8' }).trim().split('\n').map(Number);
+  process.kill(pid!, 'SIGSTOP');
+  let stalled: Notification;
+  try {
+    stalled = await player.next(streamState('stalled'));
+  } finally {
+    process.kill(pid!, 'SIGCONT');
+  }
+  const from = player.notifications.indexOf(stalled);
+  const running = await player.next(streamState('running'), from);
+  assert.equal(running.notification === 'streamState' && running.data.id, 't');
+  assert.equal(running.notification === 'streamState' && running.data.restarts, 0);
+});
+
+test('joining subscribes the viewer to state changes; leaving, rejoining or closing the socket unsubscribes it', async () => {
+  await until('earlier viewers gone', () => stream.viewerCount() === 0);
+  const before = stream.listenerCount('info');
+  const player = await Player.connect();
+  for (let i = 0; i < 20; i++) {
+    await player.request('join', { streamId: 't' });
+    assert.equal(stream.listenerCount('info'), before + 1, `joined, cycle ${i}`);
+    await player.request(i % 2 ? 'leave' : 'join', { streamId: 't' });
+    assert.equal(stream.listenerCount('info'), before + (i % 2 ? 0 : 1), `left or rejoined, cycle ${i}`);
+    if (i % 2 === 0) await player.request('leave');
+  }
+  assert.equal(stream.listenerCount('info'), before);
+  await player.request('join', { streamId: 't' });
+  player.ws.close();
+  await until('socket closed, listener gone', () => stream.listenerCount('info') === before);
+});
+
+test("an operator's disconnect tells the player not to rejoin; a media worker restart lets it", async (t) => {
+  const player = await Player.connect();
+  t.after(() => player.ws.close());
+  const { viewerId } = (await player.request('join', { streamId: 't' })) as { viewerId: string };
+  streams.forEachViewer((v) => {
+    if (v.id === viewerId) v.close('disconnected by the operator', { rejoin: false });
+  });
+  const closed = await player.next((n) => n.notification === 'viewerClosed');
+  assert.deepEqual(closed.data, { reason: 'disconnected by the operator', rejoin: false });
+
+  const from = player.notifications.length;
+  await player.request('join', { streamId: 't' });
+  await stream.onMediaWorkerRestarted();
+  const again = await player.next((n) => n.notification === 'viewerClosed', from);
+  assert.deepEqual(again.data, { reason: 'media worker restarted', rejoin: true });
+});
