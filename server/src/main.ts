@@ -7,7 +7,7 @@ import { apiRoutes } from './http/apiRoutes';
 import { createHttpServer, routeUpgrades } from './http/httpServer';
 import { resolveSource } from './ingest/mediaFiles';
 import { SourceError } from './ingest/sourcePolicy';
-import { operatorSourceText } from './ingest/sourceRedaction';
+import { redactCredentials } from './ingest/sourceRedaction';
 import { Limits } from './limits/limits';
 import { createLogger } from './log';
 import { MediasoupWorkers } from './metrics/mediasoupWorkers';
@@ -20,6 +20,10 @@ import { operatorRoutes, type NewStream } from './operator/operatorRoutes';
 import { takeSnapshot } from './operator/snapshot';
 import { MediaWorker } from './sfu/mediaWorker';
 import { SignalingServer } from './signaling/signalingServer';
+import { withOperatorToken, withStreamRemoved } from './store/operatorState';
+import { STORE_ADVICE, StoreError } from './store/stateCodec';
+import { StateStore } from './store/stateStore';
+import { streamsAtStart } from './store/streamsAtStart';
 import { Stream } from './streams/stream';
 import { StreamRegistry } from './streams/streamRegistry';
 
@@ -30,14 +34,29 @@ async function main(): Promise<void> {
   const source = await resolveSource(config.source, config.mediaDirs).catch((err: unknown) => {
     throw err instanceof SourceError ? new ConfigError(`SOURCE: ${err.message}`) : err;
   });
+  // Before anything starts: a state file that cannot be used stops the start.
+  const store = await StateStore.open(config.stateDir);
   const streams = new StreamRegistry();
-  let operatorToken = config.operatorToken;
+  let operatorToken = config.operatorToken ?? store.state.operatorToken;
   if (operatorToken === undefined) {
-    operatorToken = generateToken();
-    log.warn({ operatorToken }, 'OPERATOR_TOKEN is not set: the dashboard and operator API take this generated token until the server stops');
+    const generated = generateToken();
+    store.change((s) => withOperatorToken(s, generated));
+    await store.saved();
+    operatorToken = generated;
+    log.warn({ operatorToken, stateFile: store.file }, 'OPERATOR_TOKEN is not set: the dashboard and operator API take this generated token, kept in the state file for later starts');
+  } else if (config.operatorToken === undefined) {
+    log.info({ stateFile: store.file }, 'OPERATOR_TOKEN is not set: the dashboard and operator API take the generated token kept in the state file ("operatorToken")');
   }
   const auth = new OperatorAuth(operatorToken, { metrics: config.metricsToken, router: config.routerToken });
   const control = new ControlSettings(config.control, (params) => streams.all().forEach((s) => s.setControlParams(params)));
+  if (Object.keys(store.state.gains).length > 0) {
+    try {
+      control.update(store.state.gains);
+    } catch (err) {
+      if (err instanceof RequestError) throw new StoreError(`state file ${store.file}: ${err.message}. ${STORE_ADVICE}`);
+      throw err;
+    }
+  }
   // Listen first: a taken port fails fast, before FFmpeg and mediasoup start.
   let ready = false;
   const router = new RouterFeedbackHub((fn) => streams.forEachViewer(fn));
@@ -63,6 +82,7 @@ async function main(): Promise<void> {
           if (!makeStream) throw new RequestError('unavailable', 'starting');
           return makeStream(s);
         },
+        store,
       }),
     ]),
     ...auth.guard([{ method: 'GET', path: '/metrics', handler: () => metrics.render() }], 'metrics'),
@@ -89,9 +109,18 @@ async function main(): Promise<void> {
       limits,
       log,
     });
-  const stream = makeStream({ id: 'default', name: 'Default stream', source });
-  streams.add(stream);
-  await stream.start();
+  const atStart = await streamsAtStart(store.state, source, config.mediaDirs);
+  for (const r of atStart.refused) {
+    log.error({ stream: r.id, source: redactCredentials(r.source) }, `saved stream "${r.id}" is dropped: the source policy refuses its source (${r.reason})`);
+    store.change((s) => withStreamRemoved(s, r.id));
+  }
+  await store.saved();
+  // A source that fails now shows as a failed stream (and is retried); only a media worker failure stops the start.
+  for (const s of atStart.streams) {
+    const stream = makeStream(s);
+    streams.add(stream);
+    await stream.start();
+  }
   media.on('restarted', () => {
     for (const s of streams.all()) {
       s.onMediaWorkerRestarted().catch((err: unknown) => log.error({ err, stream: s.id }, 'cannot recreate router'));
@@ -107,7 +136,7 @@ async function main(): Promise<void> {
   ready = true;
   const addr = http.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
-  log.info({ port, source: operatorSourceText(source), dashboard: `http://localhost:${port}/dashboard` }, `serving the player at http://localhost:${port}`);
+  log.info({ port, streams: streams.all().map((s) => s.id), stateFile: store.file, dashboard: `http://localhost:${port}/dashboard` }, `serving the player at http://localhost:${port}`);
 
   let stopping = false;
   const stop = (signal: string): void => {
@@ -130,7 +159,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError) log.fatal(err.message);
+  if (err instanceof ConfigError || err instanceof StoreError) log.fatal(err.message);
   else log.fatal({ err }, 'server failed to start');
   process.exit(1);
 });

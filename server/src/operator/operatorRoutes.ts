@@ -6,6 +6,9 @@ import { readJson, type Route } from '../http/httpServer';
 import { resolveSource } from '../ingest/mediaFiles';
 import { checkVisible, SourceError } from '../ingest/sourcePolicy';
 import type { SourceSpec } from '../ingest/sourceSpec';
+import { StoreError } from '../store/stateCodec';
+import { withGains, withStreamAdded, withStreamRemoved } from '../store/operatorState';
+import type { StateStore } from '../store/stateStore';
 import type { Stream } from '../streams/stream';
 import type { ViewerSession } from '../viewer/viewerSession';
 import { operatorStream, takeSnapshot, type SnapshotSources } from './snapshot';
@@ -21,6 +24,8 @@ export interface OperatorRouteDeps extends SnapshotSources {
   createStream: (s: NewStream) => Stream;
   /** Where file sources must be (MEDIA_DIR). */
   mediaDirs: readonly string[];
+  /** Keeps the operator's changes across restarts: each is on disk before its answer. */
+  store: Pick<StateStore, 'change' | 'saved'>;
 }
 
 /**
@@ -46,22 +51,29 @@ export function operatorRoutes(d: OperatorRouteDeps): Route[] {
           throw err;
         }
         if (d.streams.has(id)) throw new RequestError('invalid_state', `stream "${id}" already exists`);
-        const stream = d.createStream({ id, name: body.name ?? id, source });
+        const name = body.name ?? id;
+        const stream = d.createStream({ id, name, source });
         d.streams.add(stream);
+        // Saved as given: the next start puts it through the source policy again.
+        d.store.change((s) => withStreamAdded(s, { id, name, source: body.source }));
         try {
           await stream.start();
         } catch (err) {
           d.streams.remove(id);
+          d.store.change((s) => withStreamRemoved(s, id));
           throw new RequestError('unavailable', `cannot start stream "${id}": ${err instanceof Error ? err.message : String(err)}`);
         }
+        await saved(d);
         return { stream: operatorStream(stream) };
       },
     },
     {
       method: 'DELETE',
       path: '/api/streams/:id',
-      handler: (_req, { id }) => {
+      handler: async (_req, { id }) => {
         d.streams.remove(id!);
+        d.store.change((s) => withStreamRemoved(s, id!));
+        await saved(d);
         return { ok: true };
       },
     },
@@ -87,9 +99,25 @@ export function operatorRoutes(d: OperatorRouteDeps): Route[] {
     {
       method: 'PUT',
       path: '/api/control',
-      handler: async (req) => d.control.update(parseBody(controlUpdateSchema, await readJson(req))),
+      handler: async (req) => {
+        const update = parseBody(controlUpdateSchema, await readJson(req));
+        const info = d.control.update(update);
+        d.store.change((s) => withGains(s, update));
+        await saved(d);
+        return info;
+      },
     },
   ];
+}
+
+/** A change is answered once it is on disk; one that cannot be written stays in effect until the server stops, and the answer says so. */
+async function saved(d: OperatorRouteDeps): Promise<void> {
+  try {
+    await d.store.saved();
+  } catch (err) {
+    if (!(err instanceof StoreError)) throw err;
+    throw new RequestError('unavailable', `the change is in effect but a restart would undo it: ${err.message}`);
+  }
 }
 
 function parseBody<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {

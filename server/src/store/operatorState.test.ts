@@ -3,7 +3,6 @@ import { test } from 'node:test';
 import {
   EMPTY_STATE,
   operatorStateSchema,
-  streamsAtStart,
   withGains,
   withOperatorToken,
   withStreamAdded,
@@ -12,26 +11,22 @@ import {
 
 const lavfi = { id: 'pattern', name: 'Test pattern', source: 'lavfi:testsrc2' };
 
-test("SOURCE's default stream comes first, then the operator's, in the order added; a removed one is gone", () => {
+test('streams are added in order and removed by id; an unknown id changes nothing', () => {
   let s = withStreamAdded(EMPTY_STATE, lavfi);
   s = withStreamAdded(s, { id: 'b', name: 'b', source: '/media/b.mp4' });
-  assert.deepEqual(
-    streamsAtStart(s, '/media/city.mpg').map((x) => [x.id, x.source]),
-    [['default', '/media/city.mpg'], ['pattern', 'lavfi:testsrc2'], ['b', '/media/b.mp4']],
-  );
+  assert.deepEqual(s.streams.map((x) => x.id), ['pattern', 'b']);
   s = withStreamRemoved(s, 'pattern');
-  assert.deepEqual(streamsAtStart(s, '/media/city.mpg').map((x) => x.id), ['default', 'b']);
+  assert.deepEqual(s.streams.map((x) => x.id), ['b']);
   assert.equal(withStreamRemoved(s, 'no-such'), s);
 });
 
-test('removing the default stream keeps it removed whatever SOURCE says, until the operator adds one by that id', () => {
+test('removing the default stream marks it removed; one the operator adds by that id is an ordinary saved stream', () => {
   let s = withStreamRemoved(EMPTY_STATE, 'default');
-  assert.deepEqual(streamsAtStart(s, '/media/city.mpg'), []);
+  assert.deepEqual(s, { ...EMPTY_STATE, defaultRemoved: true });
   s = withStreamAdded(s, { id: 'default', name: 'Mine', source: 'lavfi:testsrc' });
-  assert.deepEqual(streamsAtStart(s, '/media/city.mpg'), [{ id: 'default', name: 'Mine', source: 'lavfi:testsrc' }]);
   assert.equal(operatorStateSchema.safeParse(s).success, true);
   s = withStreamRemoved(s, 'default');
-  assert.deepEqual(streamsAtStart(s, '/media/city.mpg'), []);
+  assert.deepEqual(s, { ...EMPTY_STATE, defaultRemoved: true });
 });
 
 test('gains accumulate: each one set overrides the environment, the others stay unset', () => {

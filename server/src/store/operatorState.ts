@@ -2,18 +2,15 @@
  * What the operator did that must outlive the process: the streams added and
  * removed, the controller gains set, and the token generated when
  * OPERATOR_TOKEN is not set. Pure: the changes are functions from one state
- * to the next; stateStore.ts keeps them on disk.
- *
- * SOURCE always defines the `default` stream unless the operator removed it,
- * so a changed SOURCE takes effect at the next start; the operator's own
- * streams come after it, in the order added.
+ * to the next; stateStore.ts keeps them on disk, streamsAtStart.ts starts
+ * from them.
  */
 import { z } from 'zod';
 import { addStreamSchema, controllerGainsSchema, type ControlUpdate } from '@pels/shared/protocol/operator';
 import { TOKEN_PATTERN } from '../config';
 
-export const DEFAULT_STREAM_ID = 'default';
-const DEFAULT_STREAM_NAME = 'Default stream';
+/** SOURCE's stream. */
+export const DEFAULT_STREAM = { id: 'default', name: 'Default stream' } as const;
 
 /** A stream as added with POST /api/streams: the same rules, with the id and name it was given. */
 const storedStreamSchema = addStreamSchema.required();
@@ -35,8 +32,8 @@ export const operatorStateSchema = z
     const ids = new Set<string>();
     s.streams.forEach((stream, i) => {
       if (ids.has(stream.id)) ctx.addIssue({ code: 'custom', path: ['streams', i, 'id'], message: `stream id "${stream.id}" appears twice` });
-      if (stream.id === DEFAULT_STREAM_ID && !s.defaultRemoved) {
-        ctx.addIssue({ code: 'custom', path: ['streams', i, 'id'], message: `"${DEFAULT_STREAM_ID}" is SOURCE's stream unless it was removed` });
+      if (stream.id === DEFAULT_STREAM.id && !s.defaultRemoved) {
+        ctx.addIssue({ code: 'custom', path: ['streams', i, 'id'], message: `"${DEFAULT_STREAM.id}" is SOURCE's stream unless it was removed` });
       }
       ids.add(stream.id);
     });
@@ -52,7 +49,7 @@ export function withStreamAdded(s: OperatorState, stream: StoredStream): Operato
 /** The `default` stream, unless the operator added one by that id after removing SOURCE's, stays removed. */
 export function withStreamRemoved(s: OperatorState, id: string): OperatorState {
   if (s.streams.some((x) => x.id === id)) return { ...s, streams: s.streams.filter((x) => x.id !== id) };
-  if (id === DEFAULT_STREAM_ID) return { ...s, defaultRemoved: true };
+  if (id === DEFAULT_STREAM.id) return { ...s, defaultRemoved: true };
   return s;
 }
 
@@ -62,10 +59,4 @@ export function withGains(s: OperatorState, u: ControlUpdate): OperatorState {
 
 export function withOperatorToken(s: OperatorState, operatorToken: string): OperatorState {
   return { ...s, operatorToken };
-}
-
-/** The streams a start serves: SOURCE's `default` unless removed, then the operator's. */
-export function streamsAtStart(s: OperatorState, source: string): StoredStream[] {
-  const fromSource = s.defaultRemoved ? [] : [{ id: DEFAULT_STREAM_ID, name: DEFAULT_STREAM_NAME, source }];
-  return [...fromSource, ...s.streams];
 }
