@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -16,7 +19,10 @@ export async function freePort(): Promise<number> {
 }
 
 export interface ServerProcessOptions {
+  /** Without STATE_DIR the server gets a fresh state directory of its own, removed when it exits. */
   env: Record<string, string>;
+  /** Default: a free port. A restart on the port of a killed server also replaces the nftables table that server left. */
+  port?: number;
   /** Run inside this network namespace. */
   netns?: string;
   /** Address this process reaches the server's HTTP port at (default 127.0.0.1). */
@@ -30,25 +36,40 @@ export interface RunningServer {
   port: number;
   pid: number;
   stop(): Promise<void>;
+  /** SIGKILL, as in a crash; resolves once the process is gone. */
+  kill(): Promise<void>;
 }
 
 /** Starts the product's server as a child process and waits until it answers. */
 export async function startServer(o: ServerProcessOptions): Promise<RunningServer> {
-  const port = await freePort();
+  const port = o.port ?? (await freePort());
   const node = [process.execPath, '--import', 'tsx', 'server/src/main.ts'];
   // `ip netns exec` execs the command, so the child's pid is the server's.
   const [file, ...args] = o.netns ? ['ip', 'netns', 'exec', o.netns, ...node] : node;
+  // Its own state: streams one test adds must not appear in another test's server.
+  const ownStateDir = o.env.STATE_DIR ? undefined : mkdtempSync(join(tmpdir(), 'pels-e2e-state-'));
   const child: ChildProcess = spawn(file!, args, {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), RTC_LISTEN_IP: '127.0.0.1', LOG_LEVEL: 'warn', ...o.env },
+    env: { ...process.env, PORT: String(port), RTC_LISTEN_IP: '127.0.0.1', LOG_LEVEL: 'warn', ...(ownStateDir ? { STATE_DIR: ownStateDir } : {}), ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  for (const s of [child.stdout!, child.stderr!]) s.setEncoding('utf8').on('data', (t: string) => t.split('\n').filter(Boolean).forEach(o.onLog));
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const lastLines: string[] = [];
+  const onLine = (line: string) => {
+    lastLines.push(line);
+    if (lastLines.length > 20) lastLines.shift();
+    o.onLog(line);
+  };
+  for (const s of [child.stdout!, child.stderr!]) s.setEncoding('utf8').on('data', (t: string) => t.split('\n').filter(Boolean).forEach(onLine));
+  // 'close': exited, and all its output read.
+  const exited = new Promise<void>((r) => child.once('close', () => r()));
+  if (ownStateDir) void exited.then(() => rmSync(ownStateDir, { recursive: true, force: true }));
   const url = `http://${o.controlHost ?? '127.0.0.1'}:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode} before it was ready`);
+    if (child.exitCode !== null) {
+      await exited;
+      throw new Error(`server exited with code ${child.exitCode} before it was ready; its last output:\n${lastLines.join('\n')}`);
+    }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error('server did not answer within 30 s');
@@ -68,6 +89,10 @@ export async function startServer(o: ServerProcessOptions): Promise<RunningServe
       const t = setTimeout(() => child.kill('SIGKILL'), 5000);
       await exited;
       clearTimeout(t);
+    },
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }

@@ -1,0 +1,123 @@
+/**
+ * Nothing the operator did is lost: servers of this file's own (startServer)
+ * on a state directory that outlives them. Streams added and removed and the
+ * controller gains come back after kill -9, a generated operator token keeps
+ * working across restarts, and a damaged state file stops the start with a
+ * clear error instead of being replaced.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import type { ControlSettingsInfo } from '@pels/shared/protocol/operator';
+import type { StreamInfo } from '@pels/shared/protocol/signaling';
+import { E2E_OPERATOR_TOKEN, operatorHeaders } from '../src/operatorToken';
+import { startServer, type RunningServer } from '../src/serverProcess';
+
+const SOURCE = 'lavfi:testsrc2=size=320x180:rate=30';
+
+let stateDir: string;
+let server: RunningServer | undefined;
+let logs: string[] = [];
+
+test.beforeEach(() => {
+  stateDir = mkdtempSync(join(tmpdir(), 'pels-e2e-persist-'));
+});
+
+test.afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+async function start(env: Record<string, string> = {}, port?: number): Promise<RunningServer> {
+  logs = [];
+  server = await startServer({ env: { SOURCE, STATE_DIR: stateDir, OPERATOR_TOKEN: E2E_OPERATOR_TOKEN, ...env }, port, onLog: (l) => logs.push(l) });
+  return server;
+}
+
+/** kill -9, then a start on the same state directory and port (which also replaces the nftables table the killed server left). */
+async function crashAndRestart(env: Record<string, string> = {}): Promise<void> {
+  const { port } = server!;
+  await server!.kill();
+  await start(env, port);
+}
+
+async function call(method: string, path: string, body?: unknown, token = E2E_OPERATOR_TOKEN): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(`${server!.url}${path}`, {
+    method,
+    headers: { ...operatorHeaders(token), 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+async function streams(): Promise<StreamInfo[]> {
+  return ((await call('GET', '/api/streams')).json as { streams: StreamInfo[] }).streams;
+}
+
+const stateOf = async (id: string) => (await streams()).find((s) => s.id === id)?.state;
+
+test('streams added and removed and the controller gains come back after the server is killed with SIGKILL', async () => {
+  await start();
+  expect((await streams()).map((s) => s.id)).toEqual(['default']);
+  const added = await call('POST', '/api/streams', { id: 'kept', name: 'Kept pattern', source: 'lavfi:testsrc=size=320x180:rate=30' });
+  expect(added.status).toBe(200);
+  expect((await call('POST', '/api/streams', { id: 'dropped', source: SOURCE })).status).toBe(200);
+  expect((await call('POST', '/api/streams', { id: 'broken', source: 'lavfi:nosuchfilter' })).status).toBe(200);
+  expect((await call('DELETE', '/api/streams/dropped')).status).toBe(200);
+  expect((await call('DELETE', '/api/streams/default')).status).toBe(200);
+  const gains = await call('PUT', '/api/control', { alphaKbps: 35, beta: 0.9 });
+  expect(gains.status).toBe(200);
+  const expectedGains = (gains.json as ControlSettingsInfo).gains;
+  expect(expectedGains).toMatchObject({ alphaKbps: 35, beta: 0.9 });
+
+  await crashAndRestart();
+  const after = await streams();
+  expect(after.map((s) => [s.id, s.name, s.source])).toEqual([
+    ['kept', 'Kept pattern', 'lavfi:testsrc=size=320x180:rate=30'],
+    ['broken', 'broken', 'lavfi:nosuchfilter'],
+  ]);
+  expect(((await call('GET', '/api/control')).json as ControlSettingsInfo).gains).toEqual(expectedGains);
+  // Restored streams start like the default one; a source that fails is a failed stream, not a failed server.
+  await expect.poll(() => stateOf('kept'), { timeout: 15_000 }).toBe('running');
+  await expect.poll(() => stateOf('broken'), { timeout: 15_000 }).toBe('failed');
+});
+
+test('a generated operator token is kept: it works after a restart, where the log says where it is kept and no longer prints it', async () => {
+  await start({ OPERATOR_TOKEN: '' });
+  const generated = logs.map((l) => (JSON.parse(l) as { operatorToken?: string }).operatorToken).find(Boolean);
+  expect(generated, 'the first start prints the token it generated').toMatch(/^[\x21-\x7e]{16,}$/);
+  expect((await call('GET', '/api/control', undefined, generated)).status).toBe(200);
+
+  await crashAndRestart({ OPERATOR_TOKEN: '', LOG_LEVEL: 'info' });
+  expect((await call('GET', '/api/control', undefined, generated)).status).toBe(200);
+  expect((await call('GET', '/api/control', undefined, 'another-token-of-some-length')).status).toBe(401);
+  expect(logs.join('\n')).not.toContain(generated!);
+  expect(logs.join('\n')).toContain(`generated token kept in the state file`);
+  expect(logs.join('\n')).toContain(join(stateDir, 'state.json'));
+});
+
+test('a damaged state file stops the start with an error naming it and what to do, and is left as it was', async () => {
+  await start();
+  expect((await call('PUT', '/api/control', { beta: 0.9 })).status).toBe(200);
+  await server!.stop();
+  server = undefined;
+  const file = join(stateDir, 'state.json');
+  const good = readFileSync(file, 'utf8');
+
+  for (const [what, damaged, reason] of [
+    ['truncated', good.slice(0, good.length / 2), 'is not valid JSON'],
+    ['edited by hand', good.replace('"beta":0.9', '"beta":0.8'), 'fails its checksum'],
+  ] as const) {
+    writeFileSync(file, damaged);
+    const message = await start().then(
+      () => 'started',
+      (err: Error) => err.message,
+    );
+    expect(message, what).toMatch(/^server exited with code 1 before it was ready/);
+    expect(message, what).toContain(`state file ${file} ${reason}`);
+    expect(message, what).toContain('Restore it from a backup, or move it aside');
+    expect(readFileSync(file, 'utf8'), what).toBe(damaged);
+  }
+});
