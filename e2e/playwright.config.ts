@@ -1,5 +1,6 @@
 import { defineConfig } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './src/chromium';
+import { e2eStateDir } from './src/e2eStateDir';
 import { E2E_METRICS_TOKEN, E2E_OPERATOR_TOKEN, E2E_ROUTER_TOKEN } from './src/operatorToken';
 
 const PORT = Number(process.env.E2E_PORT || 18080);
@@ -12,6 +13,7 @@ export default defineConfig({
   fullyParallel: false,
   timeout: 120_000,
   reporter: [['list']],
+  globalTeardown: './src/e2eStateDir.ts',
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
     headless: true,
@@ -31,6 +33,7 @@ export default defineConfig({
       METRICS_TOKEN: E2E_METRICS_TOKEN,
       ROUTER_TOKEN: E2E_ROUTER_TOKEN,
       MKC_INITIAL_KBPS: '100000',
+      STATE_DIR: e2eStateDir(),
     },
     reuseExistingServer: false,
     // SIGTERM lets the server remove its nftables table.
