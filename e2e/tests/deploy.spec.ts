@@ -4,6 +4,7 @@
  * PELS queues on a veth in network namespaces and sorts packets by DSCP.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { parseQdiscStats } from '../src/net/pelsRouter';
@@ -39,6 +40,10 @@ test.describe('docker compose', () => {
     const config = compose(['--profile', 'router', 'config']).out;
     expect(config).toMatch(/server:[\s\S]*cap_add:\s*\n\s*- NET_ADMIN/);
     expect(config).toMatch(/network_mode: service:server/);
+    // The operator's streams, gains and generated token are on a named volume at the image's STATE_DIR: they outlive the container.
+    const stateDir = /^ENV STATE_DIR=(\S+)$/m.exec(readFileSync(`${ROOT}/Dockerfile`, 'utf8'))?.[1];
+    expect(stateDir).toBeDefined();
+    expect(config).toMatch(new RegExp(`server:[\\s\\S]*volumes:\\s*\\n\\s*- pels-state:${stateDir}`));
   });
 });
 
