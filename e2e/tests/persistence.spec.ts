@@ -5,7 +5,7 @@
  * working across restarts, and a damaged state file stops the start with a
  * clear error instead of being replaced.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -96,6 +96,27 @@ test('a generated operator token is kept: it works after a restart, where the lo
   expect(logs.join('\n')).not.toContain(generated!);
   expect(logs.join('\n')).toContain(`generated token kept in the state file`);
   expect(logs.join('\n')).toContain(join(stateDir, 'state.json'));
+});
+
+test('a change that cannot be saved is answered 503 saying so; it stays in effect and is saved with the next change that can be', async () => {
+  await start();
+  // The state directory turns into a file: every write fails (permissions would not stop root).
+  renameSync(stateDir, `${stateDir}.away`);
+  writeFileSync(stateDir, '');
+  try {
+    const refused = await call('PUT', '/api/control', { beta: 0.9 });
+    expect(refused.status).toBe(503);
+    expect(refused.json).toEqual({
+      error: { code: 'unavailable', message: expect.stringMatching(/^the change is in effect but a restart would undo it: cannot write the state file .*ENOTDIR/) },
+    });
+    expect(((await call('GET', '/api/control')).json as ControlSettingsInfo).gains.beta).toBe(0.9);
+  } finally {
+    rmSync(stateDir);
+    renameSync(`${stateDir}.away`, stateDir);
+  }
+  expect((await call('PUT', '/api/control', { alphaKbps: 35 })).status).toBe(200);
+  await crashAndRestart();
+  expect(((await call('GET', '/api/control')).json as ControlSettingsInfo).gains).toMatchObject({ alphaKbps: 35, beta: 0.9 });
 });
 
 test('a damaged state file stops the start with an error naming it and what to do, and is left as it was', async () => {
