@@ -21,8 +21,6 @@ export async function freePort(): Promise<number> {
 export interface ServerProcessOptions {
   /** Without STATE_DIR the server gets a fresh state directory of its own, removed when it exits. */
   env: Record<string, string>;
-  /** Default: a free port. A restart on the port of a killed server also replaces the nftables table that server left. */
-  port?: number;
   /** Run inside this network namespace. */
   netns?: string;
   /** Address this process reaches the server's HTTP port at (default 127.0.0.1). */
@@ -42,7 +40,7 @@ export interface RunningServer {
 
 /** Starts the product's server as a child process and waits until it answers. */
 export async function startServer(o: ServerProcessOptions): Promise<RunningServer> {
-  const port = o.port ?? (await freePort());
+  const port = await freePort();
   const node = [process.execPath, '--import', 'tsx', 'server/src/main.ts'];
   // `ip netns exec` execs the command, so the child's pid is the server's.
   const [file, ...args] = o.netns ? ['ip', 'netns', 'exec', o.netns, ...node] : node;
@@ -60,14 +58,15 @@ export async function startServer(o: ServerProcessOptions): Promise<RunningServe
     o.onLog(line);
   };
   for (const s of [child.stdout!, child.stderr!]) s.setEncoding('utf8').on('data', (t: string) => t.split('\n').filter(Boolean).forEach(onLine));
-  // 'close': exited, and all its output read.
-  const exited = new Promise<void>((r) => child.once('close', () => r()));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  // Exited, and all its output read.
+  const closed = new Promise<void>((r) => child.once('close', () => r()));
   if (ownStateDir) void exited.then(() => rmSync(ownStateDir, { recursive: true, force: true }));
   const url = `http://${o.controlHost ?? '127.0.0.1'}:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) {
-      await exited;
+      await closed;
       throw new Error(`server exited with code ${child.exitCode} before it was ready; its last output:\n${lastLines.join('\n')}`);
     }
     if (Date.now() > deadline) {

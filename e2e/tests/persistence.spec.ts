@@ -31,17 +31,16 @@ test.afterEach(async () => {
   rmSync(stateDir, { recursive: true, force: true });
 });
 
-async function start(env: Record<string, string> = {}, port?: number): Promise<RunningServer> {
+async function start(env: Record<string, string> = {}): Promise<RunningServer> {
   logs = [];
-  server = await startServer({ env: { SOURCE, STATE_DIR: stateDir, OPERATOR_TOKEN: E2E_OPERATOR_TOKEN, ...env }, port, onLog: (l) => logs.push(l) });
+  server = await startServer({ env: { SOURCE, STATE_DIR: stateDir, OPERATOR_TOKEN: E2E_OPERATOR_TOKEN, ...env }, onLog: (l) => logs.push(l) });
   return server;
 }
 
-/** kill -9, then a start on the same state directory and port (which also replaces the nftables table the killed server left). */
+/** kill -9, then a start on the same state directory (which also removes the nftables table the killed server left). */
 async function crashAndRestart(env: Record<string, string> = {}): Promise<void> {
-  const { port } = server!;
   await server!.kill();
-  await start(env, port);
+  await start(env);
 }
 
 async function call(method: string, path: string, body?: unknown, token = E2E_OPERATOR_TOKEN): Promise<{ status: number; json: unknown }> {
@@ -83,7 +82,7 @@ test('streams added and removed and the controller gains come back after the ser
   await server!.kill();
   // The clip goes while the server is down: its stream must come back failed, and the server up.
   rmSync(join(mediaDir, 'clip.mpg'));
-  await start(env, server!.port);
+  await start(env);
   expect((await streams()).map((s) => [s.id, s.name])).toEqual([
     ['kept', 'Kept pattern'],
     ['clip', 'A clip'],
