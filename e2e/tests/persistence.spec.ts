@@ -5,6 +5,7 @@
  * working across restarts, and a damaged state file stops the start with a
  * clear error instead of being replaced.
  */
+import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -151,4 +152,29 @@ test('a damaged state file stops the start with an error naming it and what to d
     expect(message, what).toContain('Restore it from a backup, or move it aside');
     expect(readFileSync(file, 'utf8'), what).toBe(damaged);
   }
+});
+
+/** A state file as the server writes it (format, version, SHA-256 of the state's JSON), holding what this server would not have saved. */
+function writeStateFile(state: unknown): string {
+  const json = JSON.stringify(state);
+  const file = join(stateDir, 'state.json');
+  writeFileSync(file, JSON.stringify({ format: 'pels-state', version: 1, sha256: createHash('sha256').update(json).digest('hex'), state: JSON.parse(json) as unknown }));
+  return file;
+}
+
+test('a saved state the server can no longer use: gains outside the stable ranges stop the start; a source the policy refuses is dropped, logged', async () => {
+  const empty = { streams: [], defaultRemoved: false, gains: {} };
+  const file = writeStateFile({ ...empty, gains: { beta: 5 } });
+  const message = await start().then(
+    () => 'started',
+    (err: Error) => err.message,
+  );
+  expect(message).toMatch(/^server exited with code 1 before it was ready/);
+  expect(message).toContain(`state file ${file}: controller parameters rejected: beta must be in (0, 2)`);
+
+  writeStateFile({ ...empty, streams: [{ id: 'text', name: 'Text', source: 'lavfi:testsrc,drawtext=text=hi' }, { id: 'kept', name: 'Kept', source: SOURCE }] });
+  await start();
+  expect((await streams()).map((s) => s.id)).toEqual(['default', 'kept']);
+  expect(logs.join('\n')).toMatch(/saved stream \\"text\\" is dropped: the source policy refuses its source \(.*drawtext/);
+  expect((JSON.parse(readFileSync(file, 'utf8')) as { state: { streams: { id: string }[] } }).state.streams.map((s) => s.id)).toEqual(['kept']);
 });
