@@ -155,8 +155,8 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
       if (this.stallTimer) clearTimeout(this.stallTimer);
       if (this.closed) return;
       // FFmpeg quotes the URL it was given: mask its credentials before the message reaches the log or the dashboard.
-      const why = stderrTail.length ? redactCredentials(stderrTail.join(' | ')) : `exit code ${code ?? signal}`;
-      const message = `ffmpeg exited (${code ?? signal}): ${why}`;
+      const how = signal ? `killed by ${signal}` : `exit code ${code}`;
+      const message = stderrTail.length ? `ffmpeg exited (${how}): ${redactCredentials(stderrTail.join(' | '))}` : `ffmpeg exited (${how})`;
       if (Date.now() - startedAt >= this.opts.stableAfterMs) this.backoffMs = this.opts.initialBackoffMs;
       this.log.warn({ code, signal, ranMs: Date.now() - startedAt }, message);
       this.setStatus(gotFrame ? 'restarting' : 'failed', message);
