@@ -15,12 +15,17 @@ export class SignalingClient {
   readonly closed: Promise<{ code: number; reason: string }>;
   private nextId = 1;
   private readonly waiting = new Map<number, (r: Reply) => void>();
+  /** Callers of sendText, in the order their messages went out. */
+  private readonly inOrder: Array<(r: Reply) => void> = [];
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
       const msg = JSON.parse(data.toString()) as Reply | Notification;
       if ('notification' in msg) this.notifications.push(msg);
-      else if (msg.id !== null) this.waiting.get(msg.id)?.(msg);
+      else {
+        this.inOrder.shift()?.(msg);
+        if (msg.id !== null) this.waiting.get(msg.id)?.(msg);
+      }
     });
     ws.on('error', () => {}); // a refused or cut connection shows in `closed`
     this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
@@ -36,6 +41,17 @@ export class SignalingClient {
     const id = this.nextId++;
     const reply = new Promise<Reply>((resolve) => this.waiting.set(id, resolve));
     this.ws.send(JSON.stringify({ id, method, data }));
+    return reply;
+  }
+
+  /**
+   * Sends any text frame, e.g. a malformed request whose answer may carry no
+   * id; resolves with the next answer, since the server answers one message at
+   * a time, in order. Not for use beside request() on the same client.
+   */
+  sendText(text: string): Promise<Reply> {
+    const reply = new Promise<Reply>((resolve) => this.inOrder.push(resolve));
+    this.ws.send(text);
     return reply;
   }
 

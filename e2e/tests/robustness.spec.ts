@@ -10,6 +10,7 @@ import { connect } from 'node:net';
 import { expect, test, type Browser } from '@playwright/test';
 import { E2E_OPERATOR_TOKEN, operatorHeaders } from '../src/operatorToken';
 import { childProcesses, getOnce, readResources, type ProcessResources } from '../src/processResources';
+import { SignalingClient } from '../src/signalingClient';
 import { startServer, type RunningServer } from '../src/serverProcess';
 
 test.describe.configure({ mode: 'serial' });
@@ -23,6 +24,7 @@ type Hook = { pels?: { state: string; stats(): { framesDecoded: { total: number 
 
 const resources = () => readResources(server.pid, server.port, server.url, E2E_OPERATOR_TOKEN);
 const isRoot = process.getuid?.() === 0;
+const signalingUrl = () => `${server.url.replace(/^http/, 'ws')}/ws`;
 
 async function streamInfo(): Promise<{ state: string; restarts: number }> {
   const { streams } = JSON.parse((await getOnce(`${server.url}/api/streams`)).body) as { streams: Array<{ id: string; state: string; restarts: number }> };
@@ -162,33 +164,22 @@ const MALFORMED: Array<string | object> = [
   { id: 1, method: 'consume', data: { rtpCapabilities: { codecs: [{ kind: 'video', mimeType: 'video/VP8', clockRate: 90000 }] } } },
 ];
 
-test('1000 malformed signaling messages get error answers, none internal', async ({ browser, page }) => {
-  await page.goto(`${server.url}/api/health`);
+test('1000 malformed signaling messages get error answers, none internal', async ({ browser }) => {
   const messages = Array.from({ length: 1000 }, (_, i) => {
     const m = MALFORMED[i % MALFORMED.length]!;
     return typeof m === 'string' ? m : JSON.stringify({ ...m, ...(Number.isInteger((m as { id?: unknown }).id) ? { id: i } : {}) });
   });
-  const codes = await page.evaluate(async ({ url, messages }) => {
-    const ws = new WebSocket(url);
-    await new Promise((r, j) => ((ws.onopen = r), (ws.onerror = j)));
-    const replies: Array<{ ok: boolean; error?: { code: string } }> = [];
-    let wanted = 0;
-    let wake: () => void = () => {};
-    ws.onmessage = (e) => {
-      replies.push(JSON.parse(e.data as string));
-      if (replies.length >= wanted) wake();
-    };
+  const client = await SignalingClient.open(signalingUrl());
+  const codes: string[] = [];
+  try {
     // A few in flight at a time, as a busy client would send them.
     for (let i = 0; i < messages.length; i += 8) {
-      const batch = messages.slice(i, i + 8);
-      wanted = replies.length + batch.length;
-      const done = new Promise<void>((r) => (wake = r));
-      batch.forEach((m) => ws.send(m));
-      await done;
+      const replies = await Promise.all(messages.slice(i, i + 8).map((m) => client.sendText(m)));
+      codes.push(...replies.map((r) => (r.ok ? 'ok' : r.error.code)));
     }
-    ws.close();
-    return replies.map((r) => (r.ok ? 'ok' : r.error!.code));
-  }, { url: `${server.url.replace(/^http/, 'ws')}/ws`, messages });
+  } finally {
+    client.close();
+  }
   expect(codes).toHaveLength(1000);
   const counts: Record<string, number> = {};
   for (const c of codes) counts[c] = (counts[c] ?? 0) + 1;
@@ -217,39 +208,24 @@ test('200 sockets abandoned mid-handshake', async ({ browser }) => {
   await backAtBaseline('200 abandoned sockets');
 });
 
-test('100 join/leave cycles, half of them leaving by dropping the socket', async ({ browser, page }) => {
-  await page.goto(`${server.url}/api/health`);
-  const failures = await page.evaluate(async (url) => {
-    const problems: string[] = [];
-    for (let i = 0; i < 100; i++) {
-      const ws = new WebSocket(url);
-      await new Promise((r, j) => ((ws.onopen = r), (ws.onerror = j)));
-      let next = 1;
-      const ask = (method: string, data: object) =>
-        new Promise<{ ok: boolean; error?: { code: string; message: string } }>((resolve) => {
-          const id = next++;
-          const onMessage = (e: MessageEvent) => {
-            const msg = JSON.parse(e.data as string);
-            if (msg.id !== id) return;
-            ws.removeEventListener('message', onMessage);
-            resolve(msg);
-          };
-          ws.addEventListener('message', onMessage);
-          ws.send(JSON.stringify({ id, method, data }));
-        });
-      const joined = await ask('join', { streamId: 'default' });
-      const transport = await ask('createTransport', {});
-      if (!joined.ok || !transport.ok) problems.push(`cycle ${i}: ${JSON.stringify([joined, transport])}`);
+test('100 join/leave cycles, half of them leaving by dropping the socket', async ({ browser }) => {
+  const failures: string[] = [];
+  for (let i = 0; i < 100; i++) {
+    const client = await SignalingClient.open(signalingUrl());
+    try {
+      const joined = await client.request('join', { streamId: 'default' });
+      const transport = await client.request('createTransport', {});
+      if (!joined.ok || !transport.ok) failures.push(`cycle ${i}: ${JSON.stringify([joined, transport])}`);
       if (i % 10 === 0) {
         // Capabilities of the right shape that mediasoup cannot use: the player's error, not the server's.
-        const bogus = await ask('consume', { rtpCapabilities: { codecs: [{ kind: 'video', mimeType: 'video/VP8', clockRate: 90000, parameters: { x: { y: 1 } } }] } });
-        if (bogus.ok || bogus.error?.code !== 'bad_request') problems.push(`cycle ${i} consume: ${JSON.stringify(bogus)}`);
+        const bogus = await client.request('consume', { rtpCapabilities: { codecs: [{ kind: 'video', mimeType: 'video/VP8', clockRate: 90000, parameters: { x: { y: 1 } } }] } });
+        if (bogus.ok || bogus.error.code !== 'bad_request') failures.push(`cycle ${i} consume: ${JSON.stringify(bogus)}`);
       }
-      if (i % 2 === 0) await ask('leave', {});
-      ws.close();
+      if (i % 2 === 0) await client.request('leave', {});
+    } finally {
+      client.close();
     }
-    return problems;
-  }, `${server.url.replace(/^http/, 'ws')}/ws`);
+  }
   expect(failures).toEqual([]);
   await until('viewers gone', viewerCount, (n) => n === 0, 15_000);
   await newViewerPlays(browser);
