@@ -21,6 +21,8 @@ const close = (actual: number, expected: number, rel: number, what = ''): void =
 /** 1000-byte packets over a 100 ms round trip: one packet per RTT is 80 kb/s. */
 const Q = 80;
 const OPTIONS = { initialKbps: 400, minKbps: 10, maxKbps: 5000, initialRttMs: 100 };
+/** The textbook ISCC choice, (k, l) = (-1.5, 2), m_D = 2, m_I = 8: fluid loss limit 3.1%. */
+const ISCC_TEXTBOOK = { k: -1.5, l: 2, mD: 2, mI: 8 };
 const aimd = () => new IncreaseDecreaseController('aimd', binomialLaw(AIMD_PARAMS, 1000), OPTIONS);
 
 test('the binomial window laws in rate form: R_I = alpha q^(k+1) r^-k, R_D = beta q^(1-l) r^l', () => {
@@ -33,14 +35,16 @@ test('the binomial window laws in rate form: R_I = alpha q^(k+1) r^-k, R_D = bet
   close(binomialLaw(SQRT_PARAMS, 1000).increaseKbps(r, ctx), Q ** 1.5 / Math.sqrt(r), 1e-12, 'SQRT increase');
   close(binomialLaw(SQRT_PARAMS, 1000).decreaseKbps(r, ctx), (2 / 3) * Math.sqrt(Q * r), 1e-12, 'SQRT decrease');
   // ISCC: lambda r^1.5 = C^-0.5 r^1.5 / m_I, sigma r^2 = r^2 / (m_D C).
-  close(isccLaw(ISCC_PARAMS).increaseKbps(r, ctx), r ** 1.5 / Math.sqrt(1544) / 8, 1e-12, 'ISCC increase');
-  close(isccLaw(ISCC_PARAMS).decreaseKbps(r, ctx), (r * r) / (2 * 1544), 1e-12, 'ISCC decrease');
+  close(isccLaw(ISCC_TEXTBOOK).increaseKbps(r, ctx), r ** 1.5 / Math.sqrt(1544) / 8, 1e-12, 'ISCC increase');
+  close(isccLaw(ISCC_TEXTBOOK).decreaseKbps(r, ctx), (r * r) / (2 * 1544), 1e-12, 'ISCC decrease');
+  close(isccLaw(ISCC_PARAMS).decreaseKbps(1544, ctx), 1544 / ISCC_PARAMS.mD, 1e-12, 'ISCC decrease at r = C: C / m_D');
 });
 
 test('parameters that do not converge or can go negative are refused with the reason', () => {
   assert.deepEqual(binomialErrors(AIMD_PARAMS), []);
   assert.deepEqual(binomialErrors(IIAD_PARAMS), []);
   assert.deepEqual(isccErrors(ISCC_PARAMS), []);
+  assert.deepEqual(isccErrors(ISCC_TEXTBOOK), []);
   assert.match(binomialErrors({ k: 0, l: 0, alpha: 1, beta: 1 }).join(), /k \+ l must be > 0/);
   assert.match(binomialErrors({ k: -1.5, l: 2, alpha: 1, beta: 0.5 }).join(), /l must be <= 1/);
   assert.match(isccErrors({ k: -1, l: 2, mD: 2, mI: 8 }).join(), /l \+ 2k \+ 1 must be 0/);
@@ -71,11 +75,13 @@ test('one decrease per loss event: losses of packets sent before the last decrea
   c.onFeedback({ kind: 'nack', lostSeqs: [30], sendTimesMs: [95], atMs: 160 });
   assert.equal(c.rateKbps, 200, 'sent after the decrease, but less than a round trip after it');
   c.onFeedback({ kind: 'nack', lostSeqs: [31], sendTimesMs: [100], atMs: 190 });
-  assert.equal(c.rateKbps, (200 + Q) / 2, 'sent after the decrease, a round trip later (one increase since): a new loss event');
-  // The increase clock restarts at the decrease: the next one is a whole RTT later.
+  assert.equal(c.rateKbps, 100, 'sent after the decrease, a round trip later: a new loss event (and no increase for a round trip with losses)');
+  // The increase clock restarts at the decrease; the round trip of the decrease has a loss, so the next increase is two round trips later.
   assert.equal(c.onTimer(200), 290);
   c.onTimer(290);
-  close(c.rateKbps, (200 + Q) / 2 + Q, 1e-12);
+  assert.equal(c.rateKbps, 100);
+  c.onTimer(390);
+  close(c.rateKbps, 100 + Q, 1e-12);
 });
 
 test('RTT samples set the round trip the steps are counted in', () => {
@@ -109,7 +115,7 @@ test('the rate stays within moving bounds, and ISCC never above the capacity', (
   iscc.onTimer(600_200);
   assert.equal(iscc.rateKbps, 1000);
   iscc.onFeedback({ kind: 'router', epoch: 2, lossFraction: 0.1, atMs: 600_300, capacityKbps: 1000 });
-  close(iscc.rateKbps, 1000 - (1000 * 1000) / (2 * 1000), 1e-12, 'ISCC decrease at r = C: r^2 / (m_D C)');
+  close(iscc.rateKbps, 1000 - 1000 / ISCC_PARAMS.mD, 1e-12, 'ISCC decrease at r = C: C / m_D');
 });
 
 test('fluid loss: the AIMD case is TCP\'s 8 n^2 / (3 C^2) and ISCC tends to m_D / m_I^2', () => {
@@ -117,12 +123,14 @@ test('fluid loss: the AIMD case is TCP\'s 8 n^2 / (3 C^2) and ISCC tends to m_D 
     for (const c of [100, 386]) close(binomialFluidLoss(n, c, { k: 0, l: 1, lambda: 1, sigma: 0.5 }), (8 * n * n) / (3 * c * c), 1e-9, `AIMD n=${n} C=${c}`);
   }
   const C = 1544;
-  const iscc = { k: ISCC_PARAMS.k, l: ISCC_PARAMS.l, ...isccConstants(ISCC_PARAMS, C) };
-  close(binomialFluidLoss(1e12, C, iscc), ISCC_PARAMS.mD / ISCC_PARAMS.mI ** 2, 1e-9, 'ISCC limit');
+  const iscc = { k: ISCC_TEXTBOOK.k, l: ISCC_TEXTBOOK.l, ...isccConstants(ISCC_TEXTBOOK, C) };
+  close(binomialFluidLoss(1e12, C, iscc), ISCC_TEXTBOOK.mD / ISCC_TEXTBOOK.mI ** 2, 1e-9, 'ISCC limit');
   close(binomialFluidLoss(2, C, iscc), 0.0292, 0.01, 'ISCC p_2');
   close(binomialFluidLoss(50, C, iscc), 0.0312, 0.01, 'ISCC p_50');
+  const ours = { k: ISCC_PARAMS.k, l: ISCC_PARAMS.l, ...isccConstants(ISCC_PARAMS, C) };
+  close(binomialFluidLoss(1e15, C, ours), ISCC_PARAMS.mD / ISCC_PARAMS.mI ** 2, 1e-3, 'ISCC limit, our parameters (k + l = 0.1 approaches it slowly)');
   // Scale-free: the same loss at any capacity.
-  close(binomialFluidLoss(7, 1e6, { ...iscc, ...isccConstants(ISCC_PARAMS, 1e6) }), binomialFluidLoss(7, C, iscc), 1e-9, 'ISCC at another C');
+  close(binomialFluidLoss(7, 1e6, { ...iscc, ...isccConstants(ISCC_TEXTBOOK, 1e6) }), binomialFluidLoss(7, C, iscc), 1e-9, 'ISCC at another C');
 });
 
 test('s_n = p_n / p_1 grows as n^(l + 2k + 1), and the closed form matches the ratio for small decreases', () => {

@@ -67,7 +67,7 @@ export const RATE_CONTROLLERS: Readonly<Record<RateControllerName, RateControlle
   },
   iscc: {
     name: 'iscc',
-    description: 'ideally-scalable congestion control (k = -1.5, l = 2, m_D = 2, m_I = 8): loss near m_D/m_I^2 = 3% whatever the number of flows; needs the capacity',
+    description: 'ideally-scalable congestion control (k = -1.1, l = 1.2, m_D = 1.2, m_I = 24): loss about constant whatever the number of flows; needs the capacity',
     feedback: INCREASE_DECREASE_FEEDBACK,
     create: (s) => new IncreaseDecreaseController('iscc', isccLaw(ISCC_PARAMS), idOptions(s)),
   },

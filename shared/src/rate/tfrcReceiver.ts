@@ -77,9 +77,13 @@ export class TfrcReceiver {
     return mean === undefined ? 0 : Math.min(1, 1 / mean);
   }
 
-  /** The report covering what arrived since the previous one; undefined before any packet. */
+  /**
+   * The report covering what arrived since the previous one; undefined when
+   * nothing arrived since (RFC 3448 section 6.2: no feedback without data,
+   * so the sender's no-feedback timer, not a zero receive rate, slows it).
+   */
   report(nowMs: number): ReceiverReportFeedback | undefined {
-    if (this.highestSeq < 0 || this.lastReportMs === undefined) return undefined;
+    if (this.bytesSinceReport === 0 || this.lastReportMs === undefined) return undefined;
     const spanMs = Math.max(nowMs - this.lastReportMs, 1);
     const report: ReceiverReportFeedback = {
       kind: 'receiver-report',
