@@ -1,4 +1,4 @@
-/** Command line of `npm run lab -- EXPERIMENT [--json] [--seed N] [--short]`, parsed without side effects. */
+/** Command line of `npm run lab -- EXPERIMENT [--json] [--seed N] [--short | --full]`, parsed without side effects. */
 
 export interface RunCommand {
   kind: 'run';
@@ -6,6 +6,7 @@ export interface RunCommand {
   json: boolean;
   seed: number;
   short: boolean;
+  full: boolean;
 }
 
 export type Command = RunCommand | { kind: 'help' } | { kind: 'error'; message: string };
@@ -16,12 +17,14 @@ export function parseArgs(argv: readonly string[]): Command {
   let experiment: string | undefined;
   let json = false;
   let short = false;
+  let full = false;
   let seed = DEFAULT_SEED;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--help' || arg === '-h') return { kind: 'help' };
     else if (arg === '--json') json = true;
     else if (arg === '--short') short = true;
+    else if (arg === '--full') full = true;
     else if (arg === '--seed' || arg.startsWith('--seed=')) {
       const raw = arg === '--seed' ? argv[++i] : arg.slice('--seed='.length);
       const n = Number(raw);
@@ -32,5 +35,6 @@ export function parseArgs(argv: readonly string[]): Command {
     else experiment = arg;
   }
   if (experiment === undefined) return { kind: 'error', message: 'no experiment given' };
-  return { kind: 'run', experiment, json, seed, short };
+  if (short && full) return { kind: 'error', message: '--short and --full exclude each other' };
+  return { kind: 'run', experiment, json, seed, short, full };
 }

@@ -12,7 +12,7 @@ const OUT_DIR = join(LAB_DIR, 'out');
 function usage(): string {
   const names = [...EXPERIMENTS.map((e) => `  ${e.name.padEnd(16)} ${e.description}`), ...Object.keys(UNAVAILABLE).map((n) => `  ${n.padEnd(16)} (not yet available)`)];
   return [
-    'usage: npm run -s lab -- EXPERIMENT [--json] [--seed N] [--short]',
+    'usage: npm run -s lab -- EXPERIMENT [--json] [--seed N] [--short | --full]',
     '',
     'experiments:',
     ...names,
@@ -21,6 +21,7 @@ function usage(): string {
     '  --json     print one JSON object { experiment, rows, ... } and nothing else on stdout',
     `  --seed N   seed of the run's random numbers (default ${DEFAULT_SEED}); the same seed gives the same numbers`,
     '  --short    shorter runs (what the tests use)',
+    '  --full     the long form, where an experiment has one (scalability, tight-link): every point, full run lengths',
     '',
     `Each run writes its figure to ${relative(process.cwd(), OUT_DIR) || '.'}/EXPERIMENT.svg.`,
   ].join('\n');
@@ -30,9 +31,9 @@ function report(cmd: RunCommand, result: ExperimentResult, svgPath: string): str
   const sim = result.simulation;
   const speedup = sim ? { simulatedSeconds: sim.simulatedSeconds, wallSeconds: Number(sim.wallSeconds.toFixed(3)), events: sim.events, factor: Math.round(sim.simulatedSeconds / sim.wallSeconds) } : undefined;
   if (cmd.json) {
-    return JSON.stringify({ experiment: result.experiment, seed: cmd.seed, short: cmd.short, parameters: result.parameters, summary: result.summary, notes: result.notes, ...(speedup ? { speedup } : {}), svg: svgPath, rows: result.rows });
+    return JSON.stringify({ experiment: result.experiment, seed: cmd.seed, short: cmd.short, full: cmd.full, parameters: result.parameters, summary: result.summary, notes: result.notes, ...(speedup ? { speedup } : {}), svg: svgPath, rows: result.rows });
   }
-  const lines = [`${result.experiment} (seed ${cmd.seed}${cmd.short ? ', short' : ''})`, '', formatTable(result.summary), '', ...result.notes.map((n) => `- ${n}`)];
+  const lines = [`${result.experiment} (seed ${cmd.seed}${cmd.short ? ', short' : ''}${cmd.full ? ', full' : ''})`, '', formatTable(result.summary), '', ...result.notes.map((n) => `- ${n}`)];
   if (speedup) lines.push('', `simulated ${speedup.simulatedSeconds} s in ${speedup.wallSeconds} s of wall time (${speedup.events} events): ${speedup.factor}x faster than real time`);
   lines.push(`figure: ${svgPath}`);
   return lines.join('\n');
@@ -60,7 +61,7 @@ function main(argv: readonly string[]): number {
   }
   let result: ExperimentResult;
   try {
-    result = experiment.run({ seed: cmd.seed, short: cmd.short });
+    result = experiment.run({ seed: cmd.seed, short: cmd.short, full: cmd.full });
   } catch (err) {
     // e.g. psnr without FFmpeg or the clip: the message says what is missing.
     process.stderr.write(`lab: ${cmd.experiment} failed: ${err instanceof Error ? err.message : String(err)}\n`);

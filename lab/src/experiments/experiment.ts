@@ -7,6 +7,8 @@ export interface ExperimentOptions {
   seed: number;
   /** Shorter runs and fewer samples, for tests. */
   short: boolean;
+  /** The long form where an experiment has one (the paper's run lengths and every point); ignored by the others. */
+  full?: boolean;
 }
 
 /** Simulated against wall-clock time of the discrete-event runs. */

@@ -4,9 +4,11 @@ import { gammaRedLossExperiment } from './gammaRedLoss';
 import { gammaStabilityExperiment } from './gammaStability';
 import { mkcFairnessExperiment } from './mkcFairness';
 import { psnrExperiment } from './psnr';
+import { scalabilityExperiment } from './scalability';
+import { tightLinkExperiment } from './tightLink';
 import { utilityExperiment } from './utility';
 
-export const EXPERIMENTS: readonly Experiment[] = [utilityExperiment, gammaStabilityExperiment, gammaRedLossExperiment, delaysExperiment, mkcFairnessExperiment, psnrExperiment];
+export const EXPERIMENTS: readonly Experiment[] = [utilityExperiment, gammaStabilityExperiment, gammaRedLossExperiment, delaysExperiment, mkcFairnessExperiment, psnrExperiment, scalabilityExperiment, tightLinkExperiment];
 
 /** Experiments the CLI knows of but cannot run yet, with the reason. */
 export const UNAVAILABLE: Readonly<Record<string, string>> = {};

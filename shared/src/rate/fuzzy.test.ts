@@ -51,6 +51,20 @@ test('in a closed loop the rate climbs to the capacity and settles below it by t
   assert.ok(after[after.length - 1]! > 900 && after[after.length - 1]! < 1050, `${after[after.length - 1]}`);
 });
 
+test('rises add the same to every rate and cuts scale with it, so rates that start apart draw together', () => {
+  const a = new FuzzyController({ initialKbps: 100, minKbps: 10, maxKbps: 10_000 });
+  const b = new FuzzyController({ initialKbps: 1500, minKbps: 10, maxKbps: 10_000 });
+  const feed = (ratio: number, atMs: number): void => {
+    for (const c of [a, b]) c.onFeedback({ kind: 'dispersion', ratio, pairs: 18, atMs });
+  };
+  feed(0, 40);
+  assert.equal(b.rateKbps - a.rateKbps, 1400, 'an equal rise');
+  const before = a.rateKbps / b.rateKbps;
+  feed(0.5, 80);
+  assert.ok(Math.abs(a.rateKbps / b.rateKbps - before) < 1e-12, 'an equal factor');
+  assert.ok(a.rateKbps / b.rateKbps > 100 / 1500);
+});
+
 test('feedback without pairs or of another kind is ignored; a late report applies the increase per period', () => {
   const c = new FuzzyController({ initialKbps: 100, minKbps: 10, maxKbps: 10_000 });
   c.onFeedback({ kind: 'dispersion', ratio: 0, pairs: 0, atMs: 40 });
@@ -59,5 +73,6 @@ test('feedback without pairs or of another kind is ignored; a late report applie
   assert.deepEqual(c.feedbackCounts, { used: 0, ignored: 2 });
   c.onFeedback({ kind: 'dispersion', ratio: 0, pairs: 5, atMs: 40 });
   c.onFeedback({ kind: 'dispersion', ratio: 0, pairs: 5, atMs: 440 });
-  assert.ok(Math.abs(c.rateKbps - 100 * 1.03 ** 11) < 1e-6, `${c.rateKbps}`);
+  // 40 ms then 400 ms (10 periods) of UP: +15 kb/s per period.
+  assert.ok(Math.abs(c.rateKbps - (100 + 11 * 0.03 * 500)) < 1e-6, `${c.rateKbps}`);
 });

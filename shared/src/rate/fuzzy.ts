@@ -11,9 +11,12 @@
  * What it leaves open and is our choice here: the congestion level is
  * d = sum(arrival gaps) / sum(send gaps) - 1 (see DispersionMeter), smoothed
  * CL = 0.5 CL + 0.5 d; the membership functions, the rule table and the
- * output (a multiplicative rate change per 40 ms period) below; and the
- * safety margin: while CL > 0.05 the rate is at most r / (1 + CL) x 0.95,
- * which is the rate the path delivered, less 5%.
+ * output u (a rate factor per 40 ms period) below; how u is applied: a cut
+ * (u < 1) multiplies the rate, a rise (u > 1) adds (u - 1) x 500 kb/s, so
+ * flows that start apart converge to equal shares as under AIMD (with rises
+ * multiplicative too, every flow would keep its start-up ratio to the
+ * others); and the safety margin: while CL > 0.05 the rate is at most
+ * r / (1 + CL) x 0.95, which is the rate the path delivered, less 5%.
  */
 import { FeedbackCounter, RateRange, type ControllerFeedback, type RateBounds, type RateController } from './rateController';
 
@@ -38,6 +41,8 @@ export interface FuzzyParams {
   /** Output terms: the centre of each triangle is a rate factor per period. */
   output: Readonly<Record<'bigDown' | 'down' | 'hold' | 'up' | 'bigUp', number>>;
   outputHalfWidth: number;
+  /** A rise u > 1 adds (u - 1) times this per period, kb/s. */
+  increaseUnitKbps: number;
   /** rules[congestion][change] = output term. */
   rules: Readonly<Record<'zero' | 'small' | 'medium' | 'large', Readonly<Record<'falling' | 'steady' | 'rising', 'bigDown' | 'down' | 'hold' | 'up' | 'bigUp'>>>>;
   /** The safety margin applies above this congestion level. */
@@ -53,6 +58,7 @@ export const FUZZY_DEFAULTS: FuzzyParams = {
   change: { falling: [-INF, -0.05, 0], steady: [-0.05, 0, 0.05], rising: [0, 0.05, INF] },
   output: { bigDown: 0.7, down: 0.85, hold: 1, up: 1.03, bigUp: 1.06 },
   outputHalfWidth: 0.04,
+  increaseUnitKbps: 500,
   rules: {
     zero: { falling: 'bigUp', steady: 'up', rising: 'hold' },
     small: { falling: 'up', steady: 'hold', rising: 'down' },
@@ -168,7 +174,7 @@ export class FuzzyController implements RateController {
     // Feedback slower than one per period: an increase is applied once per period of elapsed time, a decrease once.
     const periods = this.lastAtMs === undefined ? 1 : Math.min(MAX_PERIODS, Math.max(1, (ev.atMs - this.lastAtMs) / this.params.periodMs));
     this.lastAtMs = ev.atMs;
-    let next = u > 1 ? this.rate * u ** periods : this.rate * u;
+    let next = u > 1 ? this.rate + (u - 1) * this.params.increaseUnitKbps * periods : this.rate * u;
     if (this.cl > this.params.marginAbove) next = Math.min(next, (this.rate / (1 + this.cl)) * (1 - this.params.margin));
     this.rate = this.range.clamp(next);
   }
