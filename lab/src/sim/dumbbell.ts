@@ -8,7 +8,7 @@
  */
 import { DispersionMeter } from '@pels/shared/rate/fuzzy';
 import type { ControllerFeedback, ControllerFeedbackKind, RateBounds, RateController } from '@pels/shared/rate/rateController';
-import { RATE_CONTROLLERS, createRateController, type RateControllerName } from '@pels/shared/rate/registry';
+import { DEFAULT_INITIAL_RTT_MS, RATE_CONTROLLERS, createRateController, type RateControllerName } from '@pels/shared/rate/registry';
 import { TfrcReceiver } from '@pels/shared/rate/tfrcReceiver';
 import { EventQueue } from './eventQueue';
 import { Fifo } from './fifo';
@@ -404,7 +404,7 @@ class Sender {
     const bytes = this.fuzzy ? Math.min(this.params.packetBytes, Math.max(1, Math.round((rate * FUZZY_GAP_MS) / 8))) : this.params.packetBytes;
     const seq = this.seq++;
     this.sendTimes[seq] = now;
-    const packet: Packet = { flow: this.flow, seq, bytes, sentAtMs: now, senderRttMs: this.controller.rttMs ?? 100 };
+    const packet: Packet = { flow: this.flow, seq, bytes, sentAtMs: now, senderRttMs: this.controller.rttMs ?? DEFAULT_INITIAL_RTT_MS };
     const frames = this.params.playback ? this.nextFrames(now) : undefined;
     if (frames) {
       packet.frames = frames;
