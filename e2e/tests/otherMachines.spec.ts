@@ -237,6 +237,17 @@ test('with UDP blocked between the machines the player plays over ICE-TCP; its s
     await expect.poll(() => page.evaluate(() => (window as unknown as Hook).pels?.transport)).toBe('tcp');
     await expect(page.getByTestId('banner-info')).toContainText('The video comes over TCP (this network blocks UDP to the server): the server sends it best effort, without PELS colors.');
     await expect(page.getByTestId('connection')).toHaveText('connected over tcp (best effort)');
+    // The operator's dashboard shows the path, and offers no switch to PELS.
+    const dash = await browser!.newPage();
+    try {
+      await dash.goto(`${viewerUrl()}dashboard#token=${encodeURIComponent(E2E_OPERATOR_TOKEN)}`);
+      const row = dash.locator(`[data-testid="viewer-row"][data-viewer-id="${viewerId}"]`);
+      await expect(row.locator('[data-col="transport"]')).toHaveText('tcp: best effort');
+      await expect(row.locator('[data-col="mode"]')).toHaveText('best-effort');
+      await expect(row.locator('button[data-action="mode"]')).toBeDisabled();
+    } finally {
+      await dash.close();
+    }
     // Colors cannot travel over TCP: the operator cannot switch it to PELS.
     const refused = await api<{ error: { code: string; message: string } }>('POST', `/api/viewers/${viewerId}/mode`, { mode: 'pels' });
     expect(refused.status).toBe(409);
