@@ -72,7 +72,7 @@ export class ViewerSession {
   private tupleProtocol: 'udp' | 'tcp' | null = null;
   /** The player's report that its selected candidate is a TURN relay. */
   private relayed = false;
-  /** A player that joined but never completes DTLS holds a viewer's place and ports: it gets this long. */
+  /** A player that joined but never completes DTLS holds a viewer's place and a transport: it gets this long. */
   private readonly dtlsDeadline: NodeJS.Timeout;
 
   private constructor(
