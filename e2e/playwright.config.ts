@@ -1,9 +1,8 @@
 import { defineConfig } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './src/chromium';
+import { E2E_PORT as PORT, E2E_RTC_PORT } from './src/e2ePorts';
 import { e2eStateDir } from './src/e2eStateDir';
 import { E2E_METRICS_TOKEN, E2E_OPERATOR_TOKEN, E2E_ROUTER_TOKEN } from './src/operatorToken';
-
-const PORT = Number(process.env.E2E_PORT || 18080);
 
 export default defineConfig({
   testDir: './tests',
@@ -27,6 +26,7 @@ export default defineConfig({
     // the data path on an unconstrained loopback; rate control is tested over the bottleneck (bottleneck.spec.ts).
     env: {
       PORT: String(PORT),
+      RTC_PORT: String(E2E_RTC_PORT),
       RTC_LISTEN_IP: '127.0.0.1',
       LOG_LEVEL: 'warn',
       OPERATOR_TOKEN: E2E_OPERATOR_TOKEN,

@@ -16,6 +16,8 @@ die() { echo "[setup] error: $*" >&2; exit 1; }
 APT_PACKAGES=(
   ffmpeg chromium fonts-liberation nftables iptables iproute2 tcpdump ca-certificates curl docker-compose
   python-kivy-examples
+  # the end-to-end TURN relay test
+  coturn
   # to build the mediasoup worker when no prebuilt one can be had
   build-essential pkg-config ninja-build perl python3-venv
   libuv1-dev libsrtp2-dev libflatbuffers-dev flatbuffers-compiler libabsl-dev

@@ -1,6 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { signalingUrl } from './signaling/signalingClient';
+import { browserFeatures, unsupportedReason } from './player/browserSupport';
 import { PlayerController } from './player/controller';
 import { parsePlayerParams } from './player/urlParams';
 import { installTestHook } from './testHook';
@@ -9,6 +10,8 @@ import { ComparePage } from './ui/ComparePage';
 import './ui/app.css';
 
 const params = parsePlayerParams(location.search);
+// Checked once, before any connection: a page that cannot play says why instead of retrying.
+const unsupported = unsupportedReason(browserFeatures(globalThis), location);
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
 
@@ -25,7 +28,7 @@ if (location.pathname.replace(/\/+$/, '') === '/dashboard') {
   // Two independent players on one page: neither owns the URL, and the test hook stays single-player.
   const players = (['pels', 'best-effort'] as const).map((mode) => ({
     mode,
-    controller: new PlayerController({ signalingUrl: signalingUrl(location), ...params, mode, syncUrl: false }),
+    controller: new PlayerController({ signalingUrl: signalingUrl(location), ...params, mode, syncUrl: false, unsupported }),
   }));
   run(players.map((p) => p.controller));
   createRoot(root).render(
@@ -34,7 +37,7 @@ if (location.pathname.replace(/\/+$/, '') === '/dashboard') {
     </StrictMode>,
   );
 } else {
-  const controller = new PlayerController({ signalingUrl: signalingUrl(location), ...params, syncUrl: true });
+  const controller = new PlayerController({ signalingUrl: signalingUrl(location), ...params, syncUrl: true, unsupported });
   installTestHook(controller);
   run([controller]);
   createRoot(root).render(

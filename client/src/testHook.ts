@@ -4,6 +4,7 @@
  * properties, kept current, so a test can read them directly or serialize the object.
  */
 import type { Color } from '@pels/shared/pels/color';
+import type { MediaTransport } from '@pels/shared/protocol/api';
 import type { StreamState } from '@pels/shared/protocol/signaling';
 import type { PlayerController, PlayerState } from './player/controller';
 import { playerNotice, type PlayerNotice } from './player/playerNotice';
@@ -19,8 +20,10 @@ export interface PelsTestHook {
   viewerId?: string;
   /** The selected stream's state, as the server last told it. */
   streamState?: StreamState;
-  /** The notice over the video (the source not sending, or a disconnect for good). */
+  /** The notice over the video (the source not sending, a disconnect for good, a browser that cannot play). */
   notice?: PlayerNotice;
+  /** How the media reaches the player, as the server says: udp, or tcp and relay (served best effort). */
+  transport?: MediaTransport;
   stats(): PlayerStats;
   /**
    * The displayed frame periods of the current session, oldest first (the last
@@ -48,7 +51,7 @@ export function installTestHook(controller: PlayerController): void {
     setColors: (colors) => controller.setColors(colors),
   };
   /** Optional fields are absent, not undefined, when there is nothing to say. */
-  const put = <K extends 'error' | 'viewerId' | 'streamState' | 'notice'>(key: K, value: PelsTestHook[K]) => {
+  const put = <K extends 'error' | 'viewerId' | 'streamState' | 'notice' | 'transport'>(key: K, value: PelsTestHook[K]) => {
     if (value === undefined) delete hook[key];
     else hook[key] = value;
   };
@@ -59,6 +62,7 @@ export function installTestHook(controller: PlayerController): void {
     put('viewerId', view.viewerId);
     put('streamState', view.streams.find((s) => s.id === view.streamId)?.state);
     put('notice', playerNotice(view));
+    put('transport', view.mediaTransport ?? undefined);
   };
   sync();
   controller.subscribe(sync);

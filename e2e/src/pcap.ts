@@ -146,15 +146,17 @@ export interface Capture {
 }
 
 /**
- * Starts `tcpdump -i iface -w file [-c count] filter` and resolves once it is
- * listening (it says so on stderr), so that nothing sent afterwards is missed.
+ * Starts `tcpdump -i iface -w file [-c count] filter` (in network namespace
+ * `netns` when given) and resolves once it is listening (it says so on stderr), so that nothing sent afterwards is missed.
  */
-export function startCapture(opts: { iface: string; file: string; filter: string; count?: number; readyTimeoutMs?: number }): Promise<Capture> {
+export function startCapture(opts: { iface: string; file: string; filter: string; count?: number; readyTimeoutMs?: number; netns?: string }): Promise<Capture> {
   // -U: write each packet as it comes, so a stop loses nothing; -n: no DNS lookups.
   const args = ['-i', opts.iface, '-n', '-U', '-w', opts.file];
   if (opts.count !== undefined) args.push('-c', String(opts.count));
   args.push(opts.filter);
-  const proc = spawn('tcpdump', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // `ip netns exec` execs tcpdump: the signals below reach it.
+  const [cmd, argv] = opts.netns ? ['ip', ['netns', 'exec', opts.netns, 'tcpdump', ...args]] : ['tcpdump', args];
+  const proc = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   let ready = false;
   const exited = new Promise<void>((resolve) => proc.once('close', () => resolve()));

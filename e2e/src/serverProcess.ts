@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { get as httpsGet } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,13 +20,33 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** A port free for both TCP and UDP on 127.0.0.1: the server's media port (RTC_PORT) takes both. */
+export async function freeRtcPort(): Promise<number> {
+  for (let tries = 0; tries < 20; tries++) {
+    const port = await freePort();
+    const udp = createSocket('udp4');
+    const free = await new Promise<boolean>((resolve) => {
+      udp.once('error', () => resolve(false));
+      udp.bind(port, '127.0.0.1', () => resolve(true));
+    });
+    await new Promise<void>((r) => udp.close(() => r()));
+    if (free) return port;
+  }
+  throw new Error('no port free for both TCP and UDP');
+}
+
 export interface ServerProcessOptions {
-  /** Without STATE_DIR the server gets a fresh state directory of its own, removed when it exits. */
+  /**
+   * Without STATE_DIR the server gets a fresh state directory of its own, removed when it exits;
+   * without RTC_PORT a free media port of its own.
+   */
   env: Record<string, string>;
   /** Run inside this network namespace. */
   netns?: string;
   /** Address this process reaches the server's HTTP port at (default 127.0.0.1). */
   controlHost?: string;
+  /** The server serves HTTPS (TLS_CERT_FILE, TLS_KEY_FILE) with a certificate this CA (PEM) signed. */
+  ca?: string;
   onLog: (line: string) => void;
 }
 
@@ -32,6 +54,8 @@ export interface RunningServer {
   /** Base URL for this process (API calls). */
   url: string;
   port: number;
+  /** The media port (RTC_PORT), UDP and TCP. */
+  rtcPort: number;
   pid: number;
   stop(): Promise<void>;
   /** SIGKILL, as in a crash; resolves once the process is gone. */
@@ -41,6 +65,7 @@ export interface RunningServer {
 /** Starts the product's server as a child process and waits until it answers. */
 export async function startServer(o: ServerProcessOptions): Promise<RunningServer> {
   const port = await freePort();
+  const rtcPort = o.env.RTC_PORT ? Number(o.env.RTC_PORT) : await freeRtcPort();
   const node = [process.execPath, '--import', 'tsx', 'server/src/main.ts'];
   // `ip netns exec` execs the command, so the child's pid is the server's.
   const [file, ...args] = o.netns ? ['ip', 'netns', 'exec', o.netns, ...node] : node;
@@ -48,7 +73,7 @@ export async function startServer(o: ServerProcessOptions): Promise<RunningServe
   const ownStateDir = o.env.STATE_DIR ? undefined : mkdtempSync(join(tmpdir(), 'pels-e2e-state-'));
   const child: ChildProcess = spawn(file!, args, {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), RTC_LISTEN_IP: '127.0.0.1', LOG_LEVEL: 'warn', ...(ownStateDir ? { STATE_DIR: ownStateDir } : {}), ...o.env },
+    env: { ...process.env, PORT: String(port), RTC_PORT: String(rtcPort), RTC_LISTEN_IP: '127.0.0.1', LOG_LEVEL: 'warn', ...(ownStateDir ? { STATE_DIR: ownStateDir } : {}), ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lastLines: string[] = [];
@@ -62,7 +87,7 @@ export async function startServer(o: ServerProcessOptions): Promise<RunningServe
   // Exited, and all its output read.
   const closed = new Promise<void>((r) => child.once('close', () => r()));
   if (ownStateDir) void exited.then(() => rmSync(ownStateDir, { recursive: true, force: true }));
-  const url = `http://${o.controlHost ?? '127.0.0.1'}:${port}`;
+  const url = `${o.ca ? 'https' : 'http'}://${o.controlHost ?? '127.0.0.1'}:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) {
@@ -73,13 +98,14 @@ export async function startServer(o: ServerProcessOptions): Promise<RunningServe
       child.kill('SIGKILL');
       throw new Error('server did not answer within 30 s');
     }
-    const ok = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false);
+    const ok = await (o.ca ? httpsOk(`${url}/api/health`, o.ca) : fetch(`${url}/api/health`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false));
     if (ok) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   return {
     url,
     port,
+    rtcPort,
     pid: child.pid!,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -94,4 +120,16 @@ export async function startServer(o: ServerProcessOptions): Promise<RunningServe
       await exited;
     },
   };
+}
+
+/** Whether an HTTPS GET, verified against `ca`, answers 2xx (fetch cannot be given a CA). */
+function httpsOk(url: string, ca: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = httpsGet(url, { ca, timeout: 1000 }, (res) => {
+      res.resume();
+      resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+  });
 }

@@ -3,7 +3,7 @@
  * docker-compose.yml validates, and the compose router's script builds the
  * PELS queues on a veth in network namespaces and sorts packets by DSCP.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
@@ -21,10 +21,20 @@ function sh(cmd: string, args: string[], env: Record<string, string> = {}): { co
 const COMPOSE: string[] | null =
   sh('docker', ['compose', 'version']).code === 0 ? ['docker', 'compose'] : sh('docker-compose', ['version']).code === 0 ? ['docker-compose'] : null;
 
-function compose(args: string[]): { code: number; out: string; err: string } {
+function compose(args: string[], env: Record<string, string> = {}): { code: number; out: string; err: string } {
   const [cmd, ...pre] = COMPOSE!;
-  return sh(cmd!, [...pre, ...args]);
+  return sh(cmd!, [...pre, ...args], env);
 }
+
+/** The resolved compose file as data (the compose CLI prints YAML; Debian's docker-compose brings python3-yaml). */
+function composeConfig(args: string[], env: Record<string, string> = {}): { services: Record<string, Record<string, unknown>> } {
+  const r = compose([...args, 'config'], env);
+  if (r.code !== 0) throw new Error(r.err);
+  const json = spawnSync('python3', ['-c', 'import sys, json, yaml; print(json.dumps(yaml.safe_load(sys.stdin)))'], { input: r.out, encoding: 'utf8' });
+  if (json.status !== 0) throw new Error(`cannot read the compose YAML: ${json.stderr}`);
+  return JSON.parse(json.stdout) as { services: Record<string, Record<string, unknown>> };
+}
+const pythonYaml = spawnSync('python3', ['-c', 'import yaml']).status === 0;
 
 test.describe('docker compose', () => {
   test.skip(COMPOSE === null, 'neither `docker compose` nor `docker-compose` is installed');
@@ -34,8 +44,9 @@ test.describe('docker compose', () => {
       const r = compose(args);
       expect(r.code, r.err).toBe(0);
     }
+    // (docker-compose 1 lists every service here, whatever the profiles.)
     const services = compose(['--profile', 'router', 'config', '--services']).out.trim().split('\n').sort();
-    expect(services).toEqual(['router', 'server']);
+    expect(services).toEqual(expect.arrayContaining(['router', 'server']));
     // The resolved file: the server may mark DSCP, the router shares the server's network stack.
     const config = compose(['--profile', 'router', 'config']).out;
     expect(config).toMatch(/server:[\s\S]*cap_add:\s*\n\s*- NET_ADMIN/);
@@ -44,6 +55,63 @@ test.describe('docker compose', () => {
     const stateDir = /^ENV STATE_DIR=(\S+)$/m.exec(readFileSync(`${ROOT}/Dockerfile`, 'utf8'))?.[1];
     expect(stateDir).toBeDefined();
     expect(config).toMatch(new RegExp(`server:[\\s\\S]*volumes:\\s*\\n\\s*- pels-state:${stateDir}`));
+  });
+
+  test('the server publishes exactly HTTP and the one media port, UDP and TCP, as RTC_PORT in the image says; TLS files are mounted read-only', () => {
+    test.skip(!pythonYaml, 'python3-yaml is not installed');
+    const server = composeConfig([]).services.server!;
+    const ports = (server.ports as { protocol: string; published: number | string; target: number }[]).map((p) => `${p.published}:${p.target}/${p.protocol}`);
+    const rtcPort = /^ENV .*\bRTC_PORT=(\d+)/m.exec(readFileSync(`${ROOT}/Dockerfile`, 'utf8'))?.[1];
+    expect(rtcPort).toBe('40000');
+    expect(ports.sort()).toEqual(['40000:40000/tcp', '40000:40000/udp', '8080:8080/tcp']);
+    expect(readFileSync(`${ROOT}/Dockerfile`, 'utf8')).toMatch(/^EXPOSE 8080\/tcp 40000\/udp 40000\/tcp$/m);
+    const env = server.environment as Record<string, string>;
+    for (const name of ['TLS_CERT_FILE', 'TLS_KEY_FILE', 'ICE_SERVERS', 'TURN_URL', 'TURN_SECRET']) expect(env).toHaveProperty(name, '');
+    expect(JSON.stringify(server.volumes)).toMatch(/\/etc\/pels\/tls/);
+    expect(JSON.stringify(server.volumes)).toMatch(/"read_only":true|:ro"/);
+  });
+
+  test('the turn profile runs coturn with the shared secret, and refuses to start without one', async () => {
+    test.skip(!pythonYaml, 'python3-yaml is not installed');
+    test.skip(sh('turnserver', ['-h']).code === -1, 'coturn is not installed here to run the command');
+    test.skip(process.getuid?.() !== 0, 'needs root: coturn runs in a network namespace of its own');
+    expect(compose(['--profile', 'turn', '--profile', 'router', 'config', '--services']).out.trim().split('\n').sort()).toEqual(['router', 'server', 'turn']);
+    const turn = composeConfig(['--profile', 'turn']).services.turn!;
+    expect(turn.network_mode).toBe('host');
+    // What the container runs: compose's `$$` is a `$` there.
+    const [shell, flag, script] = (turn.entrypoint as string[]).map((a) => a.replaceAll('$$', '$'));
+    expect([shell, flag]).toEqual(['sh', '-c']);
+
+    const refused = sh('sh', ['-c', script!], { TURN_SECRET: '' });
+    expect(refused.code).toBe(1);
+    expect(refused.out).toContain('set TURN_SECRET');
+
+    // A host of its own: a namespace with one address (coturn wants one besides loopback).
+    const ns = `pt${process.pid % 100000}`;
+    const address = '10.233.0.1';
+    execFileSync('ip', ['netns', 'add', ns]);
+    let coturn: ReturnType<typeof spawn> | undefined;
+    let log = '';
+    try {
+      execFileSync('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
+      // (A veth pair: this kernel has no dummy interfaces.)
+      execFileSync('ip', ['-n', ns, 'link', 'add', 'host0', 'type', 'veth', 'peer', 'name', 'host1']);
+      execFileSync('ip', ['-n', ns, 'addr', 'add', `${address}/24`, 'dev', 'host0']);
+      for (const dev of ['host0', 'host1']) execFileSync('ip', ['-n', ns, 'link', 'set', dev, 'up']);
+      coturn = spawn('ip', ['netns', 'exec', ns, 'sh', '-c', script!], { env: { ...process.env, TURN_SECRET: 'compose-secret', PELS_PUBLIC_IP: address }, stdio: ['ignore', 'pipe', 'pipe'] });
+      for (const s of [coturn.stdout!, coturn.stderr!]) s.setEncoding('utf8').on('data', (t: string) => (log += t));
+      await expect.poll(() => log, { timeout: 10_000 }).toContain('Total General servers');
+      // A credential of the server's scheme (expiry:user, base64 HMAC-SHA1 of the secret) gets an allocation.
+      const user = `${Math.floor(Date.now() / 1000) + 600}:compose-test`;
+      const alloc = sh('ip', ['netns', 'exec', ns, 'turnutils_uclient', '-W', 'compose-secret', '-u', user, '-y', '-n', '1', '-c', '-p', '3478', address]);
+      expect(alloc.code, alloc.out + alloc.err).toBe(0);
+      const wrong = sh('ip', ['netns', 'exec', ns, 'turnutils_uclient', '-W', 'another-secret', '-u', user, '-y', '-n', '1', '-c', '-p', '3478', address]);
+      expect(wrong.code).not.toBe(0);
+    } finally {
+      coturn?.kill('SIGTERM');
+      spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).forEach((pid) => spawnSync('kill', ['-9', pid]));
+      spawnSync('ip', ['netns', 'del', ns]);
+    }
   });
 });
 

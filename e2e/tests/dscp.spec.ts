@@ -5,15 +5,13 @@ import { expect, test } from '@playwright/test';
 import { COLORS, DSCP } from '@pels/shared/pels/color';
 import type { ViewerState } from '@pels/shared/protocol/api';
 import { serverDscpTables } from '../src/dscpTables';
+import { E2E_RTC_PORT } from '../src/e2ePorts';
 import { E2E_OPERATOR_TOKEN, operatorHeaders } from '../src/operatorToken';
 import { rtpSsrc, startCapture, tcpdumpAvailable, type UdpPacket } from '../src/pcap';
 import { startServer } from '../src/serverProcess';
 
 type Hook = { pels?: { state: string; viewerId?: string } };
 
-// The server's defaults (see server/src/config.ts) unless the run overrides them.
-const RTC_MIN_PORT = Number(process.env.RTC_MIN_PORT || 40000);
-const RTC_MAX_PORT = Number(process.env.RTC_MAX_PORT || 49999);
 
 test('every packet of each color stream leaves the server with its color DSCP (AF41/AF42/AF43)', async ({ page }) => {
   test.skip(process.getuid?.() !== 0, 'needs root: the server marks DSCP with nftables, and tcpdump captures on lo');
@@ -30,7 +28,7 @@ test('every packet of each color stream leaves the server with its color DSCP (A
     const capture = await startCapture({
       iface: 'lo',
       file: join(dir, 'rtc.pcap'),
-      filter: `udp and src portrange ${RTC_MIN_PORT}-${RTC_MAX_PORT}`,
+      filter: `udp and src port ${E2E_RTC_PORT}`,
     });
     await page.waitForTimeout(3000);
     packets = await capture.stop();
@@ -46,8 +44,7 @@ test('every packet of each color stream leaves the server with its color DSCP (A
   expect(viewer!.dscp, viewer!.dscp.reason).toEqual({ enabled: true });
   expect(viewer!.mode).toBe('pels');
 
-  // The browser's own packets (RTCP, STUN) may come from ports in the range too:
-  // only RTP carrying one of the viewer's SSRCs counts.
+  // The server's RTCP and STUN leave from the media port too: only RTP carrying one of the viewer's SSRCs counts.
   const measured: Record<string, { packets: number; dscp: number[] }> = {};
   for (const color of COLORS) {
     const ssrc = viewer!.ssrcs[color];

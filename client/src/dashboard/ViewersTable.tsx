@@ -24,6 +24,12 @@ const COLUMNS: Column[] = [
   { key: 'id', label: 'Viewer', cell: (r) => r.id },
   { key: 'streamId', label: 'Stream', cell: (r) => r.streamId },
   { key: 'mode', label: 'Mode', cell: (r) => <span className={`mode mode-${r.mode}`}>{r.mode}</span> },
+  {
+    key: 'transport',
+    label: 'Path',
+    title: 'how the media reaches the viewer: udp, tcp (ICE-TCP) or relay (TURN); over tcp or relay its packets cannot carry colors, so it is served best effort',
+    cell: (r) => (r.transport === null ? '–' : <span className={`transport-${r.transport}`}>{r.transport === 'udp' ? 'udp' : `${r.transport}: best effort`}</span>),
+  },
   { key: 'rateKbps', label: 'Rate', title: 'MKC rate, kb/s', cell: (r) => fixed(r.rateKbps, 0) },
   { key: 'sentKbps', label: 'Sent', title: 'sent over the last second, kb/s', cell: (r) => fixed(r.sentKbps, 0) },
   { key: 'gamma', label: 'γ', title: 'red share gamma', cell: (r) => fixed(r.gamma, 3) },
@@ -82,6 +88,8 @@ interface RowProps {
 const Row = memo(
   function Row({ row, top, selected, nowS, actions }: RowProps) {
     const other: FlowModeName = row.mode === 'pels' ? 'best-effort' : 'pels';
+    // The server refuses PELS on a path that cannot carry colors.
+    const stuck = other === 'pels' && (row.transport === 'tcp' || row.transport === 'relay');
     return (
       <div
         className={`vrow${selected ? ' selected' : ''}`}
@@ -97,7 +105,12 @@ const Row = memo(
           </span>
         ))}
         <span role="cell" className="actions" onClick={(e) => e.stopPropagation()}>
-          <button data-action="mode" title={`switch to ${other}`} onClick={() => actions.setMode(row.id, other)}>
+          <button
+            data-action="mode"
+            disabled={stuck}
+            title={stuck ? `receives over ${row.transport}: its packets cannot carry colors` : `switch to ${other}`}
+            onClick={() => actions.setMode(row.id, other)}
+          >
             → {other === 'pels' ? 'PELS' : 'BE'}
           </button>
           <button data-action="disconnect" onClick={() => actions.disconnect(row.id)}>

@@ -3,13 +3,15 @@
  * and sorting. Pure, so it is tested without a browser, and cheap enough to
  * run on every snapshot for hundreds of viewers.
  */
-import type { FlowModeName } from '@pels/shared/protocol/api';
+import type { FlowModeName, MediaTransport } from '@pels/shared/protocol/api';
 import type { OperatorViewer } from '@pels/shared/protocol/operator';
 
 export interface ViewerRow {
   id: string;
   streamId: string;
   mode: FlowModeName;
+  /** How the media reaches the viewer; null before ICE has chosen. */
+  transport: MediaTransport | null;
   rateKbps: number;
   sentKbps: number;
   gamma: number;
@@ -44,6 +46,7 @@ export function toRow(v: OperatorViewer): ViewerRow {
     id: v.id,
     streamId: v.streamId,
     mode: v.mode,
+    transport: v.transport,
     rateKbps: v.rateKbps,
     sentKbps: v.sentKbps,
     gamma: v.gamma,

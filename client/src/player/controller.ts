@@ -13,10 +13,13 @@ import { QualityStore } from '../quality/qualityStore';
 import { PlayerSession, type SessionEvents } from './session';
 import { emptyStats, type PlayerStats } from './stats';
 import { normalizeColors, withPlayerParams } from './urlParams';
-import type { FlowModeName } from '@pels/shared/protocol/api';
+import type { FlowModeName, MediaTransport } from '@pels/shared/protocol/api';
 
-/** `error`: the session failed, a new one starts after a backoff; `disconnected`: the server ended it, waiting for reconnect(). */
-export type PlayerState = 'idle' | 'connecting' | 'playing' | 'error' | 'disconnected';
+/**
+ * `error`: the session failed, a new one starts after a backoff; `disconnected`: the server ended it, waiting for
+ * reconnect(); `unsupported`: this browser or page cannot play (the error says why), so no session is tried.
+ */
+export type PlayerState = 'idle' | 'connecting' | 'playing' | 'error' | 'disconnected' | 'unsupported';
 
 export interface PlayerView {
   state: PlayerState;
@@ -32,6 +35,8 @@ export interface PlayerView {
   streamId: string | undefined;
   colors: Color[];
   transportState: types.ConnectionState | undefined;
+  /** How the media reaches this player, as the server last said (null: not chosen yet); over tcp or relay it is served best effort. */
+  mediaTransport: MediaTransport | null;
   stats: PlayerStats;
   canvas: HTMLCanvasElement | undefined;
   /** The current session's quality record (samples, coverage, charts, export); a new one per session. */
@@ -46,6 +51,8 @@ export interface ControllerConfig {
   mode: FlowModeName;
   /** Keep the stream and colors in the page URL; off when several players share the page. */
   syncUrl: boolean;
+  /** Why this browser or page cannot play (browserSupport); the player then says so and never connects. */
+  unsupported?: string;
 }
 
 
@@ -69,6 +76,7 @@ export class PlayerController {
       streamId: config.streamId,
       colors: config.colors,
       transportState: undefined,
+      mediaTransport: null,
       stats: emptyStats(),
       canvas: undefined,
       quality: new QualityStore(),
@@ -83,6 +91,7 @@ export class PlayerController {
   readonly getSnapshot = (): PlayerView => this.view;
 
   start(): void {
+    if (this.config.unsupported !== undefined) return this.update({ state: 'unsupported', error: this.config.unsupported });
     if (this.running) return;
     this.running = true;
     this.failures = 0;
@@ -149,6 +158,7 @@ export class PlayerController {
       retryAt: undefined,
       viewerId: undefined,
       transportState: undefined,
+      mediaTransport: null,
       stats: emptyStats(),
       canvas: session.canvas,
     });
@@ -172,7 +182,10 @@ export class PlayerController {
         this.update({ stats });
       }),
       quality: guard((update) => this.view.quality.onQuality(update)),
-      viewerState: guard((state) => this.view.quality.onViewerState(state)),
+      viewerState: guard((state) => {
+        this.view.quality.onViewerState(state);
+        if (state.transport !== this.view.mediaTransport) this.update({ mediaTransport: state.transport });
+      }),
       receivedBytes: guard((bytes) => this.view.quality.onReceivedBytes(bytes)),
       playing: guard((stats) => {
         this.failures = 0;

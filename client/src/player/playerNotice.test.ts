@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { StreamInfo, StreamState } from '@pels/shared/protocol/signaling';
 import type { PlayerState } from './controller';
-import { playerNotice } from './playerNotice';
+import { mediaPathNotice, playerNotice } from './playerNotice';
 
 const stream = (state: StreamState, error?: string): StreamInfo => ({
   id: 'a',
@@ -58,4 +58,16 @@ test('a viewer the server ended for good: why, and that it does not come back by
     cause: 'disconnected',
     text: 'The server closed this viewer: disconnected by the operator. This player does not reconnect by itself.',
   });
+});
+
+test('a browser or page that cannot play: the reason is the notice, whatever the stream does', () => {
+  const notice = playerNotice({ state: 'unsupported', error: 'This page is not a secure context (...)', streams: [stream('stalled')], streamId: 'a' });
+  assert.deepEqual(notice, { cause: 'unsupported', text: 'This page is not a secure context (...)' });
+});
+
+test('the media path: nothing over UDP or before ICE has chosen; over TCP or a relay, that the video is best effort and why', () => {
+  assert.equal(mediaPathNotice(null), undefined);
+  assert.equal(mediaPathNotice('udp'), undefined);
+  assert.match(mediaPathNotice('tcp')!, /over TCP \(this network blocks UDP to the server\): the server sends it best effort, without PELS colors/);
+  assert.match(mediaPathNotice('relay')!, /through a TURN relay: the server sends it best effort/);
 });

@@ -3,12 +3,13 @@
  * (stalled, restarting, failed) and what happens next, or that the server ended this
  * viewer for good and the user has to reconnect. Nothing while the source runs.
  */
+import type { MediaTransport } from '@pels/shared/protocol/api';
 import type { StreamInfo, StreamState } from '@pels/shared/protocol/signaling';
 import type { PlayerState } from './controller';
 
 export interface PlayerNotice {
-  /** What it is about: the joined stream's state, or a session the server ended for good. */
-  cause: Exclude<StreamState, 'running'> | 'disconnected';
+  /** What it is about: the joined stream's state, a session the server ended for good, or a browser that cannot play. */
+  cause: Exclude<StreamState, 'running'> | 'disconnected' | 'unsupported';
   text: string;
   /** A detail for whoever can use it (the source's error), when the server gave one. */
   detail?: string;
@@ -28,6 +29,7 @@ export function playerNotice(view: {
   streams: readonly StreamInfo[];
   streamId: string | undefined;
 }): PlayerNotice | undefined {
+  if (view.state === 'unsupported') return { cause: 'unsupported', text: view.error ?? 'This browser cannot play the stream.' };
   if (view.state === 'disconnected') {
     return { cause: 'disconnected', text: `${asSentence(view.error ?? 'the server ended this viewer')} This player does not reconnect by itself.` };
   }
@@ -36,6 +38,13 @@ export function playerNotice(view: {
   const stream = view.streams.find((s) => s.id === view.streamId);
   if (!stream || stream.state === 'running') return undefined;
   return { cause: stream.state, text: SOURCE_TEXT[stream.state], ...(stream.error ? { detail: stream.error } : {}) };
+}
+
+/** What the path of the media means for this viewer, when it is not the direct UDP path PELS needs. */
+export function mediaPathNotice(transport: MediaTransport | null): string | undefined {
+  if (transport === 'tcp') return 'The video comes over TCP (this network blocks UDP to the server): the server sends it best effort, without PELS colors.';
+  if (transport === 'relay') return 'The video comes through a TURN relay: the server sends it best effort, without PELS colors.';
+  return undefined;
 }
 
 /** "the server closed ..." -> "The server closed ....": messages are written to be embedded, shown as sentences. */

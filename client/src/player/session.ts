@@ -15,6 +15,7 @@ import { receivedBytes } from '../quality/receivedBytes';
 import { SignalingClient } from '../signaling/signalingClient';
 import { attachColorTransforms, msidStreamIdFor } from '../webrtc/colorTransforms';
 import { createRecvTransportWithPeerConnection } from '../webrtc/recvTransportPeerConnection';
+import { selectedCandidateType } from '../webrtc/selectedCandidate';
 import type { PlayerStats } from './stats';
 import type { PageToWorker, QualityUpdate, WorkerToPage } from './workerProtocol';
 import type { FlowModeName } from '@pels/shared/protocol/api';
@@ -68,6 +69,8 @@ export class PlayerSession {
   private transport: types.Transport | undefined;
   private colors: Color[];
   private statsTimer: ReturnType<typeof setInterval> | undefined;
+  /** What the server was last told about a TURN relay (it assumes none). */
+  private relayReported = false;
   private joined = false;
   private closed = false;
 
@@ -149,6 +152,8 @@ export class PlayerSession {
       iceParameters: params.iceParameters as types.IceParameters,
       iceCandidates: params.iceCandidates as types.IceCandidate[],
       dtlsParameters: params.dtlsParameters as types.DtlsParameters,
+      // The server's STUN/TURN servers: TURN is how a player behind a network that allows neither UDP nor the server's TCP port connects.
+      iceServers: params.iceServers,
     });
     this.transport = transport;
     attachColorTransforms(peerConnection, worker);
@@ -185,11 +190,22 @@ export class PlayerSession {
     this.statsTimer = setInterval(() => {
       transport.getStats().then(
         (report) => {
-          if (!this.closed) this.events.receivedBytes(receivedBytes(report, colorOfSsrc));
+          if (this.closed) return;
+          this.events.receivedBytes(receivedBytes(report, colorOfSsrc));
+          this.reportRelay(selectedCandidateType(report) === 'relay');
         },
         () => undefined, // the transport closed meanwhile
       );
     }, RECEIVED_BYTES_INTERVAL_MS);
+  }
+
+  /** The server cannot tell a TURN relay from a direct UDP peer: the player says when its path changes. */
+  private reportRelay(relay: boolean): void {
+    if (relay === this.relayReported || !this.signaling) return;
+    this.relayReported = relay;
+    this.signaling.request('reportTransport', { relay }).catch(() => {
+      this.relayReported = !relay; // told again on the next poll
+    });
   }
 
   private startWorker(stream: StreamInfo, timestampBase: number): Worker {

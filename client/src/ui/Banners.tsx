@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { PlayerView } from '../player/controller';
-import { asSentence } from '../player/playerNotice';
+import { asSentence, mediaPathNotice } from '../player/playerNotice';
 
 /**
  * Errors and warnings of one player: a failed session (with its retry countdown), a
@@ -8,8 +8,9 @@ import { asSentence } from '../player/playerNotice';
  */
 export function Banners({ view }: { view: PlayerView }) {
   const now = useClock(view.retryAt !== undefined);
-  const banners: { kind: 'error' | 'warning'; text: string }[] = [];
-  if (view.error && view.state !== 'disconnected') {
+  const banners: { kind: 'error' | 'warning' | 'info'; text: string }[] = [];
+  // A disconnect for good and a browser that cannot play are told over the video.
+  if (view.error && view.state !== 'disconnected' && view.state !== 'unsupported') {
     const retry =
       view.retryAt === undefined
         ? view.state === 'connecting'
@@ -19,10 +20,12 @@ export function Banners({ view }: { view: PlayerView }) {
     banners.push({ kind: 'error', text: `${asSentence(view.error)}${retry}` });
   }
   if (view.warning) banners.push({ kind: 'warning', text: view.warning });
+  const path = mediaPathNotice(view.mediaTransport);
+  if (path) banners.push({ kind: 'info', text: path });
   return (
     <>
       {banners.map((b) => (
-        <div key={b.text} className={`banner banner-${b.kind}`} role="alert">
+        <div key={b.text} className={`banner banner-${b.kind}`} role={b.kind === 'info' ? 'status' : 'alert'} data-testid={`banner-${b.kind}`}>
           {b.text}
         </div>
       ))}

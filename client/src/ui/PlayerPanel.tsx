@@ -51,7 +51,7 @@ export function PlayerPanel({ controller, view, mode }: Props) {
       </fieldset>
       <CoverageStrip store={view.quality} />
       <QualityCharts store={view.quality} />
-      <StatsPanel stats={view.stats} transportState={view.transportState} viewerId={view.viewerId} />
+      <StatsPanel stats={view.stats} transportState={view.transportState} mediaTransport={view.mediaTransport} viewerId={view.viewerId} />
       <ExportButtons view={view} mode={mode} />
     </div>
   );

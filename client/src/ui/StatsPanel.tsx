@@ -1,4 +1,5 @@
 import type { types } from 'mediasoup-client';
+import type { MediaTransport } from '@pels/shared/protocol/api';
 import type { PlayerStats } from '../player/stats';
 
 const LAYERS = [
@@ -11,10 +12,11 @@ const LAYERS = [
 interface Props {
   stats: PlayerStats;
   transportState: types.ConnectionState | undefined;
+  mediaTransport: MediaTransport | null;
   viewerId: string | undefined;
 }
 
-export function StatsPanel({ stats, transportState, viewerId }: Props) {
+export function StatsPanel({ stats, transportState, mediaTransport, viewerId }: Props) {
   const r = stats.framesReceived;
   return (
     <section className="stats">
@@ -57,7 +59,10 @@ export function StatsPanel({ stats, transportState, viewerId }: Props) {
         <dt>Size</dt>
         <dd>{stats.width ? `${stats.width}×${stats.height}` : '–'}</dd>
         <dt>Connection</dt>
-        <dd>{transportState ?? '–'}</dd>
+        <dd data-testid="connection">
+          {transportState ?? '–'}
+          {mediaTransport ? ` over ${mediaTransport}${mediaTransport === 'udp' ? '' : ' (best effort)'}` : ''}
+        </dd>
         <dt>Viewer</dt>
         <dd data-testid="viewer-id">{viewerId ?? '–'}</dd>
       </dl>

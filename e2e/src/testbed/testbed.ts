@@ -4,7 +4,7 @@
  * end-to-end tests and the benchmarks.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile, chmod, rm } from 'node:fs/promises';
+import { mkdir, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -12,6 +12,7 @@ import { COLORS } from '@pels/shared/pels/color';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import type { RouterFeedbackState } from '@pels/shared/protocol/routerFeedback';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
+import { writeChromiumWrapper } from '../net/namespacedChromium';
 import { applyRouter, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, type RouterCounters } from '../net/pelsRouter';
 import { RouterAgent } from '../net/routerAgent';
 import { createTopology, type Topology } from '../net/topology';
@@ -102,8 +103,7 @@ async function launchBrowser(topo: Topology | null, origin: string, res: Resourc
   if (topo) {
     // Chromium runs in the viewers' namespace: Playwright starts it through this wrapper.
     executablePath = join(tmpdir(), `pels-chromium-${process.pid}.sh`);
-    await writeFile(executablePath, `#!/bin/sh\nexec ip netns exec ${topo.clientNs} ${CHROMIUM_PATH} "$@"\n`);
-    await chmod(executablePath, 0o755);
+    await writeChromiumWrapper(topo.clientNs, executablePath);
     res.add(() => rm(executablePath, { force: true }));
   }
   // WebCodecs and frame transforms need a secure context; the server is on plain HTTP at a namespace address.

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ErrorBody, ErrorCode } from '@pels/shared/protocol/signaling';
 import { RequestError } from '../errors';
@@ -49,12 +49,18 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-/**
- * The HTTP side: the JSON API under /api (errors as `{ error: { code, message } }`
- * with the matching status) and the built player for everything else.
- */
+/** A plain HTTP server answering with httpHandler. */
 export function createHttpServer(routes: readonly Route[], clientDir: string, log: Logger): Server {
-  return createServer((req, res) => {
+  return createServer(httpHandler(routes, clientDir, log));
+}
+
+/**
+ * The HTTP side, for an HTTP or HTTPS server: the JSON API under /api (errors
+ * as `{ error: { code, message } }` with the matching status) and the built
+ * player for everything else.
+ */
+export function httpHandler(routes: readonly Route[], clientDir: string, log: Logger): RequestListener {
+  return (req, res) => {
     const target = parseRequestTarget(req.url);
     const handle = async (): Promise<void> => {
       if (!target) return json(res, 400, { error: { code: 'bad_request', message: 'malformed request target' } });
@@ -89,7 +95,7 @@ export function createHttpServer(routes: readonly Route[], clientDir: string, lo
       if (!res.headersSent) json(res, 500, { error: { code: 'internal', message: 'internal error' } });
       else res.destroy();
     });
-  });
+  };
 }
 
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;

@@ -7,26 +7,46 @@ export const MEDIA_CODECS: ms.RouterRtpCodecCapability[] = [{ kind: 'video', mim
 
 type MediaWorkerEvents = { restarted: [] };
 
+/** Where viewers reach the media: one address and one port, UDP and TCP. */
+export interface RtcListen {
+  listenIp: string;
+  /** The address put in ICE candidates, when browsers reach the server at another one (NAT, a container). */
+  announcedAddress: string | undefined;
+  port: number;
+}
+
 /**
- * Owns the mediasoup worker process. When it dies, a new one is started
- * (with backoff) and `restarted` tells the streams to make new routers.
+ * Owns the mediasoup worker process and its WebRtcServer: every viewer's
+ * transport shares the server's one UDP and one TCP port (ICE tells the
+ * viewers apart), so a firewall opens two ports whatever the number of
+ * viewers, and a viewer whose network blocks UDP connects over ICE-TCP. When
+ * the worker dies, a new one is started (with backoff) and `restarted` tells
+ * the streams to make new routers.
  */
 export class MediaWorker extends EventEmitter<MediaWorkerEvents> {
   private worker: ms.Worker | null = null;
+  private server: ms.WebRtcServer | null = null;
   private closed = false;
   private restartDelayMs = 500;
 
   private constructor(
     private readonly log: Logger,
     private readonly settings: ms.WorkerSettings,
+    private readonly rtc: RtcListen,
   ) {
     super();
   }
 
-  static async create(log: Logger, settings: ms.WorkerSettings): Promise<MediaWorker> {
-    const mw = new MediaWorker(log, settings);
+  static async create(log: Logger, settings: ms.WorkerSettings, rtc: RtcListen): Promise<MediaWorker> {
+    const mw = new MediaWorker(log, settings, rtc);
     await mw.spawn();
     return mw;
+  }
+
+  /** The current worker's WebRtcServer, for the viewers' transports. */
+  get webRtcServer(): ms.WebRtcServer {
+    if (!this.server || this.server.closed) throw new Error('media worker is not running');
+    return this.server;
   }
 
   get pid(): number | undefined {
@@ -46,11 +66,20 @@ export class MediaWorker extends EventEmitter<MediaWorkerEvents> {
 
   private async spawn(): Promise<void> {
     const worker = await mediasoup.createWorker(this.settings);
+    const { listenIp, announcedAddress, port } = this.rtc;
+    const listen = { ip: listenIp, port, ...(announcedAddress ? { announcedAddress } : {}) };
+    try {
+      this.server = await worker.createWebRtcServer({ listenInfos: [{ protocol: 'udp', ...listen }, { protocol: 'tcp', ...listen }] });
+    } catch (err) {
+      worker.close();
+      throw new Error(`cannot listen for media on ${listenIp} port ${port} (UDP and TCP; RTC_LISTEN_IP, RTC_PORT): ${(err as Error).message}`);
+    }
     this.worker = worker;
-    this.log.info({ pid: worker.pid }, 'mediasoup worker started');
+    this.log.info({ pid: worker.pid, listenIp, port, announcedAddress }, 'mediasoup worker started');
     worker.on('died', (err) => {
       this.log.error({ err, pid: worker.pid }, 'mediasoup worker died; restarting it');
       this.worker = null;
+      this.server = null;
       if (!this.closed) setTimeout(() => void this.respawn(), this.restartDelayMs);
     });
   }

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Limits } from '../limits/limits';
 import type { Logger } from '../log';
+import type { IceSettings } from '../net/iceServers';
 import type { StreamRegistry } from '../streams/streamRegistry';
 import { ViewerConnection } from './viewerConnection';
 
@@ -14,7 +15,7 @@ export class SignalingServer {
   private readonly connections = new Set<ViewerConnection>();
   private readonly heartbeat: NodeJS.Timeout;
 
-  constructor(streams: StreamRegistry, limits: Limits, log: Logger) {
+  constructor(streams: StreamRegistry, limits: Limits, ice: IceSettings, log: Logger) {
     // Upgrades arrive through handleUpgrade: the HTTP server routes /ws here and /ws/operator to the dashboard.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
     this.wss.on('error', (err) => log.error({ err }, 'signaling server error'));
@@ -22,7 +23,7 @@ export class SignalingServer {
     this.wss.on('connection', (ws) => {
       alive.set(ws, true);
       ws.on('pong', () => alive.set(ws, true));
-      const conn = new ViewerConnection(ws, streams, limits, log);
+      const conn = new ViewerConnection(ws, streams, limits, ice, log);
       this.connections.add(conn);
       ws.on('close', () => this.connections.delete(conn));
     });

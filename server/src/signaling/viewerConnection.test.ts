@@ -4,15 +4,17 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { pino } from 'pino';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { Notification, ServerMessage } from '@pels/shared/protocol/signaling';
+import type { Notification, ServerMessage, TransportParams } from '@pels/shared/protocol/signaling';
 import { loadConfig } from '../config';
 import { resolveSource } from '../ingest/mediaFiles';
 import { DEFAULT_ENCODE } from '../ingest/sourceSpec';
 import { Limits } from '../limits/limits';
 import { createDscpMarker, type DscpMarker } from '../net/dscpMarker';
+import { turnCredentials, type IceSettings } from '../net/iceServers';
 import { MediaWorker } from '../sfu/mediaWorker';
 import { Stream } from '../streams/stream';
 import { StreamRegistry } from '../streams/streamRegistry';
@@ -29,16 +31,30 @@ const limits = new Limits(loadConfig({}, '.').limits);
 const streams = new StreamRegistry();
 let wss: WebSocketServer;
 let url: string;
+let rtcPort: number;
+const ice: IceSettings = {
+  servers: [{ urls: 'stun:stun.example.org:3478' }],
+  turn: { urls: ['turn:turn.example.org:3478', 'turns:turn.example.org:5349'], secret: 'a shared secret', ttlS: 600 },
+};
 
 before(async () => {
-  media = await MediaWorker.create(log, { logLevel: 'warn', rtcMinPort: 40000, rtcMaxPort: 49999 });
-  dscp = await createDscpMarker({ instance: `test_${process.pid}`, udpPorts: { min: 40000, max: 49999 }, log });
+  // A random port: another test process may hold any fixed one.
+  for (let tries = 1; ; tries++) {
+    rtcPort = randomInt(20_000, 30_000);
+    try {
+      media = await MediaWorker.create(log, { logLevel: 'warn' }, { listenIp: '127.0.0.1', announcedAddress: undefined, port: rtcPort });
+      break;
+    } catch (err) {
+      if (tries === 5) throw err;
+    }
+  }
+  dscp = await createDscpMarker({ instance: `test_${process.pid}`, udpPorts: { min: rtcPort, max: rtcPort }, log });
   stream = new Stream({
     id: 't',
     name: 'test pattern',
     source: await resolveSource(`lavfi:${GRAPH}`, []),
     encode: { ...DEFAULT_ENCODE, width: 160, height: 90, bitrateKbps: 200 },
-    webRtc: { listenIp: '127.0.0.1', announcedAddress: undefined },
+    webRtcServer: () => media.webRtcServer,
     createRouter: () => media.createRouter(),
     control: loadConfig({}, '.').control,
     feedback: 'rtcp',
@@ -49,7 +65,7 @@ before(async () => {
   streams.add(stream);
   await stream.start();
   wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  wss.on('connection', (ws) => new ViewerConnection(ws, streams, limits, log));
+  wss.on('connection', (ws) => new ViewerConnection(ws, streams, limits, ice, log));
   await new Promise((r) => wss.once('listening', r));
   url = `ws://127.0.0.1:${(wss.address() as { port: number }).port}`;
 });
@@ -177,4 +193,32 @@ test("an operator's disconnect tells the player not to rejoin; a media worker re
   await stream.onMediaWorkerRestarted();
   const again = await player.next((n) => n.notification === 'viewerClosed', from);
   assert.deepEqual(again.data, { reason: 'media worker restarted', rejoin: true });
+});
+
+test("every viewer's transport is on the one RTC port, UDP and TCP, and its player gets the ICE servers with TURN credentials of its own", async (t) => {
+  const players = await Promise.all([Player.connect(), Player.connect()]);
+  t.after(() => players.forEach((p) => p.ws.close()));
+  for (const player of players) {
+    const { viewerId } = (await player.request('join', { streamId: 't' })) as { viewerId: string };
+    const before = Math.floor(Date.now() / 1000);
+    const params = (await player.request('createTransport')) as TransportParams;
+    const after = Math.floor(Date.now() / 1000);
+    const candidates = (params.iceCandidates as { protocol: string; port: number; address: string; tcpType?: string }[]).map((c) => ({
+      protocol: c.protocol,
+      port: c.port,
+      address: c.address,
+      ...(c.tcpType ? { tcpType: c.tcpType } : {}),
+    }));
+    assert.deepEqual(candidates, [
+      { protocol: 'udp', port: rtcPort, address: '127.0.0.1' },
+      { protocol: 'tcp', port: rtcPort, address: '127.0.0.1', tcpType: 'passive' },
+    ]);
+    const [stun, turn] = params.iceServers;
+    assert.deepEqual(stun, { urls: 'stun:stun.example.org:3478' });
+    assert.deepEqual(turn?.urls, ['turn:turn.example.org:3478', 'turns:turn.example.org:5349']);
+    const [expiry, user] = turn!.username!.split(':');
+    assert.equal(user, viewerId);
+    assert.ok(Number(expiry) >= before + 600 && Number(expiry) <= after + 600, `expiry ${expiry} is 600 s from now`);
+    assert.equal(turn!.credential, turnCredentials('a shared secret', viewerId, Number(expiry)).credential);
+  }
 });

@@ -12,6 +12,7 @@ import { RequestError } from '../errors';
 import type { Limits } from '../limits/limits';
 import { isDroppable, sendVerdict } from '../limits/sendBuffer';
 import type { Logger } from '../log';
+import { iceServersFor, type IceSettings } from '../net/iceServers';
 import { ViewerNotifier } from '../quality/viewerNotifier';
 import type { StreamRegistry } from '../streams/streamRegistry';
 import type { ViewerSession } from '../viewer/viewerSession';
@@ -32,6 +33,7 @@ export class ViewerConnection {
     private readonly ws: WebSocket,
     private readonly streams: StreamRegistry,
     private readonly limits: Limits,
+    private readonly ice: IceSettings,
     private readonly log: Logger,
   ) {
     ws.on('message', (data, isBinary) => {
@@ -113,8 +115,10 @@ export class ViewerConnection {
         });
         return { viewerId: id, stream: stream.publicInfo(), routerRtpCapabilities, timestampBase: viewer.timestampBase };
       }
-      case 'createTransport':
-        return this.requireViewer().createTransport();
+      case 'createTransport': {
+        const viewer = this.requireViewer();
+        return { ...(await viewer.createTransport()), iceServers: iceServersFor(this.ice, viewer.id, Date.now()) };
+      }
       case 'connectTransport':
         await this.requireViewer().connectTransport(r.data.dtlsParameters);
         return {};
@@ -131,6 +135,9 @@ export class ViewerConnection {
         return {};
       case 'reportQuality':
         this.requireViewer().reportQuality(r.data);
+        return {};
+      case 'reportTransport':
+        await this.requireViewer().reportTransport(r.data.relay);
         return {};
     }
   }

@@ -24,7 +24,8 @@ export interface StreamOptions {
   /** Checked by the source policy (resolveSource). */
   source: SourceSpec;
   encode: EncodeSettings;
-  webRtc: { listenIp: string; announcedAddress: string | undefined };
+  /** The media worker's current WebRtcServer (the one RTC port), for new viewers' transports. */
+  webRtcServer: () => ms.WebRtcServer;
   createRouter: () => Promise<ms.Router>;
   control: ControlLoopParams;
   feedback: FeedbackSource;
@@ -203,6 +204,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   async addViewer(id: string, mode: FlowModeName, onClose: (closed: ViewerClosed) => void): Promise<ViewerSession> {
     if (this.closed) throw new ClosedError(`stream ${this.id}`);
     if (!this.router || this.router.closed) throw new RequestError('unavailable', 'media router is not available, try again');
+    const webRtcServer = this.opts.webRtcServer();
     const release = this.opts.limits.viewers.take(this.id);
     const bounds = this.rateBounds();
     const { mkc } = this.opts.control;
@@ -214,7 +216,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       control: { ...this.opts.control, mkc: { ...mkc, ...bounds, initialKbps: Math.max(mkc.initialKbps, bounds.minKbps) } },
       feedback: this.opts.feedback,
       dscp: this.opts.dscp,
-      webRtc: this.opts.webRtc,
+      webRtcServer,
       limits: this.opts.limits,
       log: this.opts.log,
       onClose: (closed) => {

@@ -3,7 +3,7 @@ import type { types as ms } from 'mediasoup';
 import { BEST_EFFORT_DSCP, COLORS, DSCP, type Color } from '@pels/shared/pels/color';
 import { ControlLoop, type ControlLoopParams } from '@pels/shared/pels/controlLoop';
 import type { FeedbackEvent } from '@pels/shared/pels/feedback';
-import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
+import type { FlowModeName, MediaTransport, ViewerState } from '@pels/shared/protocol/api';
 import type { ConsumerParams, DtlsParametersData, Request, RtpCapabilitiesData, TransportParams, ViewerClosed } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
 import { ReceiverReportTracker, type ConsumerStatsSample } from '../feedback/receiverReports';
@@ -14,6 +14,7 @@ import type { Limits } from '../limits/limits';
 import type { Logger } from '../log';
 import type { DscpMarker, DscpMarking } from '../net/dscpMarker';
 import { parseRtcpFeedback } from '../rtp/rtcp';
+import { canColor, mediaTransport, modeInForce } from './mediaPath';
 import { policyFor, SwitchablePolicy } from './modePolicy';
 
 const PAYLOAD_TYPE = 101;
@@ -33,7 +34,8 @@ export interface ViewerSessionOptions {
   /** Which feedback steps the controllers; the other kind is still measured, not acted on. */
   feedback: FeedbackSource;
   dscp: DscpMarker;
-  webRtc: { listenIp: string; announcedAddress: string | undefined };
+  /** The worker's WebRtcServer: the one UDP and TCP port the viewer's transport shares with every other. */
+  webRtcServer: ms.WebRtcServer;
   /** The DTLS deadline and where its expiries are counted. */
   limits: Pick<Limits, 'settings' | 'rejections'>;
   log: Logger;
@@ -63,8 +65,14 @@ export class ViewerSession {
   private displayReport: QualityReport | null = null;
   private sentRate = { atMs: Date.now(), bytes: 0, kbps: 0 };
   /** Set at creation, changed by the operator (setMode). */
+  private requestedMode: FlowModeName;
+  /** In force: the requested mode, or best effort on a path that cannot carry colors. */
   private mode: FlowModeName;
-  /** A player that joined but never completes DTLS holds a viewer's place and ports: it gets this long. */
+  /** The protocol of the ICE tuple in use, null before ICE has chosen one. */
+  private tupleProtocol: 'udp' | 'tcp' | null = null;
+  /** The player's report that its selected candidate is a TURN relay. */
+  private relayed = false;
+  /** A player that joined but never completes DTLS holds a viewer's place and a transport: it gets this long. */
   private readonly dtlsDeadline: NodeJS.Timeout;
 
   private constructor(
@@ -78,6 +86,7 @@ export class ViewerSession {
     private readonly policy: SwitchablePolicy,
   ) {
     this.id = opts.id;
+    this.requestedMode = opts.mode;
     this.mode = opts.mode;
     this.reports = new ReceiverReportTracker(opts.id);
     direct.on('rtcp', (buf) => this.onRtcp(buf));
@@ -132,13 +141,12 @@ export class ViewerSession {
     return COLORS.filter((c) => this.colors.has(c));
   }
 
-  async createTransport(): Promise<TransportParams> {
+  /** The transport's parameters; the ICE servers, which depend on the server's settings, are the caller's to add. */
+  async createTransport(): Promise<Omit<TransportParams, 'iceServers'>> {
     this.assertOpen();
     if (this.webRtcTransport) throw new RequestError('invalid_state', 'transport already created');
-    const { listenIp, announcedAddress } = this.opts.webRtc;
-    const t = await this.opts.router.createWebRtcTransport({
-      listenInfos: [{ protocol: 'udp', ip: listenIp, ...(announcedAddress ? { announcedAddress } : {}) }],
-    });
+    // TCP candidates too, for networks that block UDP; ICE prefers UDP where both work.
+    const t = await this.opts.router.createWebRtcTransport({ webRtcServer: this.opts.webRtcServer, enableUdp: true, enableTcp: true, preferUdp: true });
     if (this.closed) {
       t.close();
       throw new ClosedError('viewer');
@@ -150,6 +158,10 @@ export class ViewerSession {
     });
     t.on('icestatechange', (state) => {
       if (state === 'disconnected') this.opts.log.warn({ viewer: this.id }, 'ICE disconnected');
+    });
+    t.on('iceselectedtuplechange', (tuple) => {
+      this.tupleProtocol = tuple.protocol;
+      void this.applyMode();
     });
     return { id: t.id, iceParameters: t.iceParameters, iceCandidates: t.iceCandidates, dtlsParameters: t.dtlsParameters };
   }
@@ -194,6 +206,18 @@ export class ViewerSession {
     return out;
   }
 
+  /** The player says whether its media comes through a TURN relay; a relayed viewer is served best effort. */
+  async reportTransport(relay: boolean): Promise<void> {
+    this.assertOpen();
+    this.relayed = relay;
+    await this.applyMode();
+  }
+
+  /** How the media reaches the viewer, null until ICE has chosen. */
+  get transport(): MediaTransport | null {
+    return mediaTransport(this.tupleProtocol, this.relayed);
+  }
+
   /** The player's own account of what it displayed (monitoring only). */
   reportQuality(report: QualityReport): void {
     if (!this.closed) this.displayReport = report;
@@ -219,6 +243,7 @@ export class ViewerSession {
       id: this.id,
       streamId: this.opts.streamId,
       mode: this.mode,
+      transport: this.transport,
       connectedAt: new Date(this.connectedAt).toISOString(),
       colors: this.subscribedColors,
       rateKbps: this.control.rateKbps,
@@ -260,10 +285,23 @@ export class ViewerSession {
    */
   async setMode(mode: FlowModeName): Promise<void> {
     this.assertOpen();
-    if (mode === this.mode) return;
+    const { transport } = this;
+    if (mode === 'pels' && !canColor(transport)) {
+      throw new RequestError('invalid_state', `viewer ${this.id} receives over ${transport}: its packets cannot carry colors, so it is served best effort`);
+    }
+    this.requestedMode = mode;
+    await this.applyMode();
+  }
+
+  /** Puts the mode in force for the current path: a new policy on the same control loop, and the DSCP marks to match. */
+  private async applyMode(): Promise<void> {
+    const mode = modeInForce(this.requestedMode, this.transport);
+    if (this.closed || mode === this.mode) return;
     this.mode = mode;
     this.policy.use(policyFor(mode, this.control));
-    this.opts.log.info({ viewer: this.id, mode }, 'viewer mode changed');
+    const { transport } = this;
+    if (mode === this.requestedMode) this.opts.log.info({ viewer: this.id, mode, transport }, 'viewer mode changed');
+    else this.opts.log.info({ viewer: this.id, mode, transport }, `viewer receives over ${transport}: served best effort, its packets cannot carry colors`);
     // Before consume() there are no wire SSRCs yet: consume() marks with the mode then in force.
     if (this.consumers.size) await this.markDscp();
   }

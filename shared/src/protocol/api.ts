@@ -3,6 +3,15 @@ import type { Color } from '../pels/color';
 
 export type FlowModeName = 'pels' | 'best-effort';
 
+/**
+ * How a viewer's media reaches it: `udp` straight from the server's RTC port,
+ * `tcp` over ICE-TCP, `relay` through a TURN server. Only over `udp` can each
+ * packet carry its color's DSCP to the viewer; over tcp and relay the viewer is
+ * served best effort.
+ */
+export const MEDIA_TRANSPORTS = ['udp', 'tcp', 'relay'] as const;
+export type MediaTransport = (typeof MEDIA_TRANSPORTS)[number];
+
 export interface ColorState {
   /** RTP packets the server sent on this color's stream. */
   packetsSent: number;
@@ -23,7 +32,10 @@ export interface DscpStatus {
 export interface ViewerState {
   id: string;
   streamId: string;
+  /** The mode in force: best effort whenever `transport` is not udp, whatever was asked for. */
   mode: FlowModeName;
+  /** How the media reaches the viewer; null until ICE has chosen a path. */
+  transport: MediaTransport | null;
   /** ISO 8601. */
   connectedAt: string;
   /** Colors the viewer subscribes to. */

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { COLORS, type Color } from '../pels/color';
-import type { ViewerState } from './api';
+import { MEDIA_TRANSPORTS, type ViewerState } from './api';
 
 const colorSchema = z.enum(COLORS);
 /**
@@ -79,6 +79,8 @@ export const requestSchema = z.discriminatedUnion('method', [
       fps: z.number().nonnegative().max(1000),
     }),
   }),
+  // Whether the player's selected ICE candidate is a TURN relay: the server cannot tell from the packets it gets.
+  z.object({ id: z.number().int(), method: z.literal('reportTransport'), data: z.object({ relay: z.boolean() }) }),
 ]);
 export type Request = z.infer<typeof requestSchema>;
 export type Method = Request['method'];
@@ -107,11 +109,20 @@ export interface StreamInfo {
   restarts: number;
 }
 
+/** A STUN or TURN server for the player's RTCPeerConnection (the browser's RTCIceServer). */
+export interface IceServer {
+  urls: string | string[];
+  username?: string;
+  credential?: string;
+}
+
 export interface TransportParams {
   id: string;
   iceParameters: unknown;
   iceCandidates: unknown[];
   dtlsParameters: unknown;
+  /** STUN/TURN servers the player gives its RTCPeerConnection (TURN credentials made for this viewer); may be empty. */
+  iceServers: IceServer[];
 }
 
 export interface ConsumerParams {
@@ -143,6 +154,7 @@ export interface ResponseData {
   setColors: { colors: Color[] };
   leave: Record<string, never>;
   reportQuality: Record<string, never>;
+  reportTransport: Record<string, never>;
 }
 
 /** `unauthorized` is the operator API's (a missing or wrong operator token); signaling never sends it. */
@@ -183,9 +195,10 @@ const colorStateSchema = z.object({
 });
 
 /** The fields of a `viewerState` notification the player uses; the rest passes unchecked. */
-export type ViewerStateUpdate = Pick<ViewerState, 'mode' | 'rateKbps' | 'gamma' | 'lossP' | 'rttMs' | 'sentKbps' | 'perColor'>;
+export type ViewerStateUpdate = Pick<ViewerState, 'mode' | 'transport' | 'rateKbps' | 'gamma' | 'lossP' | 'rttMs' | 'sentKbps' | 'perColor'>;
 export const viewerStateUpdateSchema: z.ZodType<ViewerStateUpdate> = z.object({
   mode: z.enum(['pels', 'best-effort']),
+  transport: z.enum(MEDIA_TRANSPORTS).nullable(),
   rateKbps: z.number(),
   gamma: z.number(),
   lossP: z.number().nullable(),
