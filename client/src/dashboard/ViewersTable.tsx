@@ -81,7 +81,8 @@ interface RowProps {
 
 const Row = memo(
   function Row({ row, top, selected, nowS, actions }: RowProps) {
-    const other: FlowModeName = row.mode === 'pels' ? 'best-effort' : 'pels';
+    // A nack viewer's retransmission is fixed since it consumed: it cannot switch (the server refuses).
+    const other: FlowModeName | null = row.mode === 'nack' ? null : row.mode === 'pels' ? 'best-effort' : 'pels';
     return (
       <div
         className={`vrow${selected ? ' selected' : ''}`}
@@ -97,9 +98,11 @@ const Row = memo(
           </span>
         ))}
         <span role="cell" className="actions" onClick={(e) => e.stopPropagation()}>
-          <button data-action="mode" title={`switch to ${other}`} onClick={() => actions.setMode(row.id, other)}>
-            → {other === 'pels' ? 'PELS' : 'BE'}
-          </button>
+          {other && (
+            <button data-action="mode" title={`switch to ${other}`} onClick={() => actions.setMode(row.id, other)}>
+              → {other === 'pels' ? 'PELS' : 'BE'}
+            </button>
+          )}
           <button data-action="disconnect" onClick={() => actions.disconnect(row.id)}>
             Disconnect
           </button>

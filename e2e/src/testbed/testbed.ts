@@ -12,7 +12,7 @@ import { COLORS } from '@pels/shared/pels/color';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import type { RouterFeedbackState } from '@pels/shared/protocol/routerFeedback';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
-import { applyRouter, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, type RouterCounters } from '../net/pelsRouter';
+import { applyRouter, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, routerModeOf, type RouterCounters } from '../net/pelsRouter';
 import { RouterAgent } from '../net/routerAgent';
 import { createTopology, type Topology } from '../net/topology';
 import { startServer, type RunningServer } from '../serverProcess';
@@ -134,7 +134,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
         await applyRouter(topo.serverNs, topo.bottleneckDev, {
           capacityKbps: o.capacityKbps,
           lossPct: o.lossPct,
-          mode: o.mode,
+          mode: routerModeOf(o.mode),
           internetShare: o.internetShare,
           queuePackets: o.queuePackets ?? defaultQueuePackets(o.capacityKbps),
           redQueuePackets: o.redQueuePackets,
@@ -172,7 +172,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
         intervalMs: o.routerIntervalMs,
         linkKbps: o.capacityKbps,
         internetShare: o.internetShare,
-        mode: o.mode,
+        mode: routerModeOf(o.mode),
         routerId: topo.serverNs,
         deliver: async (fb) => {
           const r = await fetch(`${server.url}/api/router-feedback`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${routerToken}` }, body: JSON.stringify(fb) });
