@@ -15,6 +15,7 @@ import { receivedBytes } from '../quality/receivedBytes';
 import { SignalingClient } from '../signaling/signalingClient';
 import { attachColorTransforms, msidStreamIdFor } from '../webrtc/colorTransforms';
 import { createRecvTransportWithPeerConnection } from '../webrtc/recvTransportPeerConnection';
+import { networkStats } from './networkStats';
 import type { PlayerStats } from './stats';
 import type { PageToWorker, QualityUpdate, WorkerToPage } from './workerProtocol';
 import type { FlowModeName } from '@pels/shared/protocol/api';
@@ -50,7 +51,7 @@ export interface SessionEvents {
   failed(message: string, rejoin: boolean): void;
 }
 
-const RECEIVED_BYTES_INTERVAL_MS = 1000;
+const TRANSPORT_STATS_INTERVAL_MS = 1000;
 
 /** Thrown inside run() when close() was called during an await. */
 class SessionClosed extends Error {}
@@ -176,20 +177,25 @@ export class PlayerSession {
       ),
     );
     this.checkOpen();
-    this.pollReceivedBytes(transport, new Map(local.map((c, i) => [c.rtpParameters.encodings?.[0]?.ssrc ?? 0, consumers[i]!.color])));
+    // The server sets retransmission per consumer: an RTX stream in its parameters.
+    const retransmitted = local.flatMap((c, i) => (c.rtpParameters.encodings?.[0]?.rtx ? [consumers[i]!.color] : []));
+    this.pollTransportStats(transport, new Map(local.map((c, i) => [c.rtpParameters.encodings?.[0]?.ssrc ?? 0, consumers[i]!.color])), retransmitted);
     if (this.colors.length < COLORS.length) await signaling.request('setColors', { colors: this.colors });
     await signaling.request('resume', {});
   }
 
-  private pollReceivedBytes(transport: types.Transport, colorOfSsrc: Map<number, Color>): void {
+  /** Bytes received per color for the utility; RTT and recovered packets for the worker. */
+  private pollTransportStats(transport: types.Transport, colorOfSsrc: Map<number, Color>, retransmitted: Color[]): void {
     this.statsTimer = setInterval(() => {
       transport.getStats().then(
         (report) => {
-          if (!this.closed) this.events.receivedBytes(receivedBytes(report, colorOfSsrc));
+          if (this.closed) return;
+          this.events.receivedBytes(receivedBytes(report, colorOfSsrc));
+          this.worker?.postMessage({ type: 'network', ...networkStats(report), retransmitted } satisfies PageToWorker);
         },
         () => undefined, // the transport closed meanwhile
       );
-    }, RECEIVED_BYTES_INTERVAL_MS);
+    }, TRANSPORT_STATS_INTERVAL_MS);
   }
 
   private startWorker(stream: StreamInfo, timestampBase: number): Worker {
