@@ -65,6 +65,8 @@ interface PlayerStats {
   freezes: number;
   checksumMismatches: number;
   checksumsCompared: number;
+  packetsRecovered: number;
+  pliSent: number;
 }
 
 
@@ -266,6 +268,13 @@ export interface ViewerResult {
   checksumMismatches?: number;
   fps?: number | null;
   decodeErrors?: number;
+  /**
+   * Packets retransmitted by the server and received as retransmissions by the player, over the
+   * run, and retransmitted bytes as a share of the bytes sent over the second half (percent).
+   */
+  rtx?: { sent: number | null; recovered: number; overheadPct: number | null };
+  /** Key-frame requests the player sent on green. */
+  pliSent?: number;
   errors: string[];
 }
 
@@ -323,6 +332,8 @@ function summarize(
       checksumMismatches: end.stats.checksumMismatches,
       fps: round((end.stats.framesDecoded.total - (first.players[i]?.stats.framesDecoded.total ?? 0)) / elapsed, 1),
       decodeErrors: end.stats.decodeErrors,
+      rtx: { sent: b?.rtx.packetsSent ?? null, recovered: end.stats.packetsRecovered, overheadPct: rtxOverheadPct(a, b, server.sentKbps, elapsed) },
+      pliSent: end.stats.pliSent,
       errors,
     };
   });
@@ -339,6 +350,12 @@ function summarize(
     result.router = { capacityKbps: o.capacityKbps, feedbackDeliveryErrors: deliveryErrors, classes };
   }
   return result;
+}
+
+/** Retransmitted bytes between two states as a percentage of the bytes sent meanwhile (mean sent rate over `seconds`). */
+function rtxOverheadPct(a: ViewerState | null | undefined, b: ViewerState | null | undefined, sentKbps: number | null | undefined, seconds: number): number | null {
+  if (!a || !b || !sentKbps) return null;
+  return round((100 * (b.rtx.bytesSent - a.rtx.bytesSent) * 8) / (sentKbps * 1000 * seconds), 2);
 }
 
 /** One row per second: per viewer rate, gamma, p, recent loss per color, frames decoded; the router's counters. */
