@@ -71,7 +71,7 @@ export interface FrameMergerOptions {
 export const DEFAULT_PLAYOUT_DEADLINE_MS = 80;
 const DEFAULT_MAX_PLAYOUT_DEADLINE_MS = 1500;
 /** Frames per temporal-layer period (the encoder's pattern 0,2,1,2). */
-const LAYER_PERIOD = 4;
+export const LAYER_PERIOD = 4;
 const mod = (a: number, n: number): number => ((a % n) + n) % n;
 /** Added to the measured lateness, so a frame as late as the last one makes it. */
 const LATE_MARGIN_MS = 20;

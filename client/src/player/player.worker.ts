@@ -48,9 +48,11 @@ class Player {
   /** Green's transform: where key-frame requests go. */
   private green: RTCRtpScriptTransformer | undefined;
   private readonly keyframeRequests = new KeyframeRequestThrottle();
+  private readonly frameMs: number;
 
   constructor(init: Init) {
     const frameMs = init.ticksPerFrame / 90; // RTP video clock: 90 kHz
+    this.frameMs = frameMs;
     this.indexer = new FrameIndexer(init.timestampBase, init.ticksPerFrame, init.indexHint);
     // A checksum that cannot be computed is not a decode error: it only goes uncompared.
     this.quality = new QualityMonitor(frameMs, (message) => console.warn(message));
@@ -87,7 +89,7 @@ class Player {
 
   /** The page's reading of the transport: the merger waits for retransmissions by the RTT. */
   network(message: Extract<PageToWorker, { type: 'network' }>): void {
-    this.merger.setRetransmission(retransmittedSlots(message.retransmitted), retransmissionWaitMs(message.rttMs));
+    this.merger.setRetransmission(retransmittedSlots(message.retransmitted), retransmissionWaitMs(message.rttMs, this.frameMs));
     this.stats.recovered(message.packetsRecovered);
   }
 

@@ -3,11 +3,15 @@ import { describe, it } from 'node:test';
 import { KeyframeRequestThrottle, MAX_RETRANSMISSION_WAIT_MS, retransmissionWaitMs, retransmittedSlots } from './retransmission';
 
 describe('retransmissionWaitMs', () => {
-  it('is 1.5 RTT, bounded, and nothing while the RTT is unknown', () => {
-    assert.equal(retransmissionWaitMs(40), 60);
-    assert.equal(retransmissionWaitMs(1), 1.5);
-    assert.equal(retransmissionWaitMs(1000), MAX_RETRANSMISSION_WAIT_MS);
-    for (const rtt of [null, 0, -5, NaN, Infinity]) assert.equal(retransmissionWaitMs(rtt), 0, String(rtt));
+  it('is one layer period (the gap seen at the next base frame) plus 1.5 RTT, bounded', () => {
+    assert.equal(retransmissionWaitMs(40, 25), 100 + 60);
+    assert.equal(retransmissionWaitMs(1, 25), 101.5);
+    assert.equal(retransmissionWaitMs(1000, 25), MAX_RETRANSMISSION_WAIT_MS);
+    assert.equal(retransmissionWaitMs(10, 200), MAX_RETRANSMISSION_WAIT_MS); // 5 fps
+  });
+
+  it('counts no RTT while it is unknown', () => {
+    for (const rtt of [null, 0, -5, NaN, Infinity]) assert.equal(retransmissionWaitMs(rtt, 25), 100, String(rtt));
   });
 });
 
