@@ -70,6 +70,8 @@ export class ViewerSession {
   private rtxBytesSent = 0;
   /** Set at creation, changed by the operator (setMode). */
   private mode: FlowModeName;
+  /** The colors retransmitted, decided when consume() starts (by the mode then) and fixed from then on. */
+  private retransmitted: readonly Color[] | null = null;
   /** A player that joined but never completes DTLS holds a viewer's place and ports: it gets this long. */
   private readonly dtlsDeadline: NodeJS.Timeout;
 
@@ -172,8 +174,10 @@ export class ViewerSession {
 
   async consume(rtpCapabilities: RtpCapabilitiesData): Promise<ConsumerParams[]> {
     const t = this.requireTransport();
-    if (this.consumers.size) throw new RequestError('invalid_state', 'already consuming');
+    if (this.retransmitted) throw new RequestError('invalid_state', 'already consuming');
     const caps = withoutCongestionControl(rtpCapabilities as ms.RtpCapabilities);
+    // Fixed from here on, even while the consumers are being made (see modeSwitchRefusal).
+    const retransmitted = (this.retransmitted = retransmittedColors(this.mode));
     const out: ConsumerParams[] = [];
     try {
       for (const color of COLORS) {
@@ -182,8 +186,7 @@ export class ViewerSession {
           throw new RequestError('bad_request', 'the player cannot receive VP8');
         }
         // Paused until the player has attached its frame transforms.
-        // Retransmission is fixed here, by the mode now in force (see modeSwitchRefusal).
-        const enableRtx = retransmittedColors(this.mode).includes(color);
+        const enableRtx = retransmitted.includes(color);
         const consumer = await t.consume({ producerId: producer.id, rtpCapabilities: caps, paused: true, enableRtx, appData: { color } });
         this.consumers.set(color, consumer);
         out.push({ id: consumer.id, producerId: producer.id, kind: 'video', rtpParameters: consumer.rtpParameters, color });
@@ -192,6 +195,7 @@ export class ViewerSession {
       // All three or none: a half-made set would leave the viewer unable to try again.
       for (const c of this.consumers.values()) c.close();
       this.consumers.clear();
+      this.retransmitted = null;
       // mediasoup rejects values it cannot use with a TypeError: the player's mistake, not the server's.
       if (err instanceof TypeError) throw new RequestError('bad_request', `cannot consume: ${err.message}`);
       throw err;
@@ -280,7 +284,7 @@ export class ViewerSession {
    */
   async setMode(mode: FlowModeName): Promise<void> {
     this.assertOpen();
-    const refusal = modeSwitchRefusal(this.mode, mode, this.consumers.size > 0);
+    const refusal = modeSwitchRefusal(this.mode, mode, this.retransmitted !== null);
     if (refusal) throw new RequestError('invalid_state', refusal);
     if (mode === this.mode) return;
     this.mode = mode;
