@@ -144,14 +144,17 @@ test('a viewer is listed with its live state, switched to best effort and back (
   expect((await viewers(request)).find((x) => x.id === id)?.mode).toBe('best-effort');
   const marks = dscpMarks(v);
   test.info().annotations.push({ type: 'dscp after switch', description: marks ? JSON.stringify(marks) : 'not marked here (not root or no nftables)' });
-  if (marks) expect(marks).toEqual({ green: BEST_EFFORT_DSCP, yellow: BEST_EFFORT_DSCP, red: BEST_EFFORT_DSCP });
+  // Green's retransmissions (RTX, set at consume) follow green's mark.
+  if (marks) expect(marks).toEqual({ green: BEST_EFFORT_DSCP, yellow: BEST_EFFORT_DSCP, red: BEST_EFFORT_DSCP, 'green rtx': BEST_EFFORT_DSCP });
   // The flow goes on in the new mode: frames keep flowing to the player.
   const sent = (await viewers(request)).find((x) => x.id === id)!.framesSent.tid0;
   await expect.poll(async () => (await viewers(request)).find((x) => x.id === id)!.framesSent.tid0, { timeout: 5000 }).toBeGreaterThan(sent);
 
   expect((await setMode('pels')).status()).toBe(200);
-  if (marks) expect(dscpMarks(v)).toEqual(DSCP);
+  if (marks) expect(dscpMarks(v)).toEqual({ ...DSCP, 'green rtx': DSCP.green });
   await expectError(await setMode('fast'), 400, 'bad_request', /at mode/);
+  // Retransmission was set at consume: a switch to nack would need it on every stream.
+  await expectError(await setMode('nack'), 409, 'invalid_state', /to nack: retransmission is set when the viewer starts consuming/);
   await expectError(await request.post('/api/viewers/nobody/mode', { headers: auth, data: { mode: 'pels' } }), 404, 'not_found');
 
   expect((await request.delete(`/api/viewers/${id}`, { headers: auth })).status()).toBe(200);
@@ -222,5 +225,6 @@ function dscpMarks(v: ViewerState): Record<string, number | undefined> | null {
   if (!v.dscp.enabled) return null;
   const tables = serverDscpTables(Number(new URL(test.info().project.use.baseURL!).port));
   expect(tables, 'one nftables table of the server').toHaveLength(1);
-  return Object.fromEntries(Object.entries(v.ssrcs).map(([color, ssrc]) => [color, tables[0]!.marks.get(ssrc)]));
+  const streams = [...Object.entries(v.ssrcs), ...Object.entries(v.rtx.ssrcs).map(([color, ssrc]) => [`${color} rtx`, ssrc] as const)];
+  return Object.fromEntries(streams.map(([name, ssrc]) => [name, tables[0]!.marks.get(ssrc)]));
 }

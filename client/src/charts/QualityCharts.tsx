@@ -89,7 +89,14 @@ export function QualityCharts({ store }: { store: QualityStore }) {
         ['mode', v?.mode ?? '–', 'server-mode'],
       ]}
     />,
-    <Values key="loss" rows={COLORS.map((c) => [`${c}, last / session`, `${pct(v?.perColor[c].recentLoss)} / ${pct(v?.perColor[c].lossFraction)}`, `loss-${c}`])} />,
+    <Values
+      key="loss"
+      rows={[
+        ...COLORS.map((c): [string, string, string] => [`${c}, last / session`, `${pct(v?.perColor[c].recentLoss)} / ${pct(v?.perColor[c].lossFraction)}`, `loss-${c}`]),
+        ['recovered (RTX)', String(stats.packetsRecovered), 'packets-recovered'],
+        ['key-frame requests', String(stats.pliSent), 'pli-sent'],
+      ]}
+    />,
     <Values
       key="fps"
       rows={[

@@ -4,7 +4,7 @@
  * need the operator token, asked for once per tab.
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import type { FlowModeName } from '@pels/shared/protocol/api';
+import { FLOW_MODES, type FlowModeName } from '@pels/shared/protocol/api';
 import type { ControllerGains, OperatorSnapshot } from '@pels/shared/protocol/operator';
 import { BottleneckPanel } from './BottleneckPanel';
 import { ControlPanel } from './ControlPanel';
@@ -181,8 +181,11 @@ function ViewerFilters({ filter, streams, onChange }: { filter: ViewerFilter; st
       </select>
       <select value={filter.mode} onChange={(e) => onChange({ ...filter, mode: e.target.value as ViewerFilter['mode'] })}>
         <option value="all">all modes</option>
-        <option value="pels">pels</option>
-        <option value="best-effort">best-effort</option>
+        {FLOW_MODES.map((m) => (
+          <option key={m} value={m}>
+            {m}
+          </option>
+        ))}
       </select>
     </div>
   );

@@ -87,7 +87,8 @@ interface RowProps {
 
 const Row = memo(
   function Row({ row, top, selected, nowS, actions }: RowProps) {
-    const other: FlowModeName = row.mode === 'pels' ? 'best-effort' : 'pels';
+    // A nack viewer's retransmission is fixed since it consumed: it cannot switch (the server refuses).
+    const other: FlowModeName | null = row.mode === 'nack' ? null : row.mode === 'pels' ? 'best-effort' : 'pels';
     // The server refuses PELS on a path that cannot carry colors.
     const stuck = other === 'pels' && (row.transport === 'tcp' || row.transport === 'relay');
     return (
@@ -105,14 +106,16 @@ const Row = memo(
           </span>
         ))}
         <span role="cell" className="actions" onClick={(e) => e.stopPropagation()}>
-          <button
-            data-action="mode"
-            disabled={stuck}
-            title={stuck ? `receives over ${row.transport}: its packets cannot carry colors` : `switch to ${other}`}
-            onClick={() => actions.setMode(row.id, other)}
-          >
-            → {other === 'pels' ? 'PELS' : 'BE'}
-          </button>
+          {other && (
+            <button
+              data-action="mode"
+              disabled={stuck}
+              title={stuck ? `receives over ${row.transport}: its packets cannot carry colors` : `switch to ${other}`}
+              onClick={() => actions.setMode(row.id, other)}
+            >
+              → {other === 'pels' ? 'PELS' : 'BE'}
+            </button>
+          )}
           <button data-action="disconnect" onClick={() => actions.disconnect(row.id)}>
             Disconnect
           </button>

@@ -27,6 +27,8 @@ function syntheticViewers(n = 100): OperatorViewer[] {
       dscp: { enabled: true },
       psnrDb: i % 4 === 0 ? 20 + (i % 13) : null,
       display: null,
+      rtx: { ssrcs: {}, nacksReceived: 0, packetsSent: 0, bytesSent: 0 },
+      keyframeRequests: { green: 0, yellow: 0, red: 0 },
     };
   });
 }

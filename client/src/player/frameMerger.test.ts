@@ -175,6 +175,48 @@ describe('FrameMerger', () => {
     assert.deepEqual(show(m.push(frame(12000, 0), 200)), ['decode 12000']);
   });
 
+  it('waits the retransmission wait longer for a missing base frame when green is retransmitted', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80 });
+    m.setRetransmission('base', 50);
+    m.push(key(0), 0);
+    [frame(3000, 2), frame(6000, 1), frame(9000, 2)].forEach((f, i) => m.push(f, (i + 1) * 33));
+    // Base frame 12000 lost; 15000 arrives and waits 80 + 50 ms for it.
+    m.push(frame(15000, 2), 165);
+    assert.equal(m.nextDeadlineMs(), 165 + 130);
+    assert.deepEqual(show(m.poll(244)), []);
+    // The retransmission comes in time: both decode, the base chain holds.
+    assert.deepEqual(show(m.push(frame(12000, 0), 240)), ['decode 12000', 'decode 15000']);
+    assert.equal(m.isAwaitingKeyframe, false);
+  });
+
+  it('does not wait longer for a missing enhancement frame that is not retransmitted', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80 });
+    m.setRetransmission('base', 50);
+    m.push(key(0), 0);
+    m.push(frame(6000, 1), 66); // 3000 (TID 2) missing
+    assert.equal(m.nextDeadlineMs(), 66 + 80);
+    // With every frame retransmitted, it does.
+    m.setRetransmission('all', 50);
+    assert.equal(m.nextDeadlineMs(), 66 + 130);
+    m.setRetransmission('none', 50);
+    assert.equal(m.nextDeadlineMs(), 66 + 80);
+  });
+
+  it('says when it awaits a keyframe: at start, after a missing base frame, until the keyframe', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80 });
+    assert.equal(m.isAwaitingKeyframe, true);
+    m.push(key(0), 0);
+    assert.equal(m.isAwaitingKeyframe, false);
+    m.push(frame(3000, 2), 33);
+    m.push(frame(6000, 1), 66);
+    m.push(frame(9000, 2), 99);
+    m.push(frame(15000, 2), 165); // base frame 12000 never comes
+    assert.deepEqual(show(m.poll(245)), ['skip 15000 missing-reference']);
+    assert.equal(m.isAwaitingKeyframe, true);
+    m.push(key(18000), 200);
+    assert.equal(m.isAwaitingKeyframe, false);
+  });
+
   it('treats a large timestamp jump as a new timeline that starts at a keyframe', () => {
     const m = new FrameMerger<string>({ ticksPerFrame: TPF, maxJumpTicks: 90_000 });
     m.push(key(1_000_000), 0);

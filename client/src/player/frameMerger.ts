@@ -30,6 +30,10 @@
  *   the base frames that follow them. A frame that arrives after its slot was given
  *   up raises the deadline by how late it came (up to `maxPlayoutDeadlineMs`); the
  *   deadline then decays slowly back toward `playoutDeadlineMs`.
+ * - A missing frame the server retransmits (green's base frames in PELS, every frame with
+ *   `nack`) may still come after a NACK round trip: while the gap before the oldest
+ *   pending frame holds such a slot, the deadline is longer by the retransmission wait
+ *   (see retransmission.ts).
  */
 
 export type TemporalId = 0 | 1 | 2;
@@ -43,6 +47,9 @@ export interface MergerFrame<P> {
 }
 
 export type SkipReason = 'awaiting-keyframe' | 'missing-reference';
+
+/** Which missing frames the server retransmits: none, those of base-layer slots, or all. */
+export type RetransmittedSlots = 'none' | 'base' | 'all';
 
 /** `timestamp` is the unwrapped RTP timestamp. */
 export type MergerDecision<P> =
@@ -64,7 +71,7 @@ export interface FrameMergerOptions {
 export const DEFAULT_PLAYOUT_DEADLINE_MS = 80;
 const DEFAULT_MAX_PLAYOUT_DEADLINE_MS = 1500;
 /** Frames per temporal-layer period (the encoder's pattern 0,2,1,2). */
-const LAYER_PERIOD = 4;
+export const LAYER_PERIOD = 4;
 const mod = (a: number, n: number): number => ((a % n) + n) % n;
 /** Added to the measured lateness, so a frame as late as the last one makes it. */
 const LATE_MARGIN_MS = 20;
@@ -116,6 +123,8 @@ export class FrameMerger<P> {
   private goldenSuspect = false;
   /** Slot of the last base frame modulo the layer period: where base frames fall. */
   private basePhase: number | undefined;
+  private retransmitted: RetransmittedSlots = 'none';
+  private retransmissionWaitMs = 0;
 
   constructor(options: FrameMergerOptions) {
     if (!(options.ticksPerFrame > 0)) throw new RangeError('ticksPerFrame must be positive');
@@ -160,13 +169,25 @@ export class FrameMerger<P> {
 
   /** When poll() should next be called, if frames are waiting. */
   nextDeadlineMs(): number | undefined {
-    if (this.pending.length === 0) return undefined;
-    return this.oldestArrivalMs() + this.deadlineMs;
+    const head = this.pending[0];
+    if (!head) return undefined;
+    return this.oldestArrivalMs() + this.headDeadlineMs(head.timestamp);
   }
 
   /** After a decoder error: nothing decodes until the next keyframe. */
   awaitKeyframe(): void {
     this.awaitingKeyframe = true;
+  }
+
+  /** Nothing decodes until a keyframe comes (at start, after a decoder error or a missing base frame). */
+  get isAwaitingKeyframe(): boolean {
+    return this.awaitingKeyframe;
+  }
+
+  /** Missing frames of these slots wait `waitMs` longer for their retransmission. */
+  setRetransmission(slots: RetransmittedSlots, waitMs: number): void {
+    this.retransmitted = slots;
+    this.retransmissionWaitMs = Math.max(0, waitMs);
   }
 
   /** The current (adaptive) playout deadline. */
@@ -194,13 +215,20 @@ export class FrameMerger<P> {
         continue;
       }
       const inOrder = this.position === undefined || head.timestamp - this.position < 1.5 * this.ticksPerFrame;
-      const due = force || inOrder || this.awaitingKeyframe || nowMs >= this.oldestArrivalMs() + this.deadlineMs;
+      const due = force || inOrder || this.awaitingKeyframe || nowMs >= this.oldestArrivalMs() + this.headDeadlineMs(head.timestamp);
       if (!due) return;
       this.pending.shift();
       if (inOrder) this.deadlineMs -= (this.deadlineMs - this.minDeadlineMs) * DEADLINE_DECAY;
       else if (!force && this.position !== undefined) this.rememberGivenUp(this.position, head.timestamp, nowMs);
       out.push(this.decide(head, inOrder));
     }
+  }
+
+  /** The deadline of the oldest pending frame: longer while a retransmitted slot is missing before it. */
+  private headDeadlineMs(timestamp: number): number {
+    if (this.retransmitted === 'none' || this.position === undefined) return this.deadlineMs;
+    const waits = this.retransmitted === 'all' || this.baseSlotBetween(this.position, timestamp);
+    return this.deadlineMs + (waits ? this.retransmissionWaitMs : 0);
   }
 
   private rememberGivenUp(fromTs: number, toTs: number, nowMs: number): void {

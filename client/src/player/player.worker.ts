@@ -12,6 +12,7 @@ import { Vp8Decoder } from './decoder';
 import { FrameDisplay } from './display';
 import { classifyVp8Frame, WriteBackPolicy } from './frameClassifier';
 import { FrameMerger, type MergerDecision, type TemporalId } from './frameMerger';
+import { KeyframeRequestThrottle, retransmissionWaitMs, retransmittedSlots } from './retransmission';
 import { CanvasRenderer } from './renderer';
 import { StatsCollector } from './stats';
 import { isTransformOptions, STATS_INTERVAL_MS, type PageToWorker, type WorkerToPage } from './workerProtocol';
@@ -44,9 +45,14 @@ class Player {
   readonly quality: QualityMonitor;
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
   private playing = false;
+  /** Green's transform: where key-frame requests go. */
+  private green: RTCRtpScriptTransformer | undefined;
+  private readonly keyframeRequests = new KeyframeRequestThrottle();
+  private readonly frameMs: number;
 
   constructor(init: Init) {
     const frameMs = init.ticksPerFrame / 90; // RTP video clock: 90 kHz
+    this.frameMs = frameMs;
     this.indexer = new FrameIndexer(init.timestampBase, init.ticksPerFrame, init.indexHint);
     // A checksum that cannot be computed is not a decode error: it only goes uncompared.
     this.quality = new QualityMonitor(frameMs, (message) => console.warn(message));
@@ -77,7 +83,14 @@ class Player {
       this.stats.error(`frame transform without a color: ${JSON.stringify(options)}`);
       return;
     }
+    if (options.color === 'green') this.green = transformer;
     void this.pump(transformer, options.color);
+  }
+
+  /** The page's reading of the transport: the merger waits for retransmissions by the RTT. */
+  network(message: Extract<PageToWorker, { type: 'network' }>): void {
+    this.merger.setRetransmission(retransmittedSlots(message.retransmitted), retransmissionWaitMs(message.rttMs, this.frameMs));
+    this.stats.recovered(message.packetsRecovered);
   }
 
   private async pump(transformer: RTCRtpScriptTransformer, color: Color): Promise<void> {
@@ -135,7 +148,22 @@ class Player {
         this.stats.late();
       }
     }
+    this.requestKeyframe();
     this.schedulePoll();
+  }
+
+  /**
+   * The base chain is broken beyond what retransmission repaired (a base frame
+   * missing past its deadline, a decoder error): ask green's sender for a
+   * keyframe, throttled, since the next periodic one may be seconds away.
+   */
+  private requestKeyframe(): void {
+    const green = this.green;
+    if (!green || !this.merger.isAwaitingKeyframe || !this.keyframeRequests.take(performance.now())) return;
+    green.sendKeyFrameRequest().then(
+      () => this.stats.pliSent(),
+      (err: unknown) => console.warn(`key-frame request failed: ${describe(err)}`),
+    );
   }
 
   /** Wakes up at the playout deadline of the oldest waiting frame. */
@@ -180,6 +208,9 @@ scope.onmessage = (event: MessageEvent<PageToWorker>) => {
     case 'quality':
       if (player) player.quality.addRows(message.frames);
       else earlyRows.push(...message.frames);
+      break;
+    case 'network':
+      player?.network(message); // sent every second: a later one serves a player still starting
       break;
   }
 };

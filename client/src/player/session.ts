@@ -16,6 +16,7 @@ import { SignalingClient } from '../signaling/signalingClient';
 import { attachColorTransforms, msidStreamIdFor } from '../webrtc/colorTransforms';
 import { createRecvTransportWithPeerConnection } from '../webrtc/recvTransportPeerConnection';
 import { selectedCandidateType } from '../webrtc/selectedCandidate';
+import { networkStats } from './networkStats';
 import type { PlayerStats } from './stats';
 import type { PageToWorker, QualityUpdate, WorkerToPage } from './workerProtocol';
 import type { FlowModeName } from '@pels/shared/protocol/api';
@@ -51,7 +52,7 @@ export interface SessionEvents {
   failed(message: string, rejoin: boolean): void;
 }
 
-const RECEIVED_BYTES_INTERVAL_MS = 1000;
+const TRANSPORT_STATS_INTERVAL_MS = 1000;
 
 /** Thrown inside run() when close() was called during an await. */
 class SessionClosed extends Error {}
@@ -181,22 +182,26 @@ export class PlayerSession {
       ),
     );
     this.checkOpen();
-    this.pollReceivedBytes(transport, new Map(local.map((c, i) => [c.rtpParameters.encodings?.[0]?.ssrc ?? 0, consumers[i]!.color])));
+    // The server sets retransmission per consumer: an RTX stream in its parameters.
+    const retransmitted = local.flatMap((c, i) => (c.rtpParameters.encodings?.[0]?.rtx ? [consumers[i]!.color] : []));
+    this.pollTransportStats(transport, new Map(local.map((c, i) => [c.rtpParameters.encodings?.[0]?.ssrc ?? 0, consumers[i]!.color])), retransmitted);
     if (this.colors.length < COLORS.length) await signaling.request('setColors', { colors: this.colors });
     await signaling.request('resume', {});
   }
 
-  private pollReceivedBytes(transport: types.Transport, colorOfSsrc: Map<number, Color>): void {
+  /** Bytes received per color for the utility; RTT and recovered packets for the worker. */
+  private pollTransportStats(transport: types.Transport, colorOfSsrc: Map<number, Color>, retransmitted: Color[]): void {
     this.statsTimer = setInterval(() => {
       transport.getStats().then(
         (report) => {
           if (this.closed) return;
           this.events.receivedBytes(receivedBytes(report, colorOfSsrc));
           this.reportRelay(selectedCandidateType(report) === 'relay');
+          this.worker?.postMessage({ type: 'network', ...networkStats(report), retransmitted } satisfies PageToWorker);
         },
         () => undefined, // the transport closed meanwhile
       );
-    }, RECEIVED_BYTES_INTERVAL_MS);
+    }, TRANSPORT_STATS_INTERVAL_MS);
   }
 
   /** The server cannot tell a TURN relay from a direct UDP peer: the player says when its path changes. */

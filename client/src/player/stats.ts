@@ -32,6 +32,10 @@ export interface PlayerStats extends QualityStats {
   framesSkipped: number;
   framesLate: number;
   decodeErrors: number;
+  /** Packets that came as retransmissions (NACK + RTX), all streams. */
+  packetsRecovered: number;
+  /** Key-frame requests (PLI) the player sent on green while its base chain was broken. */
+  pliSent: number;
   lastError?: string;
   width: number;
   height: number;
@@ -47,6 +51,8 @@ export function emptyStats(): PlayerStats {
     framesSkipped: 0,
     framesLate: 0,
     decodeErrors: 0,
+    packetsRecovered: 0,
+    pliSent: 0,
     width: 0,
     height: 0,
     freezes: 0,
@@ -106,6 +112,14 @@ export class StatsCollector {
 
   late(): void {
     this.stats.framesLate++;
+  }
+
+  recovered(packets: number): void {
+    this.stats.packetsRecovered = packets;
+  }
+
+  pliSent(): void {
+    this.stats.pliSent++;
   }
 
   error(message: string): void {

@@ -18,6 +18,7 @@ describe('parsePlayerParams', () => {
     assert.deepEqual(parsePlayerParams('?colors=Yellow, blue').colors, ['green', 'yellow']);
     assert.equal(parsePlayerParams('?deadline=abc').playoutDeadlineMs, 80);
     assert.equal(parsePlayerParams('?mode=best-effort').mode, 'best-effort');
+    assert.equal(parsePlayerParams('?mode=nack').mode, 'nack');
     assert.equal(parsePlayerParams('?mode=anything').mode, 'pels');
   });
 });

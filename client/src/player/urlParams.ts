@@ -3,10 +3,11 @@
  * - `stream=ID`: the stream to play (else the first the server lists);
  * - `colors=green,yellow`: the colors to receive; green (the base layer) is always included;
  * - `deadline=MS`: how long a frame may wait for the frames before it (default 80);
- * - `mode=best-effort`: ask for a best-effort flow (no coloring) instead of PELS.
+ * - `mode=best-effort` or `mode=nack`: ask for a best-effort flow (no coloring), without or
+ *   with retransmission on every stream, instead of PELS.
  */
 import { COLORS, type Color } from '@pels/shared/pels/color';
-import type { FlowModeName } from '@pels/shared/protocol/api';
+import { FLOW_MODES, type FlowModeName } from '@pels/shared/protocol/api';
 import { DEFAULT_PLAYOUT_DEADLINE_MS } from './frameMerger';
 
 export interface PlayerParams {
@@ -29,7 +30,7 @@ export function parsePlayerParams(search: string): PlayerParams {
     streamId: q.get('stream') || undefined,
     colors: colorsParam === null ? [...COLORS] : normalizeColors(colorsParam.split(',').map((c) => c.trim().toLowerCase())),
     playoutDeadlineMs: q.has('deadline') && Number.isFinite(deadline) && deadline >= 0 ? deadline : DEFAULT_PLAYOUT_DEADLINE_MS,
-    mode: q.get('mode') === 'best-effort' ? 'best-effort' : 'pels',
+    mode: FLOW_MODES.find((m) => m === q.get('mode')) ?? 'pels',
   };
 }
 

@@ -21,7 +21,9 @@ export type PageToWorker =
       indexHint: number;
     }
   /** Rows of the stream's PSNR table, from the server's `quality` notifications. */
-  | { type: 'quality'; frames: QualityFrame[] };
+  | { type: 'quality'; frames: QualityFrame[] }
+  /** Once a second from the receive transport's stats, with the colors the server retransmits (from consume). */
+  | { type: 'network'; rttMs: number | null; packetsRecovered: number; retransmitted: Color[] };
 
 /** What the display did since the last update, for the page's charts, strip and test hook. */
 export interface QualityUpdate {

@@ -3,13 +3,15 @@ import type { FlowModeName } from '@pels/shared/protocol/api';
 import type { PlayerController, PlayerView } from '../player/controller';
 import { PlayerPanel } from './PlayerPanel';
 
+const MODE_TITLE: Record<Exclude<FlowModeName, 'pels'>, string> = { 'best-effort': 'best effort', nack: 'best effort with NACK' };
+
 /** The single-player page. */
 export function App({ controller, mode }: { controller: PlayerController; mode: FlowModeName }) {
   const view = useSyncExternalStore(controller.subscribe, controller.getSnapshot);
   return (
     <main className="player">
       <header>
-        <h1>PELS player{mode === 'best-effort' ? ' (best effort)' : ''}</h1>
+        <h1>PELS player{mode === 'pels' ? '' : ` (${MODE_TITLE[mode]})`}</h1>
         <StreamPicker view={view} onSelect={(id) => controller.selectStream(id)} />
         <span className={`state state-${view.state}`}>{view.state}</span>
       </header>

@@ -47,6 +47,10 @@ export function StatsPanel({ stats, transportState, mediaTransport, viewerId }: 
         <dd>
           {stats.framesSkipped} / {stats.framesLate}
         </dd>
+        <dt>Recovered (RTX) / PLI sent</dt>
+        <dd data-testid="repair">
+          {stats.packetsRecovered} / {stats.pliSent}
+        </dd>
         <dt>Checksums (vs server)</dt>
         <dd data-testid="checksums">
           {stats.checksumsCompared} compared, {stats.checksumMismatches} mismatched

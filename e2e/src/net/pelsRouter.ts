@@ -1,3 +1,4 @@
+import type { FlowModeName } from '@pels/shared/protocol/api';
 import { run } from './run';
 
 /**
@@ -19,6 +20,11 @@ import { run } from './run';
  * to one FIFO (1:10 with a single pfifo) whatever its DSCP.
  */
 export type RouterMode = 'pels' | 'best-effort';
+
+/** The router a flow mode is measured behind: only PELS flows are told apart; `nack` flows share one FIFO like best effort. */
+export function routerModeOf(mode: FlowModeName): RouterMode {
+  return mode === 'pels' ? 'pels' : 'best-effort';
+}
 
 export interface RouterOptions {
   capacityKbps: number;

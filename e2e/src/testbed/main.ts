@@ -1,5 +1,5 @@
 /**
- * npm run testbed -- --viewers N --capacity-kbps C --loss PCT --mode pels|best-effort
+ * npm run testbed -- --viewers N --capacity-kbps C --loss PCT --mode pels|best-effort|nack
  *                    --feedback rtcp|router --seconds S [--source FILE] [--json]
  *
  * With --json, stdout holds one JSON object and nothing else; progress goes
@@ -7,13 +7,16 @@
  */
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { FLOW_MODES, type FlowModeName } from '@pels/shared/protocol/api';
 import { runTestbed, TESTBED_DEFAULTS, type TestbedOptions } from './testbed';
 
 const USAGE = `usage: npm run testbed -- [--viewers N] [--seconds S] [--capacity-kbps C] [--loss PCT]
-       [--mode pels|best-effort] [--feedback rtcp|router] [--router-interval-ms T]
+       [--mode pels|best-effort|nack] [--feedback rtcp|router] [--router-interval-ms T]
        [--queue-packets N] [--red-queue-packets N] [--internet-share F] [--source FILE|URL|lavfi:GRAPH] [--out FILE.csv] [--json]`;
 
 class UsageError extends Error {}
+
+const isFlowMode = (s: string): s is FlowModeName => (FLOW_MODES as readonly string[]).includes(s);
 
 function num(name: string, raw: string | undefined, fallback: number, min: number, max: number, integer = false): number {
   if (raw === undefined) return fallback;
@@ -49,7 +52,7 @@ function options(argv: string[]): TestbedOptions & { json: boolean } {
   }
   const d = TESTBED_DEFAULTS;
   const mode = values.mode ?? d.mode;
-  if (mode !== 'pels' && mode !== 'best-effort') throw new UsageError(`--mode must be pels or best-effort; got "${mode}"`);
+  if (!isFlowMode(mode)) throw new UsageError(`--mode must be one of ${FLOW_MODES.join(', ')}; got "${mode}"`);
   const feedback = values.feedback ?? d.feedback;
   if (feedback !== 'rtcp' && feedback !== 'router') throw new UsageError(`--feedback must be rtcp or router; got "${feedback}"`);
   const capacityKbps = values['capacity-kbps'] === undefined ? undefined : num('capacity-kbps', values['capacity-kbps'], 0, 64, 1_000_000);

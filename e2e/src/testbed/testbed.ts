@@ -13,7 +13,7 @@ import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import type { RouterFeedbackState } from '@pels/shared/protocol/routerFeedback';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
 import { writeChromiumWrapper } from '../net/namespacedChromium';
-import { applyRouter, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, type RouterCounters } from '../net/pelsRouter';
+import { applyRouter, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, routerModeOf, type RouterCounters } from '../net/pelsRouter';
 import { RouterAgent } from '../net/routerAgent';
 import { createTopology, type Topology } from '../net/topology';
 import { startServer, type RunningServer } from '../serverProcess';
@@ -66,6 +66,8 @@ interface PlayerStats {
   freezes: number;
   checksumMismatches: number;
   checksumsCompared: number;
+  packetsRecovered: number;
+  pliSent: number;
 }
 
 
@@ -134,7 +136,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
         await applyRouter(topo.serverNs, topo.bottleneckDev, {
           capacityKbps: o.capacityKbps,
           lossPct: o.lossPct,
-          mode: o.mode,
+          mode: routerModeOf(o.mode),
           internetShare: o.internetShare,
           queuePackets: o.queuePackets ?? defaultQueuePackets(o.capacityKbps),
           redQueuePackets: o.redQueuePackets,
@@ -172,7 +174,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
         intervalMs: o.routerIntervalMs,
         linkKbps: o.capacityKbps,
         internetShare: o.internetShare,
-        mode: o.mode,
+        mode: routerModeOf(o.mode),
         routerId: topo.serverNs,
         deliver: async (fb) => {
           const r = await fetch(`${server.url}/api/router-feedback`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${routerToken}` }, body: JSON.stringify(fb) });
@@ -266,6 +268,13 @@ export interface ViewerResult {
   checksumMismatches?: number;
   fps?: number | null;
   decodeErrors?: number;
+  /**
+   * Packets retransmitted by the server and received as retransmissions by the player, over the
+   * run, and retransmitted bytes as a share of the bytes sent over the second half (percent).
+   */
+  rtx?: { sent: number | null; recovered: number; overheadPct: number | null };
+  /** Key-frame requests the player sent on green. */
+  pliSent?: number;
   errors: string[];
 }
 
@@ -323,6 +332,8 @@ function summarize(
       checksumMismatches: end.stats.checksumMismatches,
       fps: round((end.stats.framesDecoded.total - (first.players[i]?.stats.framesDecoded.total ?? 0)) / elapsed, 1),
       decodeErrors: end.stats.decodeErrors,
+      rtx: { sent: b?.rtx.packetsSent ?? null, recovered: end.stats.packetsRecovered, overheadPct: rtxOverheadPct(a, b, server.sentKbps, elapsed) },
+      pliSent: end.stats.pliSent,
       errors,
     };
   });
@@ -339,6 +350,12 @@ function summarize(
     result.router = { capacityKbps: o.capacityKbps, feedbackDeliveryErrors: deliveryErrors, classes };
   }
   return result;
+}
+
+/** Retransmitted bytes between two states as a percentage of the bytes sent meanwhile (mean sent rate over `seconds`). */
+function rtxOverheadPct(a: ViewerState | null | undefined, b: ViewerState | null | undefined, sentKbps: number | null | undefined, seconds: number): number | null {
+  if (!a || !b || !sentKbps) return null;
+  return round((100 * (b.rtx.bytesSent - a.rtx.bytesSent) * 8) / (sentKbps * 1000 * seconds), 2);
 }
 
 /** One row per second: per viewer rate, gamma, p, recent loss per color, frames decoded; the router's counters. */

@@ -5,13 +5,13 @@
  * control path.
  *
  * Label cardinality is bounded: `stream` (operator-made, a handful), `color`
- * (3), `layer` (3), `mode` (2), `state` (6), `limit` (6), `kind` (2). Per-viewer series carry a
+ * (3), `layer` (3), `mode` (3), `state` (6), `limit` (6), `kind` (2). Per-viewer series carry a
  * `viewer` label for at most VIEWER_SERIES_LIMIT viewers per scrape (see
  * viewerSeries.ts); the aggregates by stream and color cover every viewer.
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { COLORS, type Color } from '@pels/shared/pels/color';
-import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
+import { FLOW_MODES, type FlowModeName, type ViewerState } from '@pels/shared/protocol/api';
 import { STREAM_STATES } from '@pels/shared/protocol/signaling';
 import type { RouterFeedbackHub } from '../feedback/routerFeedbackHub';
 import { TextBody } from '../http/httpServer';
@@ -36,6 +36,8 @@ interface StreamTotals {
   framesSent: Record<(typeof LAYERS)[number], number>;
   framesSkipped: number;
   sessions: Record<FlowModeName, number>;
+  rtx: Pick<ViewerState['rtx'], 'nacksReceived' | 'packetsSent' | 'bytesSent'>;
+  keyframeRequests: Record<Color, number>;
 }
 
 export interface ServerMetricsDeps {
@@ -70,6 +72,10 @@ export class ServerMetrics {
       packetsLost: counter('pels_packets_lost_total', 'RTP packets lost on each color stream (RTCP receiver reports), all viewers', ['stream', 'color']),
       framesSent: counter('pels_frames_sent_total', 'Frames sent to viewers, by temporal layer', ['stream', 'layer']),
       framesSkipped: counter('pels_frames_skipped_total', 'Frames not sent to a viewer (over its rate, or a reference missing)', ['stream']),
+      nacks: counter('pels_nacks_received_total', 'NACK packets received from viewers', ['stream']),
+      rtxPackets: counter('pels_rtx_packets_sent_total', 'RTP packets retransmitted to viewers (NACK + RTX)', ['stream']),
+      rtxBytes: counter('pels_rtx_bytes_sent_total', 'Bytes retransmitted to viewers, as sent', ['stream']),
+      keyframeRequests: counter('pels_keyframe_requests_total', 'Key-frame requests (PLI, FIR) received from viewers, by color stream', ['stream', 'color']),
       viewerRate: gauge('pels_viewer_rate_kbps', 'MKC rate of a viewer, kb/s (capped set of viewers)', ['stream', 'viewer']),
       viewerSent: gauge('pels_viewer_sent_kbps', 'Rate sent to a viewer over the last second, kb/s (capped set of viewers)', ['stream', 'viewer']),
       viewerGamma: gauge('pels_viewer_gamma', 'Red share gamma of a viewer (capped set of viewers)', ['stream', 'viewer']),
@@ -114,7 +120,9 @@ export class ServerMetrics {
       packetsLost: { green: 0, yellow: 0, red: 0 },
       framesSent: { tid0: 0, tid1: 0, tid2: 0 },
       framesSkipped: 0,
-      sessions: { pels: 0, 'best-effort': 0 },
+      sessions: { pels: 0, 'best-effort': 0, nack: 0 },
+      rtx: { nacksReceived: 0, packetsSent: 0, bytesSent: 0 },
+      keyframeRequests: { green: 0, yellow: 0, red: 0 },
     };
     this.totals.set(stream, totals);
     stream.on('newviewer', (v) => totals.sessions[v.state().mode]++);
@@ -122,7 +130,11 @@ export class ServerMetrics {
       for (const c of COLORS) {
         totals.packetsSent[c] += v.perColor[c].packetsSent;
         totals.packetsLost[c] += v.perColor[c].packetsLost;
+        totals.keyframeRequests[c] += v.keyframeRequests[c];
       }
+      totals.rtx.nacksReceived += v.rtx.nacksReceived;
+      totals.rtx.packetsSent += v.rtx.packetsSent;
+      totals.rtx.bytesSent += v.rtx.bytesSent;
       for (const l of LAYERS) totals.framesSent[l] += v.framesSent[l];
       totals.framesSkipped += v.framesSkipped;
     });
@@ -144,14 +156,18 @@ export class ServerMetrics {
       const live = s.viewerStates();
       all.push(...live);
       const totals = this.totals.get(s);
-      for (const mode of ['pels', 'best-effort'] as const) {
+      for (const mode of FLOW_MODES) {
         m.viewers.set({ stream, mode }, live.filter((v) => v.mode === mode).length);
         m.sessions.inc({ stream, mode }, totals?.sessions[mode] ?? 0);
       }
       for (const color of COLORS) {
         m.packetsSent.inc({ stream, color }, (totals?.packetsSent[color] ?? 0) + sum(live, (v) => v.perColor[color].packetsSent));
         m.packetsLost.inc({ stream, color }, (totals?.packetsLost[color] ?? 0) + sum(live, (v) => v.perColor[color].packetsLost));
+        m.keyframeRequests.inc({ stream, color }, (totals?.keyframeRequests[color] ?? 0) + sum(live, (v) => v.keyframeRequests[color]));
       }
+      m.nacks.inc({ stream }, (totals?.rtx.nacksReceived ?? 0) + sum(live, (v) => v.rtx.nacksReceived));
+      m.rtxPackets.inc({ stream }, (totals?.rtx.packetsSent ?? 0) + sum(live, (v) => v.rtx.packetsSent));
+      m.rtxBytes.inc({ stream }, (totals?.rtx.bytesSent ?? 0) + sum(live, (v) => v.rtx.bytesSent));
       for (const layer of LAYERS) m.framesSent.inc({ stream, layer }, (totals?.framesSent[layer] ?? 0) + sum(live, (v) => v.framesSent[layer]));
       m.framesSkipped.inc({ stream }, (totals?.framesSkipped ?? 0) + sum(live, (v) => v.framesSkipped));
     }

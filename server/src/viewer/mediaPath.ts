@@ -25,5 +25,6 @@ export function canColor(transport: MediaTransport | null): boolean {
 
 /** The mode in force: the one asked for where the path can carry colors, best effort elsewhere. */
 export function modeInForce(requested: FlowModeName, transport: MediaTransport | null): FlowModeName {
-  return canColor(transport) ? requested : 'best-effort';
+  // nack and best effort carry one DSCP anyway: only PELS needs a path that keeps colors.
+  return requested === 'pels' && !canColor(transport) ? 'best-effort' : requested;
 }

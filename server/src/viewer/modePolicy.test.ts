@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TEMPORAL_PATTERN, type FrameInfo } from '@pels/shared/pels/frame';
-import { policyFor, SwitchablePolicy } from './modePolicy';
+import { dscpFor, modeSwitchRefusal, policyFor, retransmittedColors, SwitchablePolicy } from './modePolicy';
 
 // A rate far above the stream's, so every frame is sent and only the coloring differs; gamma 1: PELS makes all enhancement red.
 const control = { rateKbps: 100_000, gamma: 1 };
@@ -19,4 +19,25 @@ test('switching the mode changes the coloring from the next frame on, and the re
   const be = frames.slice(8).map((f, i) => policy.decide(f, (8 + i) * 33));
   assert.ok(be.every((d) => d.send));
   assert.deepEqual(be.slice(0, 4).map((d) => d.color), ['green', 'red', 'yellow', 'red']);
+});
+
+test('PELS retransmits green only and colors the marks; best effort retransmits nothing; nack retransmits all, marked alike', () => {
+  assert.deepEqual(retransmittedColors('pels'), ['green']);
+  assert.deepEqual(retransmittedColors('best-effort'), []);
+  assert.deepEqual(retransmittedColors('nack'), ['green', 'yellow', 'red']);
+  assert.deepEqual(['green', 'yellow', 'red'].map((c) => dscpFor('pels', c as 'green')), [34, 36, 38]);
+  for (const mode of ['best-effort', 'nack'] as const) assert.deepEqual(['green', 'yellow', 'red'].map((c) => dscpFor(mode, c as 'green')), [0, 0, 0]);
+  // nack selects frames as best effort does.
+  assert.equal(policyFor('nack', control).mode, 'best-effort');
+});
+
+test('after consume a switch to or from nack is refused with a reason; PELS and best effort switch freely', () => {
+  assert.equal(modeSwitchRefusal('pels', 'best-effort', true), null);
+  assert.equal(modeSwitchRefusal('best-effort', 'pels', true), null);
+  assert.equal(modeSwitchRefusal('nack', 'nack', true), null);
+  assert.match(modeSwitchRefusal('pels', 'nack', true)!, /to nack: retransmission is set when the viewer starts consuming/);
+  assert.match(modeSwitchRefusal('nack', 'best-effort', true)!, /from nack/);
+  // Before consume the mode in force at consume decides: any switch goes.
+  assert.equal(modeSwitchRefusal('pels', 'nack', false), null);
+  assert.equal(modeSwitchRefusal('nack', 'pels', false), null);
 });

@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
 import type { types as ms } from 'mediasoup';
-import { BEST_EFFORT_DSCP, COLORS, DSCP, type Color } from '@pels/shared/pels/color';
+import { COLORS, type Color } from '@pels/shared/pels/color';
 import { ControlLoop, type ControlLoopParams } from '@pels/shared/pels/controlLoop';
 import type { FeedbackEvent } from '@pels/shared/pels/feedback';
-import type { FlowModeName, MediaTransport, ViewerState } from '@pels/shared/protocol/api';
+import type { FlowModeName, MediaTransport, RtxState, ViewerState } from '@pels/shared/protocol/api';
 import type { ConsumerParams, DtlsParametersData, Request, RtpCapabilitiesData, TransportParams, ViewerClosed } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
 import { ReceiverReportTracker, type ConsumerStatsSample } from '../feedback/receiverReports';
@@ -15,13 +15,16 @@ import type { Logger } from '../log';
 import type { DscpMarker, DscpMarking } from '../net/dscpMarker';
 import { parseRtcpFeedback } from '../rtp/rtcp';
 import { canColor, mediaTransport, modeInForce } from './mediaPath';
-import { policyFor, SwitchablePolicy } from './modePolicy';
+import { dscpFor, modeSwitchRefusal, policyFor, retransmittedColors, SwitchablePolicy } from './modePolicy';
 
 const PAYLOAD_TYPE = 101;
 /** mediasoup repeats an unanswered PLI about once a second; one answer per burst is enough. */
 const SYNTHETIC_KEYFRAME_MIN_GAP_MS = 200;
 /** mediasoup's consumer stats change when a receiver report arrives (about once a second per stream). */
 const STATS_POLL_MS = 250;
+
+/** The repair counters of one consumer's stats (cumulative). */
+type RepairCounts = Pick<ms.ConsumerStat, 'nackCount' | 'packetsRetransmitted' | 'pliCount' | 'firCount'>;
 
 type QualityReport = Extract<Request, { method: 'reportQuality' }>['data'];
 
@@ -64,6 +67,9 @@ export class ViewerSession {
   private feedbackSteps = 0;
   private displayReport: QualityReport | null = null;
   private sentRate = { atMs: Date.now(), bytes: 0, kbps: 0 };
+  private readonly repair: Partial<Record<Color, RepairCounts>> = {};
+  /** Retransmitted bytes on the wire (the transport's RTX counter). */
+  private rtxBytesSent = 0;
   /** Set at creation, changed by the operator (setMode). */
   private requestedMode: FlowModeName;
   /** In force: the requested mode, or best effort on a path that cannot carry colors. */
@@ -72,6 +78,8 @@ export class ViewerSession {
   private tupleProtocol: 'udp' | 'tcp' | null = null;
   /** The player's report that its selected candidate is a TURN relay. */
   private relayed = false;
+  /** The colors retransmitted, decided when consume() starts (by the mode then) and fixed from then on. */
+  private retransmitted: readonly Color[] | null = null;
   /** A player that joined but never completes DTLS holds a viewer's place and a transport: it gets this long. */
   private readonly dtlsDeadline: NodeJS.Timeout;
 
@@ -178,8 +186,10 @@ export class ViewerSession {
 
   async consume(rtpCapabilities: RtpCapabilitiesData): Promise<ConsumerParams[]> {
     const t = this.requireTransport();
-    if (this.consumers.size) throw new RequestError('invalid_state', 'already consuming');
+    if (this.retransmitted) throw new RequestError('invalid_state', 'already consuming');
     const caps = withoutCongestionControl(rtpCapabilities as ms.RtpCapabilities);
+    // Fixed from here on, even while the consumers are being made (see modeSwitchRefusal).
+    const retransmitted = (this.retransmitted = retransmittedColors(this.mode));
     const out: ConsumerParams[] = [];
     try {
       for (const color of COLORS) {
@@ -188,8 +198,8 @@ export class ViewerSession {
           throw new RequestError('bad_request', 'the player cannot receive VP8');
         }
         // Paused until the player has attached its frame transforms.
-        // No RTX: PELS is retransmission-free (a lost red packet is meant to stay lost).
-        const consumer = await t.consume({ producerId: producer.id, rtpCapabilities: caps, paused: true, enableRtx: false, appData: { color } });
+        const enableRtx = retransmitted.includes(color);
+        const consumer = await t.consume({ producerId: producer.id, rtpCapabilities: caps, paused: true, enableRtx, appData: { color } });
         this.consumers.set(color, consumer);
         out.push({ id: consumer.id, producerId: producer.id, kind: 'video', rtpParameters: consumer.rtpParameters, color });
       }
@@ -197,6 +207,7 @@ export class ViewerSession {
       // All three or none: a half-made set would leave the viewer unable to try again.
       for (const c of this.consumers.values()) c.close();
       this.consumers.clear();
+      this.retransmitted = null;
       // mediasoup rejects values it cannot use with a TypeError: the player's mistake, not the server's.
       if (err instanceof TypeError) throw new RequestError('bad_request', `cannot consume: ${err.message}`);
       throw err;
@@ -261,6 +272,18 @@ export class ViewerSession {
       display: this.displayReport
         ? { freezes: this.displayReport.freezes, checksumMismatches: this.displayReport.checksumMismatches, fps: this.displayReport.fps }
         : null,
+      rtx: this.rtxState(),
+      keyframeRequests: Object.fromEntries(COLORS.map((k) => [k, (this.repair[k]?.pliCount ?? 0) + (this.repair[k]?.firCount ?? 0)])) as Record<Color, number>,
+    };
+  }
+
+  private rtxState(): RtxState {
+    const total = (f: (r: RepairCounts) => number) => COLORS.reduce((n, k) => n + (this.repair[k] ? f(this.repair[k]) : 0), 0);
+    return {
+      ssrcs: this.rtxSsrcs(),
+      nacksReceived: total((r) => r.nackCount),
+      packetsSent: total((r) => r.packetsRetransmitted),
+      bytesSent: this.rtxBytesSent,
     };
   }
 
@@ -279,9 +302,10 @@ export class ViewerSession {
   }
 
   /**
-   * Switches between PELS and best effort (an operator action): the flow gets
-   * the new mode's policy on the same control loop, so rate and gamma go on,
-   * and the DSCP marks change to match. Resolves once the new marks are in place.
+   * Switches the mode (an operator action): the flow gets the new mode's policy
+   * on the same control loop, so rate and gamma go on, and the DSCP marks change
+   * to match. Retransmission stays as consumed: after consume a switch to or from
+   * `nack` is refused. Resolves once the new marks are in place.
    */
   async setMode(mode: FlowModeName): Promise<void> {
     this.assertOpen();
@@ -289,6 +313,8 @@ export class ViewerSession {
     if (mode === 'pels' && !canColor(transport)) {
       throw new RequestError('invalid_state', `viewer ${this.id} receives over ${transport}: its packets cannot carry colors, so it is served best effort`);
     }
+    const refusal = modeSwitchRefusal(this.mode, mode, this.retransmitted !== null);
+    if (refusal) throw new RequestError('invalid_state', refusal);
     this.requestedMode = mode;
     await this.applyMode();
   }
@@ -348,10 +374,21 @@ export class ViewerSession {
     return { green: ssrc('green'), yellow: ssrc('yellow'), red: ssrc('red') };
   }
 
-  /** PELS marks each color's drop precedence; best effort marks all streams alike. */
+  /** RTX SSRC of each retransmitted color stream (the consumers'). */
+  private rtxSsrcs(): Partial<Record<Color, number>> {
+    const out: Partial<Record<Color, number>> = {};
+    for (const [k, c] of this.consumers) {
+      const rtx = c.rtpParameters.encodings?.[0]?.rtx?.ssrc;
+      if (rtx) out[k] = rtx;
+    }
+    return out;
+  }
+
+  /** Each color's media and RTX streams carry the mode's DSCP for that color (a retransmission is as important as its original). */
   private async markDscp(): Promise<void> {
     const ssrcs = this.wireSsrcs();
-    const rules = COLORS.map((k) => ({ ssrc: ssrcs[k], dscp: this.mode === 'pels' ? DSCP[k] : BEST_EFFORT_DSCP }));
+    const rtx = this.rtxSsrcs();
+    const rules = COLORS.flatMap((k) => [ssrcs[k], ...(rtx[k] ? [rtx[k]] : [])].map((ssrc) => ({ ssrc, dscp: dscpFor(this.mode, k) })));
     const marking = await this.opts.dscp.mark(rules);
     if (this.closed) return void marking.remove();
     // A mode switch: the newer marking wins at once (one atomic change of the SSRCs' elements), so no packet goes unmarked;
@@ -368,7 +405,9 @@ export class ViewerSession {
       [...this.consumers].map(async ([color, consumer]) => {
         const stats = await consumer.getStats().catch(() => []);
         const out = stats.find((x) => x.type === 'outbound-rtp');
-        if (out) samples[color] = out;
+        if (!out) return;
+        samples[color] = out;
+        this.repair[color] = out;
       }),
     );
     if (this.closed) return;
@@ -376,9 +415,16 @@ export class ViewerSession {
     const ev = this.reports.update(samples, now);
     if (ev) this.onFeedback(ev);
     if (now - this.sentRate.atMs >= 1000) {
+      void this.pollRtxBytes();
       const bytes = COLORS.reduce((sum, k) => sum + this.flow.counters.byColor[k].bytes, 0);
       this.sentRate = { atMs: now, bytes, kbps: ((bytes - this.sentRate.bytes) * 8) / (now - this.sentRate.atMs) };
     }
+  }
+
+  private async pollRtxBytes(): Promise<void> {
+    const stats = await this.webRtcTransport?.getStats().catch(() => []);
+    const bytes = stats?.[0]?.rtxBytesSent;
+    if (bytes !== undefined && !this.closed) this.rtxBytesSent = bytes;
   }
 
   private onRtcp(buf: Buffer): void {

@@ -1,7 +1,13 @@
 /** Shapes of the HTTP API (`/api/...`) shared by the server, the testbed and the dashboard. */
 import type { Color } from '../pels/color';
 
-export type FlowModeName = 'pels' | 'best-effort';
+/**
+ * How a viewer's flow is sent. `pels`: colored by importance (AF41/42/43), green
+ * retransmitted (NACK + RTX); `best-effort`: one DSCP, no retransmission; `nack`:
+ * one DSCP, every stream retransmitted (what a stock SFU with NACK does).
+ */
+export const FLOW_MODES = ['pels', 'best-effort', 'nack'] as const;
+export type FlowModeName = (typeof FLOW_MODES)[number];
 
 /**
  * How a viewer's media reaches it: `udp` straight from the server's RTC port,
@@ -61,4 +67,18 @@ export interface ViewerState {
   psnrDb: number | null;
   /** As the player reports them: freezes (a frame shown over 200 ms), checksum mismatches, decoded fps. */
   display: { freezes: number; checksumMismatches: number; fps: number } | null;
+  rtx: RtxState;
+  /** Key-frame requests (PLI and FIR) the viewer sent on each color stream. */
+  keyframeRequests: Record<Color, number>;
+}
+
+/** Retransmission (NACK + RTX), set per color stream when the viewer starts consuming, by the mode then in force. */
+export interface RtxState {
+  /** The RTX SSRC of each retransmitted color stream, as seen on the wire; none before consume. */
+  ssrcs: Partial<Record<Color, number>>;
+  /** NACK packets the viewer sent. */
+  nacksReceived: number;
+  /** Packets retransmitted, and their bytes on the wire. */
+  packetsSent: number;
+  bytesSent: number;
 }

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { COLORS } from '../pels/color';
+import { FLOW_MODES } from './api';
 import type { OperatorSnapshot } from './operator';
 import { STREAM_STATES } from './signaling';
 
@@ -50,7 +51,7 @@ const snapshotSchema = z.looseObject({
     z.looseObject({
       id: z.string(),
       streamId: z.string(),
-      mode: z.enum(['pels', 'best-effort']),
+      mode: z.enum(FLOW_MODES),
       connectedAt: z.string(),
       rateKbps: z.number(),
       sentKbps: z.number(),

@@ -4,7 +4,7 @@
  * dashboard's live feed (dashboard.ts) carries the same snapshot.
  */
 import { z } from 'zod';
-import type { ViewerState } from './api';
+import { FLOW_MODES, type ViewerState } from './api';
 import type { RouterFeedbackState } from './routerFeedback';
 import type { StreamInfo } from './signaling';
 
@@ -21,7 +21,7 @@ export const addStreamSchema = z.object({
 export type AddStreamRequest = z.infer<typeof addStreamSchema>;
 
 /** POST /api/viewers/:id/mode */
-export const setModeSchema = z.object({ mode: z.enum(['pels', 'best-effort']) });
+export const setModeSchema = z.object({ mode: z.enum(FLOW_MODES) });
 
 /** The controller gains an operator may change: MKC (eq. 8) and gamma (eq. 4). */
 export interface ControllerGains {

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { COLORS, type Color } from '../pels/color';
-import { MEDIA_TRANSPORTS, type ViewerState } from './api';
+import { FLOW_MODES, MEDIA_TRANSPORTS, type ViewerState } from './api';
 
 const colorSchema = z.enum(COLORS);
 /**
@@ -56,7 +56,7 @@ export const requestSchema = z.discriminatedUnion('method', [
   z.object({
     id: z.number().int(),
     method: z.literal('join'),
-    data: z.object({ streamId: z.string().min(1).max(64), mode: z.enum(['pels', 'best-effort']).optional() }),
+    data: z.object({ streamId: z.string().min(1).max(64), mode: z.enum(FLOW_MODES).optional() }),
   }),
   z.object({ id: z.number().int(), method: z.literal('createTransport'), data: z.object({}).optional() }),
   z.object({ id: z.number().int(), method: z.literal('connectTransport'), data: z.object({ dtlsParameters: dtlsParametersSchema }) }),
@@ -197,7 +197,7 @@ const colorStateSchema = z.object({
 /** The fields of a `viewerState` notification the player uses; the rest passes unchecked. */
 export type ViewerStateUpdate = Pick<ViewerState, 'mode' | 'transport' | 'rateKbps' | 'gamma' | 'lossP' | 'rttMs' | 'sentKbps' | 'perColor'>;
 export const viewerStateUpdateSchema: z.ZodType<ViewerStateUpdate> = z.object({
-  mode: z.enum(['pels', 'best-effort']),
+  mode: z.enum(FLOW_MODES),
   transport: z.enum(MEDIA_TRANSPORTS).nullable(),
   rateKbps: z.number(),
   gamma: z.number(),

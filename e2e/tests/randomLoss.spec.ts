@@ -1,0 +1,54 @@
+import { expect, test } from '@playwright/test';
+import { namespaceSupport } from '../src/net/topology';
+import { runTestbed, TESTBED_DEFAULTS, type TestbedRun } from '../src/testbed/testbed';
+
+/**
+ * Random loss on the wire (the testbed's loss before the router's queues), as
+ * on Wi-Fi or a mobile link: not congestion, so no queue protects the base
+ * layer. Numbers vary from run to run; the bounds are coarse and the measured
+ * values are attached to the report.
+ */
+test.describe.configure({ mode: 'serial' });
+
+let unsupported: string | null = null;
+test.beforeAll(async () => {
+  unsupported = await namespaceSupport();
+});
+
+async function run(title: string, o: Partial<typeof TESTBED_DEFAULTS>): Promise<TestbedRun> {
+  test.skip(unsupported !== null, `needs network namespaces: ${unsupported}`);
+  const r = await runTestbed({ ...TESTBED_DEFAULTS, ...o }, () => {});
+  test.info().annotations.push({ type: title, description: JSON.stringify({ viewers: r.result.viewers, router: r.result.router }) });
+  return r;
+}
+
+test('at 10% random loss the PELS player keeps decoding: green is repaired by retransmission', async () => {
+  test.setTimeout(180_000);
+  // fps is over the second half: 20 s.
+  const { result } = await run('pels 10% loss', { viewers: 1, seconds: 40, capacityKbps: 2000, lossPct: 10 });
+  const v = result.viewers[0]!;
+  expect(v.errors).toEqual([]);
+  expect(v.mode).toBe('pels');
+  expect(v.loss?.green, 'the loss hits green on the wire').toBeGreaterThan(0.03);
+  expect(v.fps!).toBeGreaterThan(5);
+  expect(v.checksumMismatches).toBe(0);
+  expect(v.rtx!.recovered, 'packets the player got as retransmissions').toBeGreaterThan(0);
+});
+
+test("a player whose base chain breaks asks green's sender for keyframes, at most twice a second, and the server gets them", async () => {
+  test.setTimeout(180_000);
+  // Best effort retransmits nothing: at 10% loss the base chain breaks again and again.
+  const seconds = 20;
+  const { result, samples } = await run('best-effort 10% loss', { viewers: 1, seconds, capacityKbps: 2000, lossPct: 10, mode: 'best-effort' });
+  const v = result.viewers[0]!;
+  expect(v.errors).toEqual([]);
+  expect(v.pliSent!).toBeGreaterThan(5);
+  expect(v.pliSent!).toBeLessThanOrEqual(2 * seconds + 1);
+  // The server counts the PLIs the green consumer received (the browser's own ones too, a few every 10 s);
+  // one sent just before the last sample may still be on its way.
+  const last = samples.at(-1)!;
+  const sent = last.players[0]!.stats.pliSent;
+  const received = last.api[0]!.keyframeRequests.green;
+  test.info().annotations.push({ type: 'green key-frame requests', description: JSON.stringify({ sentByPlayer: sent, receivedByServer: received }) });
+  expect(received).toBeGreaterThanOrEqual(sent - 1);
+});
