@@ -14,6 +14,8 @@ export const DEFAULT_MEDIA_DIRS = [fileURLToPath(new URL('../../media', import.m
 export const DEFAULT_STATE_DIR = fileURLToPath(new URL('../../state', import.meta.url));
 
 export interface ServerConfig {
+  /** KEYFRAME_MIN_GAP_MS: least time between keyframes the viewers' requests force, per stream. */
+  keyframeMinGapMs: number;
   port: number;
   host: string;
   /** Source of the stream that plays by default (checked at start against the source policy). */
@@ -78,6 +80,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
   const minPort = intFrom(env, 'RTC_MIN_PORT', 40000, 1024, 65535);
   const maxPort = intFrom(env, 'RTC_MAX_PORT', 49999, minPort, 65535);
   const bitrateKbps = intFrom(env, 'VIDEO_KBPS', DEFAULT_ENCODE.bitrateKbps, 100, 20000);
+  // A multiple of the 4-frame layer pattern: periodic keyframes then start a period.
+  const keyframeInterval = intFrom(env, 'KEYFRAME_INTERVAL_FRAMES', DEFAULT_ENCODE.keyframeInterval, 4, 18000);
+  if (keyframeInterval % 4) throw new ConfigError(`KEYFRAME_INTERVAL_FRAMES must be a multiple of 4, got "${env.KEYFRAME_INTERVAL_FRAMES}"`);
   const initialKbps = numberFrom(env, 'MKC_INITIAL_KBPS', 128);
   const control: ControlLoopParams = {
     mkc: {
@@ -115,7 +120,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     encode: {
       ...DEFAULT_ENCODE,
       bitrateKbps,
+      keyframeInterval,
     },
+    keyframeMinGapMs: intFrom(env, 'KEYFRAME_MIN_GAP_MS', 1000, 0, 60_000),
     rtc: {
       listenIp: env.RTC_LISTEN_IP || '127.0.0.1',
       announcedAddress: env.RTC_ANNOUNCED_IP || undefined,

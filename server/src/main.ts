@@ -101,6 +101,7 @@ async function main(): Promise<void> {
     new Stream({
       ...s,
       encode: config.encode,
+      keyframeMinGapMs: config.keyframeMinGapMs,
       webRtc: { listenIp: config.rtc.listenIp, announcedAddress: config.rtc.announcedAddress },
       createRouter: () => media.createRouter(),
       control: control.current,

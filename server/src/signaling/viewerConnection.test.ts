@@ -38,6 +38,7 @@ before(async () => {
     name: 'test pattern',
     source: await resolveSource(`lavfi:${GRAPH}`, []),
     encode: { ...DEFAULT_ENCODE, width: 160, height: 90, bitrateKbps: 200 },
+    keyframeMinGapMs: 1000,
     webRtc: { listenIp: '127.0.0.1', announcedAddress: undefined },
     createRouter: () => media.createRouter(),
     control: loadConfig({}, '.').control,
