@@ -184,8 +184,8 @@ test('a keyframe requested while running comes within a few frames, long before 
 });
 
 test('when the encoder dies, FFmpeg is ended with it and both start again, at the bitrate last set; closing leaves no process or descriptor behind', async (t) => {
-  const enc = { ...small, width: 168, height: 96 };
-  const graph = 'testsrc2=size=168x96:rate=30';
+  const enc = { ...small, width: 184, height: 104 };
+  const graph = 'testsrc2=size=184x104:rate=30';
   const fdsBefore = readdirSync('/proc/self/fd').length;
   const ingest = new FfmpegIngest(await resolveSource(`lavfi:${graph}`, []), enc, log, fast);
   t.after(() => ingest.close());
@@ -193,13 +193,13 @@ test('when the encoder dies, FFmpeg is ended with it and both start again, at th
   ingest.on('status', (s) => statuses.push(s));
   ingest.start();
   await waitFor(ingest, (s) => s.state === 'running');
-  const [ffmpeg, encoder] = [ffmpegPid(graph), encoderPid(168)];
+  const [ffmpeg, encoder] = [ffmpegPid(graph), encoderPid(184)];
   ingest.setBitrate(77);
   process.kill(encoder, 'SIGKILL');
   await waitFor(ingest, (s) => s.state === 'running' && s.restarts === 1);
   assert.match(statuses.find((s) => s.state === 'restarting')?.error ?? '', /^vp8 encoder exited \(killed by SIGKILL\)$/);
   assert.equal(alive(ffmpeg), false, 'the first FFmpeg is gone');
-  const next = encoderPid(168);
+  const next = encoderPid(184);
   assert.match(readFileSync(`/proc/${next}/cmdline`, 'utf8').split('\0').join(' '), /--kbps 77 /);
   ingest.close();
   const deadline = Date.now() + 5000;
@@ -210,14 +210,14 @@ test('when the encoder dies, FFmpeg is ended with it and both start again, at th
 });
 
 test('an encoder that stops sending: stalled, then FFmpeg and the encoder are both replaced', async (t) => {
-  const enc = { ...small, width: 170, height: 96 };
-  const graph = 'testsrc2=size=170x96:rate=30';
+  const enc = { ...small, width: 186, height: 104 };
+  const graph = 'testsrc2=size=186x104:rate=30';
   const ingest = new FfmpegIngest(await resolveSource(`lavfi:${graph}`, []), enc, log, { ...fast, stallNoticeMs: 300, stallTimeoutMs: 1500 });
   const states = recordStates(ingest);
   t.after(() => ingest.close());
   ingest.start();
   await waitFor(ingest, (s) => s.state === 'running');
-  const [ffmpeg, encoder] = [ffmpegPid(graph), encoderPid(170)];
+  const [ffmpeg, encoder] = [ffmpegPid(graph), encoderPid(186)];
   process.kill(encoder, 'SIGSTOP');
   await waitFor(ingest, (s) => s.state === 'running' && s.restarts === 1, 15_000);
   ingest.close();
@@ -227,7 +227,7 @@ test('an encoder that stops sending: stalled, then FFmpeg and the encoder are bo
 });
 
 test('an encoder that is not there: failed with the reason, and FFmpeg is not started', async () => {
-  const graph = 'testsrc2=size=172x96:rate=30';
+  const graph = 'testsrc2=size=188x104:rate=30';
   const ingest = new FfmpegIngest(await resolveSource(`lavfi:${graph}`, []), small, log, { ...fast, encoderPath: '/nonexistent/pels-vp8enc' });
   ingest.start();
   const s = await waitFor(ingest, (x) => x.state === 'failed');
