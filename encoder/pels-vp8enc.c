@@ -285,6 +285,12 @@ int main(int argc, char **argv) {
   /* A closed stdout is reported as a write error, not a silent death. */
   signal(SIGPIPE, SIG_IGN);
 
+  /* Best effort: a whole raw frame fits in the input pipe, so FFmpeg writes it without waiting for us (half the context switches). */
+  size_t frame_size = (size_t)s.width * s.height * 3 / 2;
+#ifdef F_SETPIPE_SZ
+  fcntl(STDIN_FILENO, F_SETPIPE_SZ, (int)(frame_size < 1048576 ? frame_size : 1048576));
+#endif
+
   struct control control = {s.control_fd, {0}, 0};
   if (control.fd >= 0) {
     int flags = fcntl(control.fd, F_GETFL);
@@ -298,7 +304,6 @@ int main(int argc, char **argv) {
   /* Negative: a fixed speed 6 in real-time mode (a positive value lets libvpx vary it with the time frames take). */
   if (vpx_codec_control(&codec, VP8E_SET_CPUUSED, -6)) fail_codec(&codec, "cannot set cpu-used");
 
-  size_t frame_size = (size_t)s.width * s.height * 3 / 2;
   uint8_t *raw = malloc(frame_size);
   size_t out_cap = 64 * 1024;
   uint8_t *out = malloc(out_cap);
