@@ -32,8 +32,9 @@ export interface IngestOptions {
   stallTimeoutMs?: number;
 }
 
-/** One run: FFmpeg decoding into the encoder (null: the encoder did not start). */
+/** One run: FFmpeg decoding into the encoder. */
 interface Run {
+  /** Null when the encoder did not start (FFmpeg is not started then). */
   ffmpeg: ChildProcess | null;
   encoder: Vp8Encoder;
   /** Ended by the ingest (stall, close, drain timeout), not by a fault of its own. */
