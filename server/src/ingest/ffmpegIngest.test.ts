@@ -203,7 +203,8 @@ test('when the encoder dies, FFmpeg is ended with it and both start again, at th
   assert.match(readFileSync(`/proc/${next}/cmdline`, 'utf8').split('\0').join(' '), /--kbps 77 /);
   ingest.close();
   const deadline = Date.now() + 5000;
-  const children = () => spawnSync('pgrep', ['-P', String(process.pid)], { encoding: 'utf8' }).stdout.trim();
+  // This process's FFmpeg and encoder children (tsx's esbuild service is a child too).
+  const children = () => spawnSync('pgrep', ['-P', String(process.pid), '-x', 'ffmpeg|pels-vp8enc'], { encoding: 'utf8' }).stdout.trim();
   while ((children() || readdirSync('/proc/self/fd').length > fdsBefore) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   assert.equal(children(), '', 'no child process left');
   assert.ok(readdirSync('/proc/self/fd').length <= fdsBefore, `${readdirSync('/proc/self/fd').length} descriptors open, ${fdsBefore} before`);
