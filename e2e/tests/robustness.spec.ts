@@ -239,8 +239,9 @@ function childPid(comm: string, arg?: string): number {
   return found[0];
 }
 
-/** The ingest encodes (libvpx with a deadline); the quality decoder reads the stream on its stdin. */
-const ingestPid = () => childPid('ffmpeg', '-deadline');
+/** The ingest's FFmpeg decodes and scales (a filter graph) into the VP8 encoder; the quality decoder reads the stream on its stdin. */
+const ingestPid = () => childPid('ffmpeg', '-filter_complex');
+const encoderPid = () => childPid('pels-vp8enc');
 const qualityDecoderPid = () => childPid('ffmpeg', 'pipe:0');
 
 test('FFmpeg killed (-9): the stream restarts and plays', async ({ browser }) => {
@@ -249,6 +250,16 @@ test('FFmpeg killed (-9): the stream restarts and plays', async ({ browser }) =>
   await until('stream restarted', streamInfo, (s) => s.restarts > before.restarts && s.state === 'running', 30_000);
   await newViewerPlays(browser);
   await backAtBaseline('FFmpeg SIGKILL');
+});
+
+test('the VP8 encoder killed (-9): FFmpeg is ended with it, both restart, the stream plays', async ({ browser }) => {
+  const before = await streamInfo();
+  const [ffmpeg, encoder] = [ingestPid(), encoderPid()];
+  process.kill(encoder, 'SIGKILL');
+  await until('stream restarted', streamInfo, (s) => s.restarts > before.restarts && s.state === 'running', 30_000);
+  expect(ingestPid()).not.toBe(ffmpeg);
+  await newViewerPlays(browser);
+  await backAtBaseline('encoder SIGKILL');
 });
 
 test('FFmpeg stopped (SIGSTOP): the stall is detected, FFmpeg replaced, the stream plays', async ({ browser }) => {

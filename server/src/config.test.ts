@@ -52,3 +52,15 @@ test('ICE servers: ICE_SERVERS, and TURN_URL with TURN_SECRET (TURN_TTL_S)', () 
   assert.throws(() => load({ TURN_SECRET: 's' }), /TURN_URL and TURN_SECRET go together/);
   assert.throws(() => load({ TURN_URL: 'http://t', TURN_SECRET: 's' }), /^ConfigError: TURN_URL: expected turn: or turns: URLs/);
 });
+
+test('keyframes: KEYFRAME_MIN_GAP_MS (default 1 s) throttles requested ones, KEYFRAME_INTERVAL_FRAMES (default 60, a multiple of 4) spaces periodic ones', () => {
+  const d = load({});
+  assert.equal(d.keyframeMinGapMs, 1000);
+  assert.equal(d.encode.keyframeInterval, 60);
+  const c = load({ KEYFRAME_MIN_GAP_MS: '250', KEYFRAME_INTERVAL_FRAMES: '300' });
+  assert.equal(c.keyframeMinGapMs, 250);
+  assert.equal(c.encode.keyframeInterval, 300);
+  assert.throws(() => load({ KEYFRAME_MIN_GAP_MS: '-1' }), /KEYFRAME_MIN_GAP_MS must be an integer in \[0, 60000\], got "-1"/);
+  assert.throws(() => load({ KEYFRAME_INTERVAL_FRAMES: '50' }), /KEYFRAME_INTERVAL_FRAMES must be a multiple of 4, got "50"/);
+  assert.throws(() => load({ KEYFRAME_INTERVAL_FRAMES: '0' }), /KEYFRAME_INTERVAL_FRAMES must be an integer in \[4, 18000\]/);
+});

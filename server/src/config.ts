@@ -15,6 +15,8 @@ export const DEFAULT_MEDIA_DIRS = [fileURLToPath(new URL('../../media', import.m
 export const DEFAULT_STATE_DIR = fileURLToPath(new URL('../../state', import.meta.url));
 
 export interface ServerConfig {
+  /** KEYFRAME_MIN_GAP_MS: least time between keyframes the viewers' requests force, per stream. */
+  keyframeMinGapMs: number;
   port: number;
   host: string;
   /** TLS_CERT_FILE, TLS_KEY_FILE: serve HTTPS and WSS on `port` (files re-read when they change); undefined: plain HTTP. */
@@ -85,6 +87,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     if (env[name]) throw new ConfigError(`${name} is no longer used: every viewer's media goes through the one port RTC_PORT (UDP and TCP, default 40000)`);
   }
   const bitrateKbps = intFrom(env, 'VIDEO_KBPS', DEFAULT_ENCODE.bitrateKbps, 100, 20000);
+  // A multiple of the 4-frame layer pattern: periodic keyframes then start a period.
+  const keyframeInterval = intFrom(env, 'KEYFRAME_INTERVAL_FRAMES', DEFAULT_ENCODE.keyframeInterval, 4, 18000);
+  if (keyframeInterval % 4) throw new ConfigError(`KEYFRAME_INTERVAL_FRAMES must be a multiple of 4, got "${env.KEYFRAME_INTERVAL_FRAMES}"`);
   const initialKbps = numberFrom(env, 'MKC_INITIAL_KBPS', 128);
   const control: ControlLoopParams = {
     mkc: {
@@ -123,7 +128,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     encode: {
       ...DEFAULT_ENCODE,
       bitrateKbps,
+      keyframeInterval,
     },
+    keyframeMinGapMs: intFrom(env, 'KEYFRAME_MIN_GAP_MS', 1000, 0, 60_000),
     rtc: {
       listenIp: env.RTC_LISTEN_IP || '127.0.0.1',
       announcedAddress: env.RTC_ANNOUNCED_IP || undefined,

@@ -110,6 +110,7 @@ async function main(): Promise<void> {
       ...s,
       encode: config.encode,
       webRtcServer: () => media.webRtcServer,
+      keyframeMinGapMs: config.keyframeMinGapMs,
       createRouter: () => media.createRouter(),
       control: control.current,
       feedback: config.feedback,

@@ -1,16 +1,20 @@
 /**
  * npm run bench -- convergence [--seconds S] [--viewers 1,2,4] [--feedback rtcp,router] [--json]
  * npm run bench -- dscp [--viewers 1,200] [--rounds R] [--baseline GIT_REF] [--json]
+ * npm run bench -- encoder [--seconds S] [--repeats R] [--json]
  *
  * Benchmarks print numbers measured in one run; they assert nothing.
  */
 import { parseArgs } from 'node:util';
 import { convergence } from './convergence';
 import { dscpMarking } from './dscpMarking';
+import { encoderBench, ENCODER_BENCH_SOURCE, type EncoderRun, type Pipeline } from './encoderCpu';
+import { mean, round } from '../testbed/metrics';
 
 const USAGE = [
   'usage: npm run bench -- convergence [--seconds S] [--viewers 1,2,4] [--feedback rtcp,router] [--json]',
   '       npm run bench -- dscp [--viewers 1,200] [--rounds 20] [--baseline GIT_REF] [--json]',
+  '       npm run bench -- encoder [--seconds 60] [--repeats 3] [--json]',
 ].join('\n');
 
 function usage(): never {
@@ -26,11 +30,13 @@ async function main(): Promise<void> {
       viewers: { type: 'string' },
       feedback: { type: 'string', default: 'rtcp,router' },
       rounds: { type: 'string', default: '20' },
+      repeats: { type: 'string', default: '3' },
       baseline: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
   if (positionals[0] === 'dscp') return dscp(values);
+  if (positionals[0] === 'encoder') return encoder(values);
   if (positionals[0] !== 'convergence') usage();
   const viewers = (values.viewers ?? '1,2,4').split(',').map(Number);
   const feedback = values.feedback.split(',');
@@ -90,3 +96,35 @@ main().catch((err: unknown) => {
   console.error(`[bench] ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });
+
+async function encoder(values: { seconds: string; repeats: string; json: boolean }): Promise<void> {
+  const seconds = Number(values.seconds);
+  const repeats = Number(values.repeats);
+  if (!(seconds >= 10) || !Number.isInteger(repeats) || repeats < 1) usage();
+  const runs = await encoderBench({ seconds, repeats }, (m) => console.error(`[bench] ${m}`));
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ benchmark: 'encoder', source: ENCODER_BENCH_SOURCE, seconds, runs }) + '\n');
+    return;
+  }
+  const range = (xs: number[], digits = 2) => `${round(Math.min(...xs), digits)}-${round(Math.max(...xs), digits)}`;
+  const of = (p: Pipeline) => runs.filter((r) => r.pipeline === p);
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(15) : c.padStart(i === 1 ? 14 : 13))).join(' ');
+  console.log(`${ENCODER_BENCH_SOURCE}, ${seconds} s per run, ${repeats} run(s) per pipeline, in turn; ranges over the runs`);
+  console.log(line(['pipeline', 'CPU s (total)', 'FFmpeg CPU s', 'encoder CPU s', '% of a core', 'kb/s', 'PSNR dB']));
+  for (const p of ['ffmpeg', 'ffmpeg+encoder'] as const) {
+    const rs: EncoderRun[] = of(p);
+    console.log(
+      line([
+        p,
+        range(rs.map((r) => r.cpuSeconds.total)),
+        range(rs.map((r) => r.cpuSeconds.ffmpeg)),
+        p === 'ffmpeg' ? '-' : range(rs.map((r) => r.cpuSeconds.encoder)),
+        range(rs.map((r) => (100 * r.cpuSeconds.total) / seconds), 1),
+        range(rs.map((r) => r.kbps), 1),
+        range(rs.map((r) => r.psnrDb ?? NaN)),
+      ]),
+    );
+  }
+  const ratio = (mean(of('ffmpeg+encoder').map((r) => r.cpuSeconds.total))! / mean(of('ffmpeg').map((r) => r.cpuSeconds.total))!);
+  console.log(`ffmpeg+encoder / ffmpeg CPU (means): ${round(ratio, 3)}`);
+}

@@ -4,7 +4,7 @@ import { psnrExperiment, decodable, viewClip } from './psnr';
 import { missingPrerequisite, type ClipFrame } from './psnrClip';
 
 const missing = missingPrerequisite();
-const skip = missing ? `psnr needs FFmpeg with libvpx and the CC0 clip: ${missing}` : false;
+const skip = missing ? `psnr needs FFmpeg with libvpx, the VP8 encoder and the CC0 clip: ${missing}` : false;
 
 test('player model: a lost base frame breaks its period and the next ones until a keyframe; a lost second TID 2 breaks only itself', () => {
   const clip: ClipFrame[] = Array.from({ length: 12 }, (_, i) => ({ index: i, tid: ([0, 2, 1, 2] as const)[i % 4]!, keyframe: i === 0 || i === 8, bytes: 100, psnr: Array.from({ length: i + 1 }, (_, k) => [i - k, 40 - 2 * k] as [number, number]) }));

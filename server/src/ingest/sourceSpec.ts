@@ -1,6 +1,7 @@
 /**
  * What a source is once the source policy (sourcePolicy.ts) has accepted it,
- * and the FFmpeg command that encodes it. Files loop forever.
+ * and the FFmpeg command that decodes and scales it for the encoder
+ * (vp8Encoder.ts). Files loop forever.
  */
 import { protocolWhitelist } from './sourcePolicy';
 
@@ -45,11 +46,13 @@ export const DEFAULT_ENCODE: EncodeSettings = { width: 640, height: 360, frameRa
 export const REFERENCE_FD = 3;
 
 /**
- * FFmpeg arguments: real-time VP8 with 3 temporal layers (pattern 0,2,1,2 per
- * 4 frames) as IVF on stdout. Settings and pitfalls are in DESIGN.md.
- * The scaled source also goes, as raw Y planes (width * height bytes per frame),
+ * FFmpeg arguments: the source decoded, scaled and padded to the encode size
+ * at the encode frame rate, as raw yuv420p frames on stdout (the encoder's
+ * input, see vp8Encoder.ts), in real time.
+ * The same frames also go, as raw Y planes (width * height bytes per frame),
  * to REFERENCE_FD: the reference the server scores its own decode against.
  * `extractplanes=y` copies the plane exactly (`-pix_fmt gray` would rescale it).
+ * `-flush_packets 1`: each frame leaves at once, not when the next fills the buffer.
  *
  * The input may open only the protocols its kind needs (`-protocol_whitelist`,
  * which also binds what playlists and session descriptions inside it open),
@@ -66,8 +69,6 @@ export function ffmpegArgs(spec: ParsedSource, enc: EncodeSettings = DEFAULT_ENC
     '-i',
     spec.kind === 'lavfi' ? spec.graph : spec.kind === 'file' ? `file:${spec.path}` : spec.url,
   ];
-  const b = enc.bitrateKbps;
-  const layers = [Math.round(b / 4), Math.round(b / 2), b].join(',');
   const { width: w, height: h } = enc;
   return [
     '-hide_banner', '-nostdin', '-loglevel', 'error',
@@ -75,15 +76,7 @@ export function ffmpegArgs(spec: ParsedSource, enc: EncodeSettings = DEFAULT_ENC
     '-an',
     '-filter_complex',
     `[0:v]scale=${w}:${h}:force_original_aspect_ratio=decrease,pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2,fps=${enc.frameRate},format=yuv420p,split=2[enc][src];[src]extractplanes=y[ref]`,
-    '-map', '[enc]',
-    // One encoder thread: libvpx's VP8 worker threads spin while they wait (4x the CPU at 30 fps, measured).
-    '-threads', '1',
-    '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '-6', '-error-resilient', '1', '-lag-in-frames', '0',
-    '-g', String(enc.keyframeInterval), '-keyint_min', String(enc.keyframeInterval),
-    '-b:v', `${b}k`, '-minrate', `${b}k`, '-maxrate', `${b}k`,
-    // ts_layering_mode is parsed in base 4 and must come last.
-    '-ts-parameters', `ts_number_layers=3:ts_target_bitrate=${layers}:ts_rate_decimator=4,2,1:ts_periodicity=4:ts_layer_id=0,2,1,2:ts_layering_mode=3`,
-    '-flush_packets', '1', '-f', 'ivf', 'pipe:1',
+    '-map', '[enc]', '-f', 'rawvideo', '-flush_packets', '1', 'pipe:1',
     '-map', '[ref]', '-f', 'rawvideo', '-flush_packets', '1', `pipe:${REFERENCE_FD}`,
   ];
 }

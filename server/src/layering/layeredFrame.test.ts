@@ -5,7 +5,7 @@ import { parseVp8FrameHeader } from '@pels/shared/vp8/frameHeader';
 import { IvfReader } from '../ingest/ivfReader';
 import { FrameLayering } from './layeredFrame';
 
-// 24 frames FFmpeg encoded with the product's settings (testdata/make-city-ivf.sh).
+// 24 frames encoded with the product's settings (testdata/make-city-ivf.sh).
 const frames = new IvfReader().push(readFileSync(new URL('../../testdata/city-24.ivf', import.meta.url)));
 
 test('the VP8 header gives the encoder layer pattern 0,2,1,2 on real frames', () => {

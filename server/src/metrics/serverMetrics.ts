@@ -5,7 +5,7 @@
  * control path.
  *
  * Label cardinality is bounded: `stream` (operator-made, a handful), `color`
- * (3), `layer` (3), `mode` (3), `state` (6), `limit` (6), `kind` (2). Per-viewer series carry a
+ * (3), `layer` (3), `mode` (3), `state` (6), `limit` (6), `kind` (2), `reason` (2). Per-viewer series carry a
  * `viewer` label for at most VIEWER_SERIES_LIMIT viewers per scrape (see
  * viewerSeries.ts); the aggregates by stream and color cover every viewer.
  */
@@ -21,6 +21,7 @@ import { SOCKET_KINDS } from '../limits/socketsPerAddress';
 import type { DscpMarker } from '../net/dscpMarker';
 import type { ControlSettings } from '../operator/controlSettings';
 import type { Stream } from '../streams/stream';
+import { KEYFRAME_REASONS } from '../streams/keyframeRequests';
 import type { StreamRegistry } from '../streams/streamRegistry';
 import type { MediasoupWorkers } from './mediasoupWorkers';
 import { viewersToExport } from './viewerSeries';
@@ -63,9 +64,11 @@ export class ServerMetrics {
     const counter = (name: string, help: string, labelNames: string[] = []) => new Counter({ name, help, labelNames, registers });
     this.m = {
       streamState: gauge('pels_stream_state', 'Ingest state of each source (1 for its current state)', ['stream', 'state']),
-      framesIngested: counter('pels_stream_frames_ingested_total', 'Encoded frames read from FFmpeg', ['stream']),
-      restarts: counter('pels_stream_restarts_total', 'FFmpeg restarts of the source', ['stream']),
+      framesIngested: counter('pels_stream_frames_ingested_total', 'Encoded frames read from the ingest', ['stream']),
+      restarts: counter('pels_stream_restarts_total', 'Ingest restarts of the source (FFmpeg and the encoder)', ['stream']),
       layerKbps: gauge('pels_stream_layer_bitrate_kbps', 'Measured bitrate of each temporal layer, kb/s', ['stream', 'layer']),
+      keyframeRequests: counter('pels_keyframe_requests_total', "Keyframe requests of a stream's viewers: join (a viewer starts) or pli (a player lost its base chain)", ['stream', 'reason']),
+      keyframesForced: counter('pels_keyframes_forced_total', "Keyframes the viewers' requests forced (throttled: at most one per KEYFRAME_MIN_GAP_MS)", ['stream']),
       viewers: gauge('pels_viewers', 'Viewers connected', ['stream', 'mode']),
       sessions: counter('pels_viewer_sessions_total', 'Viewer sessions started, by the mode they started in', ['stream', 'mode']),
       packetsSent: counter('pels_packets_sent_total', 'RTP packets sent on each color stream, all viewers', ['stream', 'color']),
@@ -75,7 +78,7 @@ export class ServerMetrics {
       nacks: counter('pels_nacks_received_total', 'NACK packets received from viewers', ['stream']),
       rtxPackets: counter('pels_rtx_packets_sent_total', 'RTP packets retransmitted to viewers (NACK + RTX)', ['stream']),
       rtxBytes: counter('pels_rtx_bytes_sent_total', 'Bytes retransmitted to viewers, as sent', ['stream']),
-      keyframeRequests: counter('pels_keyframe_requests_total', 'Key-frame requests (PLI, FIR) received from viewers, by color stream', ['stream', 'color']),
+      pliReceived: counter('pels_viewer_keyframe_requests_total', 'Key-frame requests (PLI, FIR) received from viewers, by color stream', ['stream', 'color']),
       viewerRate: gauge('pels_viewer_rate_kbps', 'MKC rate of a viewer, kb/s (capped set of viewers)', ['stream', 'viewer']),
       viewerSent: gauge('pels_viewer_sent_kbps', 'Rate sent to a viewer over the last second, kb/s (capped set of viewers)', ['stream', 'viewer']),
       viewerGamma: gauge('pels_viewer_gamma', 'Red share gamma of a viewer (capped set of viewers)', ['stream', 'viewer']),
@@ -151,6 +154,9 @@ export class ServerMetrics {
       for (const state of STREAM_STATES) m.streamState.set({ stream, state }, info.state === state ? 1 : 0);
       m.framesIngested.inc({ stream }, info.framesIngested);
       m.restarts.inc({ stream }, info.restarts);
+      const keyframes = s.keyframeCounts();
+      for (const reason of KEYFRAME_REASONS) m.keyframeRequests.inc({ stream, reason }, keyframes.requests[reason]);
+      m.keyframesForced.inc({ stream }, keyframes.forced);
       const kbps = s.layerKbps();
       if (kbps) for (const layer of LAYERS) m.layerKbps.set({ stream, layer }, kbps[layer]);
       const live = s.viewerStates();
@@ -163,7 +169,7 @@ export class ServerMetrics {
       for (const color of COLORS) {
         m.packetsSent.inc({ stream, color }, (totals?.packetsSent[color] ?? 0) + sum(live, (v) => v.perColor[color].packetsSent));
         m.packetsLost.inc({ stream, color }, (totals?.packetsLost[color] ?? 0) + sum(live, (v) => v.perColor[color].packetsLost));
-        m.keyframeRequests.inc({ stream, color }, (totals?.keyframeRequests[color] ?? 0) + sum(live, (v) => v.keyframeRequests[color]));
+        m.pliReceived.inc({ stream, color }, (totals?.keyframeRequests[color] ?? 0) + sum(live, (v) => v.keyframeRequests[color]));
       }
       m.nacks.inc({ stream }, (totals?.rtx.nacksReceived ?? 0) + sum(live, (v) => v.rtx.nacksReceived));
       m.rtxPackets.inc({ stream }, (totals?.rtx.packetsSent ?? 0) + sum(live, (v) => v.rtx.packetsSent));

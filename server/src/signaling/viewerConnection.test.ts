@@ -55,6 +55,7 @@ before(async () => {
     source: await resolveSource(`lavfi:${GRAPH}`, []),
     encode: { ...DEFAULT_ENCODE, width: 160, height: 90, bitrateKbps: 200 },
     webRtcServer: () => media.webRtcServer,
+    keyframeMinGapMs: 1000,
     createRouter: () => media.createRouter(),
     control: loadConfig({}, '.').control,
     feedback: 'rtcp',

@@ -4,7 +4,7 @@ import type { StreamInfo, ViewerClosed } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
 import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
-import type { LayerKbps } from '@pels/shared/protocol/operator';
+import type { KeyframeCounts, LayerKbps } from '@pels/shared/protocol/operator';
 import { FfmpegIngest, type IngestStatus } from '../ingest/ffmpegIngest';
 import { operatorSourceText, PUBLIC_SOURCE_ERROR, publicSourceLabel } from '../ingest/sourceRedaction';
 import type { EncodeSettings, SourceSpec } from '../ingest/sourceSpec';
@@ -17,6 +17,7 @@ import type { DscpMarker } from '../net/dscpMarker';
 import { QualityAnalyzer } from '../quality/qualityAnalyzer';
 import { QualityFeed, type QualityListener } from '../quality/qualityFeed';
 import { ViewerSession } from '../viewer/viewerSession';
+import { KeyframeRequests } from './keyframeRequests';
 
 export interface StreamOptions {
   id: string;
@@ -26,6 +27,8 @@ export interface StreamOptions {
   encode: EncodeSettings;
   /** The media worker's current WebRtcServer (the one RTC port), for new viewers' transports. */
   webRtcServer: () => ms.WebRtcServer;
+  /** Least time between keyframes the viewers' requests force (KEYFRAME_MIN_GAP_MS). */
+  keyframeMinGapMs: number;
   createRouter: () => Promise<ms.Router>;
   control: ControlLoopParams;
   feedback: FeedbackSource;
@@ -52,8 +55,9 @@ type StreamEvents = {
 };
 
 /**
- * One source: its FFmpeg ingest, its mediasoup router and its viewers.
- * Frames flow one way: ingest -> layering -> each viewer's flow.
+ * One source: its ingest (FFmpeg and the encoder), its mediasoup router and
+ * its viewers. Frames flow one way: ingest -> layering -> each viewer's flow;
+ * the viewers' keyframe requests go back to the encoder, throttled.
  */
 export class Stream extends EventEmitter<StreamEvents> {
   readonly id: string;
@@ -68,6 +72,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   private readonly boundsTimer: NodeJS.Timeout;
   private readonly quality: QualityAnalyzer;
   private readonly qualityFeed: QualityFeed;
+  private readonly keyframes: KeyframeRequests;
 
   constructor(private readonly opts: StreamOptions) {
     super();
@@ -76,6 +81,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.layering = new FrameLayering(this.ticksPerFrame);
     this.ingest = new FfmpegIngest(opts.source, opts.encode, opts.log.child({ stream: opts.id }));
     this.ingest.on('status', () => this.emit('info', this.publicInfo()));
+    this.keyframes = new KeyframeRequests(opts.keyframeMinGapMs, () => this.ingest.requestKeyframe());
     const fps = opts.encode.frameRate;
     this.qualityFeed = new QualityFeed({ windowFrames: QUALITY_WINDOW_S * fps, backlogFrames: QUALITY_BACKLOG_S * fps, intervalMs: QUALITY_BATCH_MS });
     this.quality = new QualityAnalyzer({
@@ -96,6 +102,7 @@ export class Stream extends EventEmitter<StreamEvents> {
         return;
       }
       this.framesIngested++;
+      if (frame.keyframe) this.keyframes.onKeyframe();
       const now = Date.now();
       this.layerRates.add(frame.temporalId, frame.bytes, now);
       for (const v of this.viewers.values()) v.sendFrame(frame, now);
@@ -168,6 +175,11 @@ export class Stream extends EventEmitter<StreamEvents> {
     return this.layerRates.rates(Date.now());
   }
 
+  /** Keyframe requests of the viewers by reason, and the keyframes they forced. */
+  keyframeCounts(): KeyframeCounts {
+    return this.keyframes.totals;
+  }
+
   /** Controller parameters for viewers that join from now on; current viewers keep theirs. */
   setControlParams(control: ControlLoopParams): void {
     this.opts.control = control;
@@ -219,6 +231,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       webRtcServer,
       limits: this.opts.limits,
       log: this.opts.log,
+      onKeyframeRequest: (reason) => this.keyframes.request(reason),
       onClose: (closed) => {
         release();
         this.viewers.delete(id);
@@ -239,6 +252,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.closed = true;
     clearInterval(this.boundsTimer);
     for (const v of [...this.viewers.values()]) v.close('stream closed');
+    this.keyframes.close();
     this.ingest.close();
     this.quality.close();
     this.qualityFeed.close();

@@ -14,6 +14,7 @@ import type { Limits } from '../limits/limits';
 import type { Logger } from '../log';
 import type { DscpMarker, DscpMarking } from '../net/dscpMarker';
 import { parseRtcpFeedback } from '../rtp/rtcp';
+import type { KeyframeReason } from '../streams/keyframeRequests';
 import { canColor, mediaTransport, modeInForce } from './mediaPath';
 import { dscpFor, modeSwitchRefusal, policyFor, retransmittedColors, SwitchablePolicy } from './modePolicy';
 
@@ -42,6 +43,8 @@ export interface ViewerSessionOptions {
   /** The DTLS deadline and where its expiries are counted. */
   limits: Pick<Limits, 'settings' | 'rejections'>;
   log: Logger;
+  /** Asks the stream's encoder for a keyframe (throttled there; one serves every viewer). */
+  onKeyframeRequest: (reason: KeyframeReason) => void;
   /** Told once when the session closes, whatever closed it. */
   onClose: (closed: ViewerClosed) => void;
 }
@@ -56,6 +59,8 @@ export class ViewerSession {
   readonly connectedAt = Date.now();
   private closed = false;
   private sending = false;
+  /** Resumed, and no keyframe sent on green since: its first frame is one on the way. */
+  private awaitingKeyframe = false;
   private webRtcTransport: ms.WebRtcTransport | null = null;
   private readonly consumers = new Map<Color, ms.Consumer>();
   private colors = new Set<Color>(COLORS);
@@ -292,6 +297,9 @@ export class ViewerSession {
     if (!this.consumers.size) throw new RequestError('invalid_state', 'consume first');
     await this.applyColors();
     this.sending = true;
+    // The green consumer starts at a keyframe: ask for one rather than wait for the periodic one.
+    this.awaitingKeyframe = true;
+    this.opts.onKeyframeRequest('join');
   }
 
   async setColors(colors: readonly Color[]): Promise<Color[]> {
@@ -339,6 +347,7 @@ export class ViewerSession {
     if (!out) return;
     const producer = this.producers[out.color];
     for (const p of out.packets) producer.send(p);
+    if (out.color === 'green' && frame.keyframe) this.awaitingKeyframe = false;
   }
 
   /** `rejoin: false` tells the player not to come back by itself (an operator's decision). */
@@ -431,8 +440,10 @@ export class ViewerSession {
     for (const fb of parseRtcpFeedback(buf)) {
       if (fb.type !== 'pli' && fb.type !== 'fir') continue;
       const color = COLORS.find((c) => this.flow.ssrcs[c] === fb.mediaSsrc);
-      // Green waits for the encoder's next periodic keyframe: a PLI never forces one.
-      if (color && color !== 'green') this.sendSyntheticKeyframe(color, false);
+      // Green: the player's base chain is broken, the stream's encoder makes a keyframe (a join's request already asked for one).
+      if (color === 'green') {
+        if (this.sending && !this.awaitingKeyframe) this.opts.onKeyframeRequest('pli');
+      } else if (color) this.sendSyntheticKeyframe(color, false);
     }
   }
 

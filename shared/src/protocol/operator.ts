@@ -56,11 +56,18 @@ export interface LayerKbps {
   total: number;
 }
 
+/** A source's keyframe requests since it started, by reason, and the keyframes its encoder was asked for (fewer: requests are throttled). */
+export interface KeyframeCounts {
+  requests: { join: number; pli: number };
+  forced: number;
+}
+
 /** A source as the operator sees it: the player's StreamInfo plus what only the operator needs. */
 export interface OperatorStream extends StreamInfo {
   /** Null until a second of frames has been measured. */
   layerKbps: LayerKbps | null;
   viewers: number;
+  keyframes: KeyframeCounts;
 }
 
 /** A viewer's state; `psnrDb` is what its player reported (null before its first report). */

@@ -1,0 +1,102 @@
+import { randomInt } from 'node:crypto';
+/**
+ * A viewer's keyframe requests against a real mediasoup worker: the receiver's
+ * PLIs are real too, a consumer's keyframe request that mediasoup turns into
+ * RTCP on the viewer's producers, as it does for a player's PLI.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import type { types as ms } from 'mediasoup';
+import { pino } from 'pino';
+import { loadConfig } from '../config';
+import { IvfReader } from '../ingest/ivfReader';
+import { FrameLayering } from '../layering/layeredFrame';
+import { Limits } from '../limits/limits';
+import { createDscpMarker, type DscpMarker } from '../net/dscpMarker';
+import { MediaWorker } from '../sfu/mediaWorker';
+import type { KeyframeReason } from '../streams/keyframeRequests';
+import { ViewerSession } from './viewerSession';
+
+const log = pino({ level: 'silent' });
+const config = loadConfig({}, '.');
+const frames = (() => {
+  const layering = new FrameLayering(3000);
+  return new IvfReader().push(readFileSync(new URL('../../testdata/city-24.ivf', import.meta.url))).map((f) => layering.next(f.data));
+})();
+
+let media: MediaWorker;
+let dscp: DscpMarker;
+
+before(async () => {
+  // A random port: another test process may hold any fixed one.
+  let rtcPort = 0;
+  for (let tries = 1; ; tries++) {
+    rtcPort = randomInt(20_000, 30_000);
+    try {
+      media = await MediaWorker.create(log, { logLevel: 'warn' }, { listenIp: '127.0.0.1', announcedAddress: undefined, port: rtcPort });
+      break;
+    } catch (err) {
+      if (tries === 5) throw err;
+    }
+  }
+  dscp = await createDscpMarker({ instance: `test_${process.pid}`, udpPorts: { min: rtcPort, max: rtcPort }, log });
+});
+
+after(async () => {
+  media.close();
+  await dscp.close();
+});
+
+async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test('a viewer asks for a keyframe when it starts receiving, and for each PLI on green once its first keyframe went out; PLIs on yellow and red get synthetic keyframes, no request', async (t) => {
+  const router = await media.createRouter();
+  t.after(() => router.close());
+  const reasons: KeyframeReason[] = [];
+  const session = await ViewerSession.create({
+    id: 'v1',
+    streamId: 's',
+    router,
+    mode: 'pels',
+    control: config.control,
+    feedback: 'rtcp',
+    dscp,
+    webRtcServer: media.webRtcServer,
+    limits: new Limits(config.limits),
+    log,
+    onKeyframeRequest: (reason) => reasons.push(reason),
+    onClose: () => {},
+  });
+  t.after(() => session.close());
+  await session.createTransport();
+  const consumed = await session.consume(router.rtpCapabilities as Parameters<ViewerSession['consume']>[0]);
+  const producerOf = (color: string) => consumed.find((c) => c.color === color)!.producerId;
+  assert.deepEqual([...reasons], []);
+  await session.resume();
+  assert.deepEqual([...reasons], ['join']);
+
+  // The first keyframe goes out on green; a receiver of green then loses its base chain and sends a PLI.
+  session.sendFrame(frames[0]!, Date.now());
+  const receiver = await router.createDirectTransport();
+  t.after(() => receiver.close());
+  const green: ms.Consumer = await receiver.consume({ producerId: producerOf('green'), rtpCapabilities: router.rtpCapabilities });
+  await green.requestKeyFrame();
+  await until('a request for the PLI on green', () => reasons.includes('pli'));
+  // The stream's answer: a keyframe (mediasoup stops asking once it has one).
+  session.sendFrame(frames[0]!, Date.now());
+
+  const synthetic = session.flow.counters.syntheticKeyframes;
+  // A yellow frame gives the yellow stream something to ask a keyframe for.
+  session.sendFrame(frames[2]!, Date.now());
+  const yellow = await receiver.consume({ producerId: producerOf('yellow'), rtpCapabilities: router.rtpCapabilities });
+  await yellow.requestKeyFrame();
+  await until('a synthetic keyframe on yellow', () => session.flow.counters.syntheticKeyframes > synthetic);
+  assert.deepEqual([...new Set(reasons)], ['join', 'pli']);
+});
