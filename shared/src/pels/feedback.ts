@@ -30,6 +30,8 @@ export interface FeedbackEvent {
   origin?: string;
   /** When the measured traffic was sent, ms; MKC steps from the rate in effect then (eq. 8). Default: the current rate. */
   sentAtMs?: number;
+  /** RTCP: loss of the base layer (green) over the same interval, when green reported; any ends MKC's start-up. */
+  baseLossFraction?: number;
 }
 
 export type FeedbackVerdict = 'fresh' | 'stale' | 'invalid';
@@ -41,6 +43,7 @@ function invalidReason(ev: FeedbackEvent): string | undefined {
   if (!(Number.isFinite(ev.lossFraction) && ev.lossFraction <= 1)) return 'lossFraction';
   if (ev.kind === 'rtcp' && ev.lossFraction < 0) return 'lossFraction';
   if (ev.sentAtMs !== undefined && !(Number.isFinite(ev.sentAtMs) && ev.sentAtMs <= ev.atMs)) return 'sentAtMs';
+  if (ev.baseLossFraction !== undefined && !(ev.baseLossFraction >= 0 && ev.baseLossFraction <= 1)) return 'baseLossFraction';
   return undefined;
 }
 
@@ -72,6 +75,17 @@ export function routerEnhancementLoss(p: number, rateKbps: number, baseKbps: num
   if (p <= 0) return p;
   if (rateKbps <= baseKbps) return 1;
   return Math.min(1, (p * rateKbps) / (rateKbps - baseKbps));
+}
+
+/**
+ * The other way round, for RTCP: the share of all of a flow's bytes lost
+ * when its enhancement layer lost p and the base none (PELS drops only
+ * enhancement bytes), p (r - b) / r. With no enhancement sent (r <= b) the
+ * RTCP p is the base layer's own loss: all there is.
+ */
+export function flowLossFromEnhancement(p: number, rateKbps: number, baseKbps: number): number {
+  if (rateKbps <= baseKbps) return p;
+  return (p * (rateKbps - baseKbps)) / rateKbps;
 }
 
 /** One stream's packets over a report interval (deltas of RTCP counters). */

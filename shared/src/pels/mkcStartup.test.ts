@@ -1,0 +1,95 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MKC_PAPER_GAINS, MkcController, mkcStep, validateMkcParams, type MkcParams } from './mkc';
+import { isStartupLoss, MKC_STARTUP_DEFAULTS, MkcStartup, startupExitKbps, validateMkcStartupParams } from './mkcStartup';
+
+const PARAMS: MkcParams = { ...MKC_PAPER_GAINS, initialKbps: 250, minKbps: 250, maxKbps: 1250, startup: MKC_STARTUP_DEFAULTS };
+
+test('loss-free feedback doubles the rate from the first report, up to the ceiling', () => {
+  const c = new MkcController(PARAMS);
+  const rates = [1, 2, 3, 4].map(() => c.update(0));
+  assert.deepEqual(rates, [500, 1000, 1250, 1250]);
+  assert.equal(c.inStartup, true);
+  // Without start-up: eq. 8's alpha per report.
+  const plain = new MkcController({ ...PARAMS, startup: undefined });
+  assert.deepEqual([1, 2, 3].map(() => plain.update(0)), [270, 290, 310]);
+  assert.equal(plain.inStartup, false);
+});
+
+test('growth applies to the rate the measured traffic was sent at, and is never slower than eq. 8', () => {
+  const c = new MkcController(PARAMS);
+  assert.equal(c.update(0, 300), 600);
+  // Router feedback far below capacity: eq. 8 (r + alpha - beta r p) outgrows doubling, and wins.
+  const fast = new MkcController(PARAMS);
+  assert.equal(fast.update(-4, 250), mkcStep(250, -4, MKC_PAPER_GAINS));
+  assert.ok(fast.rateKbps > 500);
+});
+
+test('p at or below the threshold is no loss; above it, start-up ends and lands on the delivered rate', () => {
+  const c = new MkcController(PARAMS);
+  c.update(0); // 500
+  assert.equal(c.update(MKC_STARTUP_DEFAULTS.lossThreshold), 1000);
+  assert.equal(c.inStartup, true);
+  // The path delivered 1000 (1 - 0.3) = 700 kb/s of the 1000 sent: back to that, below eq. 8's 1000 + 20 - 0.5 * 1000 * 0.4 = 820.
+  assert.equal(c.update(0.4, 1000, { flowLoss: 0.3 }), 700);
+  assert.equal(c.inStartup, false);
+});
+
+test('any base-layer loss ends start-up, whatever p says', () => {
+  const c = new MkcController(PARAMS);
+  c.update(0); // 500
+  const rate = c.update(0, 500, { baseLoss: 0.01, flowLoss: 0.01 });
+  assert.equal(rate, 500 * 0.99);
+  assert.equal(c.inStartup, false);
+});
+
+test('after the first loss eq. 8 steps, and loss-free feedback never brings start-up back', () => {
+  const c = new MkcController(PARAMS);
+  c.update(0); // 500
+  c.update(0.3, 500, { flowLoss: 0.2 }); // 400, below eq. 8's 445
+  assert.equal(c.rateKbps, 400);
+  for (let k = 0; k < 5; k++) c.update(0);
+  assert.equal(c.rateKbps, 400 + 5 * MKC_PAPER_GAINS.alphaKbps);
+  assert.equal(c.inStartup, false);
+  c.setBounds(100, 2000);
+  assert.equal(c.update(0), 520);
+});
+
+test('the landing never goes below the floor, nor above eq. 8', () => {
+  const c = new MkcController(PARAMS);
+  assert.equal(c.update(1, 250, { flowLoss: 1 }), PARAMS.minKbps);
+  assert.equal(c.inStartup, false);
+  // eq. 8 cuts deeper than the delivered rate (beta > 1): eq. 8 it is.
+  assert.equal(startupExitKbps(1000, 700, 0.1), 700);
+  assert.equal(startupExitKbps(1000, 900, 0.2), 800);
+  // Nonsense flow loss is clamped to [0, 1].
+  assert.equal(startupExitKbps(1000, 1020, -0.5), 1000);
+  assert.equal(startupExitKbps(1000, 1020, 3), 0);
+});
+
+test('without a flow loss figure the landing uses p (router feedback: the share of all bytes dropped)', () => {
+  const s = new MkcStartup(MKC_STARTUP_DEFAULTS);
+  assert.equal(s.next(1000, mkcStep(1000, 0.25, MKC_PAPER_GAINS), { p: 0.25 }), 750);
+  assert.equal(s.isActive, false);
+  assert.equal(s.next(1000, 123, { p: -1 }), 123);
+});
+
+test('isStartupLoss: p past the threshold or any base loss', () => {
+  const t = MKC_STARTUP_DEFAULTS;
+  assert.equal(isStartupLoss({ p: 0 }, t), false);
+  assert.equal(isStartupLoss({ p: -3 }, t), false);
+  assert.equal(isStartupLoss({ p: t.lossThreshold }, t), false);
+  assert.equal(isStartupLoss({ p: t.lossThreshold + 0.001 }, t), true);
+  assert.equal(isStartupLoss({ p: 0, baseLoss: 0 }, t), false);
+  assert.equal(isStartupLoss({ p: 0, baseLoss: 0.001 }, t), true);
+});
+
+test('parameters are checked, alone and inside the MKC parameters', () => {
+  assert.deepEqual(validateMkcStartupParams(MKC_STARTUP_DEFAULTS), []);
+  assert.match(validateMkcStartupParams({ growth: 1, lossThreshold: 0.02 }).join(), /growth must be a finite number > 1; got 1/);
+  assert.match(validateMkcStartupParams({ growth: Number.NaN, lossThreshold: 0.02 }).join(), /growth/);
+  assert.match(validateMkcStartupParams({ growth: 2, lossThreshold: 1 }).join(), /lossThreshold must be in \[0, 1\); got 1/);
+  assert.match(validateMkcStartupParams({ growth: 2, lossThreshold: -0.1 }).join(), /lossThreshold/);
+  assert.match(validateMkcParams({ ...PARAMS, startup: { growth: 0.5, lossThreshold: 0 } }).join(), /startup growth/);
+  assert.throws(() => new MkcController({ ...PARAMS, startup: { growth: 2, lossThreshold: 2 } }), /lossThreshold/);
+});
