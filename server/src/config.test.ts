@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { MKC_STARTUP_DEFAULTS } from '@pels/shared/pels/mkcStartup';
 import { ConfigError, DEFAULT_MEDIA_DIRS, loadConfig } from './config';
 
 const load = (env: NodeJS.ProcessEnv) => loadConfig(env, '/client');
@@ -22,4 +23,11 @@ test('MEDIA_DIR: absolute directories separated by ":", by default the project m
   assert.deepEqual(load({ MEDIA_DIR: '/srv/media::/mnt/clips' }).mediaDirs, ['/srv/media', '/mnt/clips']);
   assert.throws(() => load({ MEDIA_DIR: '/srv/media:clips' }), /MEDIA_DIR must be absolute directories separated by ":"/);
   assert.throws(() => load({ MEDIA_DIR: ':' }), /MEDIA_DIR must be absolute/);
+});
+
+test('MKC_STARTUP: start-up on by default, off on request, anything else refused', () => {
+  assert.deepEqual(load({}).control.mkc.startup, MKC_STARTUP_DEFAULTS);
+  assert.deepEqual(load({ MKC_STARTUP: 'on' }).control.mkc.startup, MKC_STARTUP_DEFAULTS);
+  assert.equal(load({ MKC_STARTUP: 'off' }).control.mkc.startup, undefined);
+  assert.throws(() => load({ MKC_STARTUP: 'yes' }), /^ConfigError: MKC_STARTUP must be on or off, got "yes"/);
 });
