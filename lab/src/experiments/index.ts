@@ -3,10 +3,11 @@ import { delaysExperiment } from './delays';
 import { gammaRedLossExperiment } from './gammaRedLoss';
 import { gammaStabilityExperiment } from './gammaStability';
 import { mkcFairnessExperiment } from './mkcFairness';
+import { mkcStartupExperiment } from './mkcStartup';
 import { psnrExperiment } from './psnr';
 import { utilityExperiment } from './utility';
 
-export const EXPERIMENTS: readonly Experiment[] = [utilityExperiment, gammaStabilityExperiment, gammaRedLossExperiment, delaysExperiment, mkcFairnessExperiment, psnrExperiment];
+export const EXPERIMENTS: readonly Experiment[] = [utilityExperiment, gammaStabilityExperiment, gammaRedLossExperiment, delaysExperiment, mkcFairnessExperiment, mkcStartupExperiment, psnrExperiment];
 
 /** Experiments the CLI knows of but cannot run yet, with the reason. */
 export const UNAVAILABLE: Readonly<Record<string, string>> = {};
