@@ -17,7 +17,7 @@ import { applyRouter, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, 
 import { RouterAgent } from '../net/routerAgent';
 import { createTopology, type Topology } from '../net/topology';
 import { startServer, type RunningServer } from '../serverProcess';
-import { intervalLoss, jainIndex, mean, psnrSummary, round, timeToFullRateMs, type DisplaySample } from './metrics';
+import { intervalLoss, jainIndex, mean, median, psnrSummary, round, timeToFullRateMs, type DisplaySample } from './metrics';
 import { TreeCpu } from './processCpu';
 
 export interface TestbedOptions {
@@ -357,15 +357,21 @@ function summarize(
   return result;
 }
 
-/** From the viewer's join (the server's connectedAt) to the first sample at 90% of its stream's full rate. */
+/**
+ * From the viewer's join (the server's connectedAt) to the first sample at 90%
+ * of its stream's full rate: the median of the stream's measured rate over the
+ * run, since the testbed starts the stream with the server and its first
+ * seconds' measurements are not yet steady.
+ */
 function fullRateAfterJoin(samples: Sample[], i: number): number | null {
   const joined = samples.map((s) => s.api[i]).find((v) => v)?.connectedAt;
-  if (!joined) return null;
+  const fullKbps = median(samples.map((s) => s.streamKbps[i]).filter((x): x is number => typeof x === 'number'));
+  if (!joined || fullKbps === null) return null;
   const points = samples.flatMap((s) => {
     const v = s.api[i];
-    return v && s.atMs !== null ? [{ atMs: s.atMs, sentKbps: v.sentKbps, fullKbps: s.streamKbps[i] ?? null }] : [];
+    return v && s.atMs !== null ? [{ atMs: s.atMs, sentKbps: v.sentKbps }] : [];
   });
-  return timeToFullRateMs(points, Date.parse(joined));
+  return timeToFullRateMs(points, Date.parse(joined), fullKbps);
 }
 
 /** One row per second: per viewer rate, gamma, p, recent loss per color, frames decoded; the router's counters. */
