@@ -68,7 +68,7 @@ test('moving bounds clamp the rate at once', () => {
   assert.equal(loop.rateKbps, 400);
 });
 
-test('start-up: RTCP reports double the rate until the first loss, which lands it on what the path delivered', () => {
+test('start-up: RTCP reports double the rate until the first loss, which lands it on what the path delivered and holds it there a while', () => {
   const loop = new ControlLoop({ mkc: { ...MKC, initialKbps: 250, startup: MKC_STARTUP_DEFAULTS } }); // base (floor) 250 kb/s
   loop.onFeedback({ kind: 'rtcp', epoch: 1, lossFraction: 0, atMs: 1000 });
   loop.onFeedback({ kind: 'rtcp', epoch: 2, lossFraction: 0, atMs: 2000 });
@@ -80,6 +80,11 @@ test('start-up: RTCP reports double the rate until the first loss, which lands i
   assert.equal(loop.inStartup, false);
   loop.onFeedback({ kind: 'rtcp', epoch: 4, lossFraction: 0, atMs: 4000 });
   assert.equal(loop.rateKbps, mkcStep(700, 0, MKC_PAPER_GAINS));
+  // Reports within the hold still describe the overshoot: no cut below the landing.
+  loop.onFeedback({ kind: 'rtcp', epoch: 5, lossFraction: 1, atMs: 5000 });
+  assert.equal(loop.rateKbps, 700);
+  loop.onFeedback({ kind: 'rtcp', epoch: 6, lossFraction: 1, atMs: 3000 + MKC_STARTUP_DEFAULTS.holdMs });
+  assert.equal(loop.rateKbps, mkcStep(700, 1, MKC_PAPER_GAINS));
 });
 
 test('start-up: a report of base-layer loss ends it, one of invalid base loss is ignored', () => {

@@ -58,7 +58,7 @@ export class ControlLoop implements ControlState {
     const reference = ev.sentAtMs === undefined ? this.mkc.rateKbps : this.rateAt(ev.sentAtMs);
     // Router p is the share of all PELS bytes dropped; RTCP's is the enhancement layer's.
     const flowLoss = ev.kind === 'router' ? Math.max(0, ev.lossFraction) : flowLossFromEnhancement(ev.lossFraction, reference, this.baseKbps);
-    this.mkc.update(ev.lossFraction, reference, { flowLoss, baseLoss: ev.baseLossFraction });
+    this.mkc.update(ev.lossFraction, reference, { flowLoss, baseLoss: ev.baseLossFraction, atMs: ev.atMs });
     this.gammaController.update(ev.kind === 'router' ? routerEnhancementLoss(ev.lossFraction, reference, this.baseKbps) : ev.lossFraction);
     this.record(ev.atMs);
     return verdict;

@@ -46,7 +46,7 @@ test('any base-layer loss ends start-up, whatever p says', () => {
 test('after the first loss eq. 8 steps, and loss-free feedback never brings start-up back', () => {
   const c = new MkcController(PARAMS);
   c.update(0); // 500
-  c.update(0.3, 500, { flowLoss: 0.2 }); // 400, below eq. 8's 445
+  c.update(0.3, 500, { flowLoss: 0.2 }); // 400 delivered, below eq. 8's 445 and above the 250 before the last doubling
   assert.equal(c.rateKbps, 400);
   for (let k = 0; k < 5; k++) c.update(0);
   assert.equal(c.rateKbps, 400 + 5 * MKC_PAPER_GAINS.alphaKbps);
@@ -55,16 +55,49 @@ test('after the first loss eq. 8 steps, and loss-free feedback never brings star
   assert.equal(c.update(0), 520);
 });
 
+test('a first loss read as p = 1 (a starved stream sends no report) lands back on the rate before the last doubling', () => {
+  const c = new MkcController(PARAMS);
+  c.update(0); // 500
+  c.update(0); // 1000
+  assert.equal(c.update(1, 1000, { flowLoss: 0.75 }), 500);
+});
+
+test('for holdMs after the landing eq. 8 may raise the rate but not cut below the landing; then eq. 8 alone', () => {
+  const c = new MkcController(PARAMS);
+  c.update(0, 250, { atMs: 1000 }); // 500
+  c.update(0, 500, { atMs: 2000 }); // 1000
+  assert.equal(c.update(1, 1000, { flowLoss: 0.75, atMs: 3000 }), 500);
+  // Still the overshoot: eq. 8 from 500 with p = 1 would be 270.
+  assert.equal(c.update(1, 500, { flowLoss: 0.75, atMs: 4000 }), 500);
+  assert.equal(c.update(0, 500, { atMs: 5000 }), 520);
+  assert.equal(c.update(1, 520, { flowLoss: 0.75, atMs: 5500 }), 500);
+  assert.equal(c.inStartup, false);
+  // The hold is over at landing + holdMs: eq. 8 alone, start-up never again.
+  assert.equal(c.update(1, 500, { flowLoss: 0.75, atMs: 3000 + MKC_STARTUP_DEFAULTS.holdMs }), 270);
+  assert.equal(c.update(0, 270, { atMs: 7000 }), 290);
+});
+
+test('feedback without a time gets no hold', () => {
+  const c = new MkcController(PARAMS);
+  c.update(0); // 500
+  c.update(0); // 1000
+  c.update(1, 1000, { flowLoss: 0.75 }); // 500
+  assert.equal(c.update(1, 500, { flowLoss: 0.75 }), 270);
+});
+
 test('the landing never goes below the floor, nor above eq. 8', () => {
   const c = new MkcController(PARAMS);
   assert.equal(c.update(1, 250, { flowLoss: 1 }), PARAMS.minKbps);
   assert.equal(c.inStartup, false);
-  // eq. 8 cuts deeper than the delivered rate (beta > 1): eq. 8 it is.
-  assert.equal(startupExitKbps(1000, 700, 0.1), 700);
-  assert.equal(startupExitKbps(1000, 900, 0.2), 800);
+  // Delivered 900 of 1000, but eq. 8 cuts deeper (beta > 1): eq. 8 it is.
+  assert.equal(startupExitKbps(1000, 700, 0.1, 2), 700);
+  assert.equal(startupExitKbps(1000, 900, 0.2, 2), 800);
+  // Half is the least: the rate before the last doubling.
+  assert.equal(startupExitKbps(1000, 1020, 0.9, 2), 500);
+  assert.equal(startupExitKbps(1000, 1020, 0.9, 4), 250);
   // Nonsense flow loss is clamped to [0, 1].
-  assert.equal(startupExitKbps(1000, 1020, -0.5), 1000);
-  assert.equal(startupExitKbps(1000, 1020, 3), 0);
+  assert.equal(startupExitKbps(1000, 1020, -0.5, 2), 1000);
+  assert.equal(startupExitKbps(1000, 1020, 3, 2), 500);
 });
 
 test('without a flow loss figure the landing uses p (router feedback: the share of all bytes dropped)', () => {
@@ -85,11 +118,13 @@ test('isStartupLoss: p past the threshold or any base loss', () => {
 });
 
 test('parameters are checked, alone and inside the MKC parameters', () => {
-  assert.deepEqual(validateMkcStartupParams(MKC_STARTUP_DEFAULTS), []);
-  assert.match(validateMkcStartupParams({ growth: 1, lossThreshold: 0.02 }).join(), /growth must be a finite number > 1; got 1/);
-  assert.match(validateMkcStartupParams({ growth: Number.NaN, lossThreshold: 0.02 }).join(), /growth/);
-  assert.match(validateMkcStartupParams({ growth: 2, lossThreshold: 1 }).join(), /lossThreshold must be in \[0, 1\); got 1/);
-  assert.match(validateMkcStartupParams({ growth: 2, lossThreshold: -0.1 }).join(), /lossThreshold/);
-  assert.match(validateMkcParams({ ...PARAMS, startup: { growth: 0.5, lossThreshold: 0 } }).join(), /startup growth/);
-  assert.throws(() => new MkcController({ ...PARAMS, startup: { growth: 2, lossThreshold: 2 } }), /lossThreshold/);
+  const ok = MKC_STARTUP_DEFAULTS;
+  assert.deepEqual(validateMkcStartupParams(ok), []);
+  assert.match(validateMkcStartupParams({ ...ok, growth: 1 }).join(), /growth must be a finite number > 1; got 1/);
+  assert.match(validateMkcStartupParams({ ...ok, growth: Number.NaN }).join(), /growth/);
+  assert.match(validateMkcStartupParams({ ...ok, lossThreshold: 1 }).join(), /lossThreshold must be in \[0, 1\); got 1/);
+  assert.match(validateMkcStartupParams({ ...ok, lossThreshold: -0.1 }).join(), /lossThreshold/);
+  assert.match(validateMkcStartupParams({ ...ok, holdMs: -1 }).join(), /holdMs must be a finite number >= 0; got -1/);
+  assert.match(validateMkcParams({ ...PARAMS, startup: { ...ok, growth: 0.5 } }).join(), /startup growth/);
+  assert.throws(() => new MkcController({ ...PARAMS, startup: { ...ok, lossThreshold: 2 } }), /lossThreshold/);
 });

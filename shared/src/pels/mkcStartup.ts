@@ -19,10 +19,17 @@ export interface MkcStartupParams {
    * drop or a burst the queue absorbed). Any base-layer loss ends it too. In [0, 1).
    */
   lossThreshold: number;
+  /**
+   * For this long after start-up ends, eq. 8 may raise the rate but not take
+   * it below where it landed: feedback that soon still describes the
+   * overshoot the landing answered (RTCP reports lag by a second or two, and
+   * the queue the overshoot filled takes as long to drain). ms, >= 0.
+   */
+  holdMs: number;
 }
 
-/** Doubling per report, like TCP's slow start per round trip: past the capacity by at most the capacity itself. */
-export const MKC_STARTUP_DEFAULTS: Readonly<MkcStartupParams> = { growth: 2, lossThreshold: 0.02 };
+/** Doubling per report, like TCP's slow start per round trip; a hold of about three RTCP reports. */
+export const MKC_STARTUP_DEFAULTS: Readonly<MkcStartupParams> = { growth: 2, lossThreshold: 0.02, holdMs: 3000 };
 
 /** What one fresh feedback says about congestion. */
 export interface CongestionSignal {
@@ -32,6 +39,8 @@ export interface CongestionSignal {
   baseLoss?: number;
   /** Share of all the flow's bytes lost, when known; default max(0, p). */
   flowLoss?: number;
+  /** When the feedback arrived, ms; without it there is no hold after the landing. */
+  atMs?: number;
 }
 
 /** Every reason to reject the parameters, as messages for an operator; empty when usable. */
@@ -39,6 +48,7 @@ export function validateMkcStartupParams(p: MkcStartupParams): string[] {
   const errors: string[] = [];
   if (!(Number.isFinite(p.growth) && p.growth > 1)) errors.push(`startup growth must be a finite number > 1; got ${p.growth}`);
   if (!(Number.isFinite(p.lossThreshold) && p.lossThreshold >= 0 && p.lossThreshold < 1)) errors.push(`startup lossThreshold must be in [0, 1); got ${p.lossThreshold}`);
+  if (!(Number.isFinite(p.holdMs) && p.holdMs >= 0)) errors.push(`startup holdMs must be a finite number >= 0; got ${p.holdMs}`);
   return errors;
 }
 
@@ -48,41 +58,53 @@ export function isStartupLoss(signal: CongestionSignal, params: MkcStartupParams
 }
 
 /**
- * Where the rate lands when start-up ends: what the path delivered of the
- * rate the measured traffic was sent at, r (1 - flow loss), which for a
- * congested bottleneck is the flow's share of it; eq. 8's own step instead
- * when that cuts deeper. Doubling has overshot by up to the capacity, and
- * eq. 8 alone (r (1 - beta p) + alpha) would leave the path overloaded for
- * several reports.
+ * Where the rate lands when start-up ends: back to the rate before the last
+ * growth step, or to what the path delivered of the rate the measured
+ * traffic was sent at, r (1 - flow loss), which for a congested bottleneck
+ * is the flow's share of it, whichever is higher; and never above eq. 8's
+ * own step. The delivered rate alone would trust p too far: a stream the
+ * overshoot starved sends no receiver report and counts as all lost, so the
+ * first loss often reads as p = 1.
  */
-export function startupExitKbps(referenceKbps: number, eq8Kbps: number, flowLoss: number): number {
-  return Math.min(eq8Kbps, referenceKbps * (1 - Math.min(1, Math.max(0, flowLoss))));
+export function startupExitKbps(referenceKbps: number, eq8Kbps: number, flowLoss: number, growth: number): number {
+  const delivered = referenceKbps * (1 - Math.min(1, Math.max(0, flowLoss)));
+  return Math.min(eq8Kbps, Math.max(referenceKbps / growth, delivered));
 }
 
-/** One flow's start-up phase: active from creation until its first loss, never again after. */
+/**
+ * One flow's start-up phase: growing from creation until its first loss,
+ * then holding the landing rate as a floor for holdMs, then done for good.
+ */
 export class MkcStartup {
-  private active = true;
+  private phase: 'growing' | 'holding' | 'done' = 'growing';
+  private landing = { kbps: 0, untilMs: 0 };
 
   constructor(private readonly params: MkcStartupParams) {
     const errors = validateMkcStartupParams(params);
     if (errors.length > 0) throw new RangeError(`invalid MKC start-up parameters: ${errors.join('; ')}`);
   }
 
+  /** Still growing: no loss seen yet. */
   get isActive(): boolean {
-    return this.active;
+    return this.phase === 'growing';
   }
 
   /**
    * The rate after one fresh feedback, before clamps: grown while no loss is
    * seen (never slower than eq. 8, which below a router's capacity is
-   * multiplicative already), landed at the first loss, eq. 8's step after that.
+   * multiplicative already), landed at the first loss, eq. 8's step after
+   * that (not below the landing while the hold lasts).
    */
   next(referenceKbps: number, eq8Kbps: number, signal: CongestionSignal): number {
-    if (!this.active) return eq8Kbps;
-    if (isStartupLoss(signal, this.params)) {
-      this.active = false;
-      return startupExitKbps(referenceKbps, eq8Kbps, signal.flowLoss ?? signal.p);
+    if (this.phase === 'holding') {
+      if (signal.atMs !== undefined && signal.atMs < this.landing.untilMs) return Math.max(eq8Kbps, this.landing.kbps);
+      this.phase = 'done';
     }
-    return Math.max(eq8Kbps, referenceKbps * this.params.growth);
+    if (this.phase === 'done') return eq8Kbps;
+    if (!isStartupLoss(signal, this.params)) return Math.max(eq8Kbps, referenceKbps * this.params.growth);
+    const kbps = startupExitKbps(referenceKbps, eq8Kbps, signal.flowLoss ?? signal.p, this.params.growth);
+    this.phase = signal.atMs === undefined ? 'done' : 'holding';
+    this.landing = { kbps, untilMs: (signal.atMs ?? 0) + this.params.holdMs };
+    return kbps;
   }
 }
