@@ -68,23 +68,22 @@ test('moving bounds clamp the rate at once', () => {
   assert.equal(loop.rateKbps, 400);
 });
 
-test('start-up: RTCP reports double the rate until the first loss, which lands it on what the path delivered and holds it there a while', () => {
-  const loop = new ControlLoop({ mkc: { ...MKC, initialKbps: 250, startup: MKC_STARTUP_DEFAULTS } }); // base (floor) 250 kb/s
+test('start-up: RTCP reports double the rate until the first loss, which halves it and holds it there a while', () => {
+  const loop = new ControlLoop({ mkc: { ...MKC, initialKbps: 250, startup: MKC_STARTUP_DEFAULTS } });
   loop.onFeedback({ kind: 'rtcp', epoch: 1, lossFraction: 0, atMs: 1000 });
   loop.onFeedback({ kind: 'rtcp', epoch: 2, lossFraction: 0, atMs: 2000 });
   assert.equal(loop.rateKbps, 1000);
   assert.equal(loop.inStartup, true);
-  // 40% of the 750 kb/s enhancement lost is 30% of the flow: 700 of the 1000 kb/s arrived.
   loop.onFeedback({ kind: 'rtcp', epoch: 3, lossFraction: 0.4, atMs: 3000 });
-  assert.equal(loop.rateKbps, 700);
+  assert.equal(loop.rateKbps, 500);
   assert.equal(loop.inStartup, false);
   loop.onFeedback({ kind: 'rtcp', epoch: 4, lossFraction: 0, atMs: 4000 });
-  assert.equal(loop.rateKbps, mkcStep(700, 0, MKC_PAPER_GAINS));
+  assert.equal(loop.rateKbps, mkcStep(500, 0, MKC_PAPER_GAINS));
   // Reports within the hold still describe the overshoot: no cut below the landing.
   loop.onFeedback({ kind: 'rtcp', epoch: 5, lossFraction: 1, atMs: 5000 });
-  assert.equal(loop.rateKbps, 700);
+  assert.equal(loop.rateKbps, 500);
   loop.onFeedback({ kind: 'rtcp', epoch: 6, lossFraction: 1, atMs: 3000 + MKC_STARTUP_DEFAULTS.holdMs });
-  assert.equal(loop.rateKbps, mkcStep(700, 1, MKC_PAPER_GAINS));
+  assert.equal(loop.rateKbps, mkcStep(500, 1, MKC_PAPER_GAINS));
 });
 
 test('start-up: a report of base-layer loss ends it, one of invalid base loss is ignored', () => {
@@ -94,10 +93,10 @@ test('start-up: a report of base-layer loss ends it, one of invalid base loss is
   assert.equal(loop.rateKbps, 300);
   loop.onFeedback({ kind: 'rtcp', epoch: 1, lossFraction: 0, atMs: 1000, baseLossFraction: 0.02 });
   assert.equal(loop.inStartup, false);
-  assert.equal(loop.rateKbps, 300);
+  assert.equal(loop.rateKbps, MKC.minKbps); // half of 300, clamped to the floor
 });
 
-test('start-up with router feedback: growth per round trip (from r(k - D)), landing on (1 - p) of it', () => {
+test('start-up with router feedback: growth per round trip (from r(k - D)), landing on half of it', () => {
   const loop = new ControlLoop({ mkc: { ...MKC, maxKbps: 5000, startup: MKC_STARTUP_DEFAULTS } });
   // Three samples 100 ms apart all measure traffic sent at 0 ms: the rate then, 300, doubled each time; not 300 * 2^3.
   for (let z = 1; z <= 3; z++) loop.onFeedback({ kind: 'router', epoch: z, lossFraction: 0.01, atMs: z * 100, sentAtMs: 0 });
@@ -105,6 +104,6 @@ test('start-up with router feedback: growth per round trip (from r(k - D)), land
   loop.onFeedback({ kind: 'router', epoch: 4, lossFraction: 0.01, atMs: 400, sentAtMs: 300 });
   assert.equal(loop.rateKbps, 1200);
   loop.onFeedback({ kind: 'router', epoch: 5, lossFraction: 0.25, atMs: 500, sentAtMs: 450 });
-  assert.equal(loop.rateKbps, 900);
+  assert.equal(loop.rateKbps, 600);
   assert.equal(loop.inStartup, false);
 });

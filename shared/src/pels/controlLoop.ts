@@ -1,4 +1,4 @@
-import { flowLossFromEnhancement, FreshnessGuard, routerEnhancementLoss, type FeedbackEvent, type FeedbackVerdict } from './feedback';
+import { FreshnessGuard, routerEnhancementLoss, type FeedbackEvent, type FeedbackVerdict } from './feedback';
 import { GAMMA_DEFAULTS, GammaController, type GammaParams } from './gammaController';
 import { MkcController, type MkcParams } from './mkc';
 
@@ -56,9 +56,7 @@ export class ControlLoop implements ControlState {
     const verdict = this.guard.check(ev);
     if (verdict !== 'fresh') return verdict;
     const reference = ev.sentAtMs === undefined ? this.mkc.rateKbps : this.rateAt(ev.sentAtMs);
-    // Router p is the share of all PELS bytes dropped; RTCP's is the enhancement layer's.
-    const flowLoss = ev.kind === 'router' ? Math.max(0, ev.lossFraction) : flowLossFromEnhancement(ev.lossFraction, reference, this.baseKbps);
-    this.mkc.update(ev.lossFraction, reference, { flowLoss, baseLoss: ev.baseLossFraction, atMs: ev.atMs });
+    this.mkc.update(ev.lossFraction, reference, { baseLoss: ev.baseLossFraction, atMs: ev.atMs });
     this.gammaController.update(ev.kind === 'router' ? routerEnhancementLoss(ev.lossFraction, reference, this.baseKbps) : ev.lossFraction);
     this.record(ev.atMs);
     return verdict;

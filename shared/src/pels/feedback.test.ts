@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { flowLossFromEnhancement, FreshnessGuard, pooledLoss, routerEnhancementLoss, type FeedbackEvent, type FeedbackVerdict } from './feedback';
+import { FreshnessGuard, pooledLoss, routerEnhancementLoss, type FeedbackEvent, type FeedbackVerdict } from './feedback';
 
 const rtcp = (epoch: number, lossFraction = 0.1, extra: Partial<FeedbackEvent> = {}): FeedbackEvent => ({ kind: 'rtcp', epoch, lossFraction, atMs: 1000, ...extra });
 const router = (epoch: number, lossFraction = -0.5, extra: Partial<FeedbackEvent> = {}): FeedbackEvent => ({ kind: 'router', epoch, lossFraction, atMs: 1000, ...extra });
@@ -65,10 +65,4 @@ test('routerEnhancementLoss puts the router loss of a flow on its enhancement la
     { p: 0.1, rate: 100, base: 100, want: 1 }, // nothing but base sent: the loss hit the base
   ];
   for (const { p, rate, base, want } of cases) assert.ok(Math.abs(routerEnhancementLoss(p, rate, base) - want) < 1e-12, `p=${p} r=${rate} b=${base}`);
-});
-
-test('flowLossFromEnhancement: enhancement loss as a share of the whole flow, the inverse of routerEnhancementLoss', () => {
-  assert.equal(flowLossFromEnhancement(0.4, 1000, 250), 0.3);
-  assert.equal(flowLossFromEnhancement(0.1, 250, 250), 0.1);
-  assert.ok(Math.abs(flowLossFromEnhancement(routerEnhancementLoss(0.2, 800, 200), 800, 200) - 0.2) < 1e-12);
 });

@@ -77,17 +77,6 @@ export function routerEnhancementLoss(p: number, rateKbps: number, baseKbps: num
   return Math.min(1, (p * rateKbps) / (rateKbps - baseKbps));
 }
 
-/**
- * The other way round, for RTCP: the share of all of a flow's bytes lost
- * when its enhancement layer lost p and the base none (PELS drops only
- * enhancement bytes), p (r - b) / r. With no enhancement sent (r <= b) the
- * RTCP p is the base layer's own loss: all there is.
- */
-export function flowLossFromEnhancement(p: number, rateKbps: number, baseKbps: number): number {
-  if (rateKbps <= baseKbps) return p;
-  return (p * (rateKbps - baseKbps)) / rateKbps;
-}
-
 /** One stream's packets over a report interval (deltas of RTCP counters). */
 export interface LossInterval {
   expected: number;

@@ -25,55 +25,48 @@ test('growth applies to the rate the measured traffic was sent at, and is never 
   assert.ok(fast.rateKbps > 500);
 });
 
-test('p at or below the threshold is no loss; above it, start-up ends and lands on the delivered rate', () => {
+test('p at or below the threshold is no loss; above it, start-up ends and halves the rate the loss was measured at', () => {
   const c = new MkcController(PARAMS);
   c.update(0); // 500
   assert.equal(c.update(MKC_STARTUP_DEFAULTS.lossThreshold), 1000);
   assert.equal(c.inStartup, true);
-  // The path delivered 1000 (1 - 0.3) = 700 kb/s of the 1000 sent: back to that, below eq. 8's 1000 + 20 - 0.5 * 1000 * 0.4 = 820.
-  assert.equal(c.update(0.4, 1000, { flowLoss: 0.3 }), 700);
+  // Back to 500, the rate before the last doubling, below eq. 8's 1000 + 20 - 0.5 * 1000 * 0.1 = 970.
+  assert.equal(c.update(0.1), 500);
   assert.equal(c.inStartup, false);
 });
 
 test('any base-layer loss ends start-up, whatever p says', () => {
   const c = new MkcController(PARAMS);
   c.update(0); // 500
-  const rate = c.update(0, 500, { baseLoss: 0.01, flowLoss: 0.01 });
-  assert.equal(rate, 500 * 0.99);
+  assert.equal(c.update(0, 500, { baseLoss: 0.01 }), 250);
   assert.equal(c.inStartup, false);
 });
 
 test('after the first loss eq. 8 steps, and loss-free feedback never brings start-up back', () => {
   const c = new MkcController(PARAMS);
   c.update(0); // 500
-  c.update(0.3, 500, { flowLoss: 0.2 }); // 400 delivered, below eq. 8's 445 and above the 250 before the last doubling
-  assert.equal(c.rateKbps, 400);
+  c.update(0); // 1000
+  c.update(0.3); // 500
   for (let k = 0; k < 5; k++) c.update(0);
-  assert.equal(c.rateKbps, 400 + 5 * MKC_PAPER_GAINS.alphaKbps);
+  assert.equal(c.rateKbps, 500 + 5 * MKC_PAPER_GAINS.alphaKbps);
   assert.equal(c.inStartup, false);
   c.setBounds(100, 2000);
-  assert.equal(c.update(0), 520);
-});
-
-test('a first loss read as p = 1 (a starved stream sends no report) lands back on the rate before the last doubling', () => {
-  const c = new MkcController(PARAMS);
-  c.update(0); // 500
-  c.update(0); // 1000
-  assert.equal(c.update(1, 1000, { flowLoss: 0.75 }), 500);
+  assert.equal(c.update(0), 620);
 });
 
 test('for holdMs after the landing eq. 8 may raise the rate but not cut below the landing; then eq. 8 alone', () => {
   const c = new MkcController(PARAMS);
   c.update(0, 250, { atMs: 1000 }); // 500
   c.update(0, 500, { atMs: 2000 }); // 1000
-  assert.equal(c.update(1, 1000, { flowLoss: 0.75, atMs: 3000 }), 500);
+  // The first loss often reads as p = 1 (a starved stream sends no report): still half, not eq. 8's floor.
+  assert.equal(c.update(1, 1000, { atMs: 3000 }), 500);
   // Still the overshoot: eq. 8 from 500 with p = 1 would be 270.
-  assert.equal(c.update(1, 500, { flowLoss: 0.75, atMs: 4000 }), 500);
+  assert.equal(c.update(1, 500, { atMs: 4000 }), 500);
   assert.equal(c.update(0, 500, { atMs: 5000 }), 520);
-  assert.equal(c.update(1, 520, { flowLoss: 0.75, atMs: 5500 }), 500);
+  assert.equal(c.update(1, 520, { atMs: 5500 }), 500);
   assert.equal(c.inStartup, false);
   // The hold is over at landing + holdMs: eq. 8 alone, start-up never again.
-  assert.equal(c.update(1, 500, { flowLoss: 0.75, atMs: 3000 + MKC_STARTUP_DEFAULTS.holdMs }), 270);
+  assert.equal(c.update(1, 500, { atMs: 3000 + MKC_STARTUP_DEFAULTS.holdMs }), 270);
   assert.equal(c.update(0, 270, { atMs: 7000 }), 290);
 });
 
@@ -81,28 +74,23 @@ test('feedback without a time gets no hold', () => {
   const c = new MkcController(PARAMS);
   c.update(0); // 500
   c.update(0); // 1000
-  c.update(1, 1000, { flowLoss: 0.75 }); // 500
-  assert.equal(c.update(1, 500, { flowLoss: 0.75 }), 270);
+  c.update(1); // 500
+  assert.equal(c.update(1), 270);
 });
 
 test('the landing never goes below the floor, nor above eq. 8', () => {
   const c = new MkcController(PARAMS);
-  assert.equal(c.update(1, 250, { flowLoss: 1 }), PARAMS.minKbps);
+  assert.equal(c.update(1), PARAMS.minKbps);
   assert.equal(c.inStartup, false);
-  // Delivered 900 of 1000, but eq. 8 cuts deeper (beta > 1): eq. 8 it is.
-  assert.equal(startupExitKbps(1000, 700, 0.1, 2), 700);
-  assert.equal(startupExitKbps(1000, 900, 0.2, 2), 800);
-  // Half is the least: the rate before the last doubling.
-  assert.equal(startupExitKbps(1000, 1020, 0.9, 2), 500);
-  assert.equal(startupExitKbps(1000, 1020, 0.9, 4), 250);
-  // Nonsense flow loss is clamped to [0, 1].
-  assert.equal(startupExitKbps(1000, 1020, -0.5, 2), 1000);
-  assert.equal(startupExitKbps(1000, 1020, 3, 2), 500);
+  assert.equal(startupExitKbps(1000, 1020, 2), 500);
+  assert.equal(startupExitKbps(1000, 1020, 4), 250);
+  // eq. 8 cuts deeper (beta > 1): eq. 8 it is.
+  assert.equal(startupExitKbps(1000, 400, 2), 400);
 });
 
-test('without a flow loss figure the landing uses p (router feedback: the share of all bytes dropped)', () => {
+test('router feedback: the same landing, from the rate the measured traffic was sent at', () => {
   const s = new MkcStartup(MKC_STARTUP_DEFAULTS);
-  assert.equal(s.next(1000, mkcStep(1000, 0.25, MKC_PAPER_GAINS), { p: 0.25 }), 750);
+  assert.equal(s.next(1200, mkcStep(1200, 0.25, MKC_PAPER_GAINS), { p: 0.25 }), 600);
   assert.equal(s.isActive, false);
   assert.equal(s.next(1000, 123, { p: -1 }), 123);
 });

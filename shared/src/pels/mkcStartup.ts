@@ -37,8 +37,6 @@ export interface CongestionSignal {
   p: number;
   /** Loss of the base layer over the same interval, when it was measured. */
   baseLoss?: number;
-  /** Share of all the flow's bytes lost, when known; default max(0, p). */
-  flowLoss?: number;
   /** When the feedback arrived, ms; without it there is no hold after the landing. */
   atMs?: number;
 }
@@ -58,17 +56,15 @@ export function isStartupLoss(signal: CongestionSignal, params: MkcStartupParams
 }
 
 /**
- * Where the rate lands when start-up ends: back to the rate before the last
- * growth step, or to what the path delivered of the rate the measured
- * traffic was sent at, r (1 - flow loss), which for a congested bottleneck
- * is the flow's share of it, whichever is higher; and never above eq. 8's
- * own step. The delivered rate alone would trust p too far: a stream the
- * overshoot starved sends no receiver report and counts as all lost, so the
- * first loss often reads as p = 1.
+ * Where the rate lands when start-up ends: half the rate the loss was
+ * measured at (with growth 2, back to the rate before the last doubling, as
+ * TCP halves at the end of slow start), never above eq. 8's own step. Not
+ * the rate the loss suggests the path delivered: the first loss measures the
+ * overshoot badly, too low while the queue it fills still absorbs it, and as
+ * p = 1 when a stream it starved sends no receiver report at all.
  */
-export function startupExitKbps(referenceKbps: number, eq8Kbps: number, flowLoss: number, growth: number): number {
-  const delivered = referenceKbps * (1 - Math.min(1, Math.max(0, flowLoss)));
-  return Math.min(eq8Kbps, Math.max(referenceKbps / growth, delivered));
+export function startupExitKbps(referenceKbps: number, eq8Kbps: number, growth: number): number {
+  return Math.min(eq8Kbps, referenceKbps / growth);
 }
 
 /**
@@ -102,7 +98,7 @@ export class MkcStartup {
     }
     if (this.phase === 'done') return eq8Kbps;
     if (!isStartupLoss(signal, this.params)) return Math.max(eq8Kbps, referenceKbps * this.params.growth);
-    const kbps = startupExitKbps(referenceKbps, eq8Kbps, signal.flowLoss ?? signal.p, this.params.growth);
+    const kbps = startupExitKbps(referenceKbps, eq8Kbps, this.params.growth);
     this.phase = signal.atMs === undefined ? 'done' : 'holding';
     this.landing = { kbps, untilMs: (signal.atMs ?? 0) + this.params.holdMs };
     return kbps;
