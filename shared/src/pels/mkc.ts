@@ -99,7 +99,7 @@ export class MkcController {
   /**
    * One control step on fresh feedback p. referenceKbps is the rate the
    * measured traffic was sent at (eq. 8's r(k - D)); by default the current rate.
-   * detail: what else the feedback measured, for start-up's loss test and landing.
+   * detail: what else the feedback says, for start-up's loss test and hold.
    */
   update(p: number, referenceKbps: number = this.rate, detail: Omit<CongestionSignal, 'p'> = {}): number {
     // Loss and router overload (R - C) / R never exceed 1; anything else is a caller bug that would poison the rate.
