@@ -1,6 +1,6 @@
 /**
  * `window.pels`: the contract the end-to-end tests drive the player through.
- * `state`, `error`, `viewerId`, `streamState` and `notice` are own data
+ * `state`, `error`, `viewerId`, `streamState`, `notice` and `firstFrameMs` are own data
  * properties, kept current, so a test can read them directly or serialize the object.
  */
 import type { Color } from '@pels/shared/pels/color';
@@ -24,6 +24,8 @@ export interface PelsTestHook {
   notice?: PlayerNotice;
   /** How the media reaches the player, as the server says: udp, or tcp and relay (served best effort). */
   transport?: MediaTransport;
+  /** performance.now() when the page heard of its first decoded frame: page load to first frame, ms. Absent until then. */
+  firstFrameMs?: number;
   stats(): PlayerStats;
   /**
    * The displayed frame periods of the current session, oldest first (the last
@@ -57,6 +59,8 @@ export function installTestHook(controller: PlayerController): void {
   };
   const sync = () => {
     const view = controller.getSnapshot();
+    // 'playing' begins with a session's first decoded frame; the page's first is kept across reconnects.
+    if (view.state === 'playing' && hook.firstFrameMs === undefined) hook.firstFrameMs = performance.now();
     hook.state = view.state;
     put('error', view.error);
     put('viewerId', view.viewerId);

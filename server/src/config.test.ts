@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { MKC_STARTUP_DEFAULTS } from '@pels/shared/pels/mkcStartup';
 import { ConfigError, DEFAULT_MEDIA_DIRS, loadConfig } from './config';
 
 const load = (env: NodeJS.ProcessEnv) => loadConfig(env, '/client');
@@ -63,4 +64,11 @@ test('keyframes: KEYFRAME_MIN_GAP_MS (default 1 s) throttles requested ones, KEY
   assert.throws(() => load({ KEYFRAME_MIN_GAP_MS: '-1' }), /KEYFRAME_MIN_GAP_MS must be an integer in \[0, 60000\], got "-1"/);
   assert.throws(() => load({ KEYFRAME_INTERVAL_FRAMES: '50' }), /KEYFRAME_INTERVAL_FRAMES must be a multiple of 4, got "50"/);
   assert.throws(() => load({ KEYFRAME_INTERVAL_FRAMES: '0' }), /KEYFRAME_INTERVAL_FRAMES must be an integer in \[4, 18000\]/);
+});
+
+test('MKC_STARTUP: start-up on by default, off on request, anything else refused', () => {
+  assert.deepEqual(load({}).control.mkc.startup, MKC_STARTUP_DEFAULTS);
+  assert.deepEqual(load({ MKC_STARTUP: 'on' }).control.mkc.startup, MKC_STARTUP_DEFAULTS);
+  assert.equal(load({ MKC_STARTUP: 'off' }).control.mkc.startup, undefined);
+  assert.throws(() => load({ MKC_STARTUP: 'yes' }), /^ConfigError: MKC_STARTUP must be on or off, got "yes"/);
 });

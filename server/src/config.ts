@@ -1,6 +1,7 @@
 import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
 import { GAMMA_DEFAULTS, validateGammaParams } from '@pels/shared/pels/gammaController';
 import { MKC_PAPER_GAINS, validateMkcParams } from '@pels/shared/pels/mkc';
+import { MKC_STARTUP_DEFAULTS } from '@pels/shared/pels/mkcStartup';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_ENCODE, type EncodeSettings } from './ingest/sourceSpec';
@@ -73,6 +74,13 @@ function numberFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   return v;
 }
 
+function switchFrom(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'on' || raw === 'off') return raw === 'on';
+  throw new ConfigError(`${name} must be on or off, got "${raw}"`);
+}
+
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -98,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
       initialKbps,
       minKbps: Math.min(initialKbps, bitrateKbps),
       maxKbps: 2 * bitrateKbps,
+      ...(switchFrom(env, 'MKC_STARTUP', true) ? { startup: MKC_STARTUP_DEFAULTS } : {}),
     },
     gamma: {
       sigma: numberFrom(env, 'GAMMA_SIGMA', GAMMA_DEFAULTS.sigma),

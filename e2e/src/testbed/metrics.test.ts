@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { intervalLoss, jainIndex, mean, psnrSummary, round } from './metrics';
+import { intervalLoss, jainIndex, mean, median, psnrSummary, round, timeToFullRateMs } from './metrics';
 
 test('Jain index: equal shares 1, one hog 1/n', () => {
   assert.equal(jainIndex([5, 5, 5, 5]), 1);
@@ -23,4 +23,24 @@ test('PSNR summary over the displayed frames after a time: mean and 5th percenti
   assert.equal(s.scoredShare, round(50 / 90, 3));
   assert.deepEqual(psnrSummary(xs, 1000), { mean: null, p5: null, scoredShare: null });
   assert.deepEqual(psnrSummary(xs.slice(0, 50), 0), { mean: null, p5: null, scoredShare: 0 });
+});
+
+test('time to full rate: the first point at 90% of the stream, after the start; null when never', () => {
+  const points = [
+    { atMs: 2000, sentKbps: 250 },
+    { atMs: 3000, sentKbps: 899 },
+    { atMs: 4000, sentKbps: 950 },
+    { atMs: 5000, sentKbps: 1000 },
+  ];
+  assert.equal(timeToFullRateMs(points, 500, 1000), 3500);
+  assert.equal(timeToFullRateMs(points, 500, 1000, 0.85), 2500);
+  assert.equal(timeToFullRateMs(points.slice(0, 2), 500, 1000), null);
+  assert.equal(timeToFullRateMs(points, 0, 0), null);
+  assert.equal(timeToFullRateMs([], 0, 1000), null);
+});
+
+test('median', () => {
+  assert.equal(median([3, 1, 2]), 2);
+  assert.equal(median([4, 1, 2, 3]), 2.5);
+  assert.equal(median([]), null);
 });

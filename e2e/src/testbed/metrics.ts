@@ -38,3 +38,27 @@ export function psnrSummary(samples: readonly DisplaySample[], fromMs: number): 
   if (!xs.length) return { mean: null, p5: null, scoredShare: periods.length ? 0 : null };
   return { mean: round(mean(xs), 2), p5: round(xs[Math.floor(0.05 * (xs.length - 1))]!, 2), scoredShare: round(xs.length / periods.length, 3) };
 }
+
+export function median(xs: readonly number[]): number | null {
+  if (!xs.length) return null;
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** A viewer's sent rate at one instant (ms since the epoch). */
+export interface RatePoint {
+  atMs: number;
+  sentKbps: number;
+}
+
+/**
+ * How long after startMs the sent rate first reached `share` of the
+ * stream's full rate, ms; null if it never did. Points come in time order;
+ * the answer is the first such point's time, so its resolution is the
+ * points' spacing.
+ */
+export function timeToFullRateMs(points: readonly RatePoint[], startMs: number, fullKbps: number, share = 0.9): number | null {
+  const hit = points.find((p) => p.sentKbps >= share * fullKbps);
+  return hit && fullKbps > 0 ? Math.max(0, hit.atMs - startMs) : null;
+}

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { COLORS } from '@pels/shared/pels/color';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
+import type { OperatorSnapshot } from '@pels/shared/protocol/operator';
 import type { RouterFeedbackState } from '@pels/shared/protocol/routerFeedback';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
 import { writeChromiumWrapper } from '../net/namespacedChromium';
@@ -17,7 +18,7 @@ import { applyRouter, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, 
 import { RouterAgent } from '../net/routerAgent';
 import { createTopology, type Topology } from '../net/topology';
 import { startServer, type RunningServer } from '../serverProcess';
-import { intervalLoss, jainIndex, mean, psnrSummary, round, type DisplaySample } from './metrics';
+import { intervalLoss, jainIndex, mean, median, psnrSummary, round, timeToFullRateMs, type DisplaySample } from './metrics';
 import { TreeCpu } from './processCpu';
 
 export interface TestbedOptions {
@@ -74,14 +75,20 @@ interface PlayerStats {
 interface PlayerSample {
   stats: PlayerStats;
   viewerId: string | undefined;
+  /** Page load to its first decoded frame, ms; undefined before it. */
+  firstFrameMs: number | undefined;
 }
 
 /** One second of the run. */
 export interface Sample {
   t: number;
+  /** The server's clock when it read the viewer states (ms since the epoch), when known. */
+  atMs: number | null;
   players: (PlayerSample | null)[];
   /** Server state of each player's viewer (same order), when known. */
   api: (ViewerState | null)[];
+  /** Measured full rate of each player's stream (same order), kb/s, when known. */
+  streamKbps: (number | null)[];
   router: RouterCounters | null;
   routerFeedback: RouterFeedbackState | null;
 }
@@ -200,8 +207,8 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
     const playerSample = (p: Page): Promise<PlayerSample | null> =>
       p
         .evaluate(() => {
-          const pels = (window as unknown as { pels?: { stats(): PlayerStats; viewerId?: string } }).pels;
-          return pels ? { stats: pels.stats(), viewerId: pels.viewerId } : null;
+          const pels = (window as unknown as { pels?: { stats(): PlayerStats; viewerId?: string; firstFrameMs?: number } }).pels;
+          return pels ? { stats: pels.stats(), viewerId: pels.viewerId, firstFrameMs: pels.firstFrameMs } : null;
         })
         .catch(() => null);
     const api = async <T>(path: string): Promise<T | null> =>
@@ -214,10 +221,13 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
     for (let s = 1; s <= o.seconds; s++) {
       await new Promise((r) => setTimeout(r, Math.max(0, t0 + s * 1000 - Date.now())));
       const players = await Promise.all(pages.map((p) => playerSample(p.page)));
-      const viewers = (await api<{ viewers: ViewerState[] }>('/api/viewers'))?.viewers ?? [];
+      const snapshot = await api<OperatorSnapshot>('/api/operator/snapshot');
+      const viewers = snapshot?.viewers ?? [];
       const routerFeedback = (await api<{ router: RouterFeedbackState | null }>('/api/router'))?.router ?? null;
       const router = topo && o.capacityKbps !== undefined ? await readRouterCounters(topo.serverNs, topo.bottleneckDev).catch(() => null) : null;
-      samples.push({ t: s, players, api: players.map((p) => viewers.find((v) => v.id === p?.viewerId) ?? null), router, routerFeedback });
+      const states = players.map((p) => viewers.find((v) => v.id === p?.viewerId) ?? null);
+      const streamKbps = states.map((v) => snapshot?.streams.find((x) => x.id === v?.streamId)?.layerKbps?.total ?? null);
+      samples.push({ t: s, atMs: snapshot ? Date.parse(snapshot.at) : null, players, api: states, streamKbps, router, routerFeedback });
       if (s === Math.floor(o.seconds / 2)) {
         cpu.reset();
         halfAt = await Promise.all(pages.map((p) => p.page.evaluate(() => performance.now()).catch(() => Infinity)));
@@ -263,6 +273,10 @@ export interface ViewerResult {
   framesLate?: number;
   /** Y-PSNR of the displayed frames over the second half, dB: mean and 5th percentile of the scored periods, and their share. */
   psnr?: { mean: number | null; p5: number | null; scoredShare: number | null };
+  /** Page load to the first decoded frame, ms; null: none. */
+  firstFrameMs?: number | null;
+  /** Join to the first sample whose sent rate is at least 90% of the stream's full rate, ms (1 s resolution, rounded up); null: never. */
+  timeToFullRateMs?: number | null;
   /** Frames shown more than 200 ms, over the whole run. */
   freezes?: number;
   checksumMismatches?: number;
@@ -328,6 +342,8 @@ function summarize(
       framesSkippedByPlayer: end.stats.framesSkipped,
       framesLate: end.stats.framesLate,
       psnr: display[i] ?? { mean: null, p5: null, scoredShare: null },
+      firstFrameMs: round(end.firstFrameMs ?? null, 0),
+      timeToFullRateMs: fullRateAfterJoin(samples, i),
       freezes: end.stats.freezes,
       checksumMismatches: end.stats.checksumMismatches,
       fps: round((end.stats.framesDecoded.total - (first.players[i]?.stats.framesDecoded.total ?? 0)) / elapsed, 1),
@@ -356,6 +372,23 @@ function summarize(
 function rtxOverheadPct(a: ViewerState | null | undefined, b: ViewerState | null | undefined, sentKbps: number | null | undefined, seconds: number): number | null {
   if (!a || !b || !sentKbps) return null;
   return round((100 * (b.rtx.bytesSent - a.rtx.bytesSent) * 8) / (sentKbps * 1000 * seconds), 2);
+}
+
+/**
+ * From the viewer's join (the server's connectedAt) to the first sample at 90%
+ * of its stream's full rate: the median of the stream's measured rate over the
+ * run, since the testbed starts the stream with the server and its first
+ * seconds' measurements are not yet steady.
+ */
+function fullRateAfterJoin(samples: Sample[], i: number): number | null {
+  const joined = samples.map((s) => s.api[i]).find((v) => v)?.connectedAt;
+  const fullKbps = median(samples.map((s) => s.streamKbps[i]).filter((x): x is number => typeof x === 'number'));
+  if (!joined || fullKbps === null) return null;
+  const points = samples.flatMap((s) => {
+    const v = s.api[i];
+    return v && s.atMs !== null ? [{ atMs: s.atMs, sentKbps: v.sentKbps }] : [];
+  });
+  return timeToFullRateMs(points, Date.parse(joined), fullKbps);
 }
 
 /** One row per second: per viewer rate, gamma, p, recent loss per color, frames decoded; the router's counters. */

@@ -99,18 +99,19 @@ export class Receiver {
   /**
    * RTCP mode, like the server: p is the pooled loss of yellow and red over
    * the interval; with no enhancement packets in it, green's, so MKC can climb
-   * from the base rate.
+   * from the base rate. Green's own loss goes along when green was sent.
    */
   private report(): void {
     const intervals = Object.fromEntries(COLORS.map((c) => [c, this.counters[c].interval()])) as Record<Color, LossInterval>;
     const p = pooledLoss([intervals.yellow, intervals.red]) ?? pooledLoss([intervals.green]);
+    const baseLoss = pooledLoss([intervals.green]);
     const window = this.window;
     this.window = undefined;
     if (p !== undefined && window) {
       const epoch = ++this.reports;
       const sentAtMs = (window.first + window.last) / 2;
       this.events.after(this.params.returnDelayMs, () =>
-        this.toSource({ kind: 'rtcp', epoch, lossFraction: p, atMs: this.events.nowMs, origin: this.params.origin, sentAtMs }),
+        this.toSource({ kind: 'rtcp', epoch, lossFraction: p, atMs: this.events.nowMs, origin: this.params.origin, sentAtMs, ...(baseLoss !== undefined ? { baseLossFraction: baseLoss } : {}) }),
       );
     }
     this.events.after(this.params.reportIntervalMs, () => this.report());

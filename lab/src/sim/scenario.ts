@@ -59,6 +59,8 @@ export interface ControlSample {
   tMs: number;
   rateKbps: number;
   gamma: number;
+  /** MKC's start-up phase still on. */
+  startup: boolean;
 }
 
 export interface FlowResult {
@@ -148,7 +150,7 @@ export function runScenario(params: ScenarioParams): ScenarioResult {
 
   const sample = (): void => {
     for (const f of flows) {
-      if (events.nowMs >= f.spec.startMs) f.samples.push({ tMs: events.nowMs, rateKbps: f.source.control.rateKbps, gamma: f.source.control.gamma });
+      if (events.nowMs >= f.spec.startMs) f.samples.push({ tMs: events.nowMs, rateKbps: f.source.control.rateKbps, gamma: f.source.control.gamma, startup: f.source.control.inStartup });
     }
     events.after(params.sampleMs, sample);
   };

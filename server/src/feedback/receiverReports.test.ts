@@ -50,3 +50,16 @@ test('nothing reported: no state invented', () => {
   assert.deepEqual(t.colorState('yellow'), { packetsSent: 0, packetsLost: 0, lossFraction: 0, recentLoss: null });
   assert.equal(t.rtt, null);
 });
+
+test('green loss of the same interval goes along with the step, when green reported', () => {
+  const t = new ReceiverReportTracker('v1');
+  const ev = t.update({ green: s(100, 2, 1), yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0);
+  assert.equal(ev?.lossFraction, 0);
+  assert.equal(ev?.baseLossFraction, 0.02);
+  const next = t.update({ green: s(200, 2, 2), yellow: s(200, 0, 2), red: s(200, 10, 2) }, 1000);
+  assert.deepEqual([next?.lossFraction, next?.baseLossFraction], [10 / 200, 0]);
+  // Green silent this time: no base loss measured, none claimed.
+  const silent = t.update({ yellow: s(300, 0, 3), red: s(300, 10, 3) }, 2000);
+  assert.equal(silent?.lossFraction, 0);
+  assert.equal(silent && 'baseLossFraction' in silent, false);
+});

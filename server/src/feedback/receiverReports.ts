@@ -31,9 +31,10 @@ interface PerColor {
  * change of the report fields is a new report (the epoch). Each report
  * interval is used once. A control step waits until every enhancement stream
  * that carried packets has reported (or MAX_WAIT_MS), then takes p as the
- * pooled loss of yellow and red, like the paper's enhancement-layer loss.
- * With no enhancement packets in flight (rate at the base floor) the green
- * reports drive the steps, so MKC can climb again.
+ * pooled loss of yellow and red, like the paper's enhancement-layer loss,
+ * and green's own loss when green reported. With no enhancement packets in
+ * flight (rate at the base floor) the green reports drive the steps, so MKC
+ * can climb again.
  *
  * A receiver reports only on streams it heard from (RFC 3550), so a stream
  * whose packets were all dropped (a red queue starved at the bottleneck)
@@ -103,6 +104,9 @@ export class ReceiverReportTracker {
     if (enhancement) for (const k of owing) if (this.colors[k].pending === null) this.assumeLost(k);
     const used: Color[] = enhancement ? ['yellow', 'red'] : ['green'];
     const p = pooledLoss(used.map((k) => this.colors[k].pending).filter((x): x is LossInterval => x !== null));
+    // Green's own loss goes along: any of it ends MKC's start-up.
+    const green = this.colors.green.pending;
+    const baseLoss = green ? pooledLoss([green]) : undefined;
     for (const k of COLORS) {
       const c = this.colors[k];
       c.pending = null;
@@ -110,6 +114,6 @@ export class ReceiverReportTracker {
     }
     this.firstPendingAt = null;
     if (p === undefined) return null;
-    return { kind: 'rtcp', epoch: ++this.epoch, lossFraction: p, atMs: nowMs, origin: this.origin };
+    return { kind: 'rtcp', epoch: ++this.epoch, lossFraction: p, atMs: nowMs, origin: this.origin, ...(baseLoss !== undefined ? { baseLossFraction: baseLoss } : {}) };
   }
 }

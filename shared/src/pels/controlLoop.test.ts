@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { ControlLoop } from './controlLoop';
 import { GAMMA_DEFAULTS, gammaStep } from './gammaController';
 import { MKC_PAPER_GAINS, mkcStep } from './mkc';
+import { MKC_STARTUP_DEFAULTS } from './mkcStartup';
 
 const MKC = { ...MKC_PAPER_GAINS, initialKbps: 300, minKbps: 250, maxKbps: 1500 };
 
@@ -65,4 +66,44 @@ test('moving bounds clamp the rate at once', () => {
   assert.equal(loop.rateKbps, 400);
   loop.onFeedback({ kind: 'rtcp', epoch: 1, lossFraction: 1, atMs: 20, sentAtMs: 15 });
   assert.equal(loop.rateKbps, 400);
+});
+
+test('start-up: RTCP reports double the rate until the first loss, which halves it and holds it there a while', () => {
+  const loop = new ControlLoop({ mkc: { ...MKC, initialKbps: 250, startup: MKC_STARTUP_DEFAULTS } });
+  loop.onFeedback({ kind: 'rtcp', epoch: 1, lossFraction: 0, atMs: 1000 });
+  loop.onFeedback({ kind: 'rtcp', epoch: 2, lossFraction: 0, atMs: 2000 });
+  assert.equal(loop.rateKbps, 1000);
+  assert.equal(loop.inStartup, true);
+  loop.onFeedback({ kind: 'rtcp', epoch: 3, lossFraction: 0.4, atMs: 3000 });
+  assert.equal(loop.rateKbps, 500);
+  assert.equal(loop.inStartup, false);
+  loop.onFeedback({ kind: 'rtcp', epoch: 4, lossFraction: 0, atMs: 4000 });
+  assert.equal(loop.rateKbps, mkcStep(500, 0, MKC_PAPER_GAINS));
+  // Reports within the hold still describe the overshoot: no cut below the landing.
+  loop.onFeedback({ kind: 'rtcp', epoch: 5, lossFraction: 1, atMs: 5000 });
+  assert.equal(loop.rateKbps, 500);
+  loop.onFeedback({ kind: 'rtcp', epoch: 6, lossFraction: 1, atMs: 3000 + MKC_STARTUP_DEFAULTS.holdMs });
+  assert.equal(loop.rateKbps, mkcStep(500, 1, MKC_PAPER_GAINS));
+});
+
+test('start-up: a report of base-layer loss ends it, one of invalid base loss is ignored', () => {
+  const loop = new ControlLoop({ mkc: { ...MKC, startup: MKC_STARTUP_DEFAULTS } });
+  assert.equal(loop.onFeedback({ kind: 'rtcp', epoch: 1, lossFraction: 0, atMs: 1000, baseLossFraction: Number.NaN }), 'invalid');
+  assert.equal(loop.onFeedback({ kind: 'rtcp', epoch: 1, lossFraction: 0, atMs: 1000, baseLossFraction: 1.5 }), 'invalid');
+  assert.equal(loop.rateKbps, 300);
+  loop.onFeedback({ kind: 'rtcp', epoch: 1, lossFraction: 0, atMs: 1000, baseLossFraction: 0.02 });
+  assert.equal(loop.inStartup, false);
+  assert.equal(loop.rateKbps, MKC.minKbps); // half of 300, clamped to the floor
+});
+
+test('start-up with router feedback: growth per round trip (from r(k - D)), landing on half of it', () => {
+  const loop = new ControlLoop({ mkc: { ...MKC, maxKbps: 5000, startup: MKC_STARTUP_DEFAULTS } });
+  // Three samples 100 ms apart all measure traffic sent at 0 ms: the rate then, 300, doubled each time; not 300 * 2^3.
+  for (let z = 1; z <= 3; z++) loop.onFeedback({ kind: 'router', epoch: z, lossFraction: 0.01, atMs: z * 100, sentAtMs: 0 });
+  assert.equal(loop.rateKbps, 600);
+  loop.onFeedback({ kind: 'router', epoch: 4, lossFraction: 0.01, atMs: 400, sentAtMs: 300 });
+  assert.equal(loop.rateKbps, 1200);
+  loop.onFeedback({ kind: 'router', epoch: 5, lossFraction: 0.25, atMs: 500, sentAtMs: 450 });
+  assert.equal(loop.rateKbps, 600);
+  assert.equal(loop.inStartup, false);
 });

@@ -47,11 +47,16 @@ export class ControlLoop implements ControlState {
     return this.gammaController.gamma;
   }
 
+  /** MKC's start-up phase is still on (no loss seen yet). */
+  get inStartup(): boolean {
+    return this.mkc.inStartup;
+  }
+
   onFeedback(ev: FeedbackEvent): FeedbackVerdict {
     const verdict = this.guard.check(ev);
     if (verdict !== 'fresh') return verdict;
     const reference = ev.sentAtMs === undefined ? this.mkc.rateKbps : this.rateAt(ev.sentAtMs);
-    this.mkc.update(ev.lossFraction, reference);
+    this.mkc.update(ev.lossFraction, reference, { baseLoss: ev.baseLossFraction, atMs: ev.atMs });
     this.gammaController.update(ev.kind === 'router' ? routerEnhancementLoss(ev.lossFraction, reference, this.baseKbps) : ev.lossFraction);
     this.record(ev.atMs);
     return verdict;

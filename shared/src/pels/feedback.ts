@@ -30,6 +30,8 @@ export interface FeedbackEvent {
   origin?: string;
   /** When the measured traffic was sent, ms; MKC steps from the rate in effect then (eq. 8). Default: the current rate. */
   sentAtMs?: number;
+  /** RTCP: loss of the base layer (green) over the same interval, when green reported; any ends MKC's start-up. */
+  baseLossFraction?: number;
 }
 
 export type FeedbackVerdict = 'fresh' | 'stale' | 'invalid';
@@ -41,6 +43,7 @@ function invalidReason(ev: FeedbackEvent): string | undefined {
   if (!(Number.isFinite(ev.lossFraction) && ev.lossFraction <= 1)) return 'lossFraction';
   if (ev.kind === 'rtcp' && ev.lossFraction < 0) return 'lossFraction';
   if (ev.sentAtMs !== undefined && !(Number.isFinite(ev.sentAtMs) && ev.sentAtMs <= ev.atMs)) return 'sentAtMs';
+  if (ev.baseLossFraction !== undefined && !(ev.baseLossFraction >= 0 && ev.baseLossFraction <= 1)) return 'baseLossFraction';
   return undefined;
 }
 

@@ -1,3 +1,5 @@
+import { MkcStartup, validateMkcStartupParams, type CongestionSignal, type MkcStartupParams } from './mkcStartup';
+
 /**
  * Max-min Kelly Control, MKC (paper section 5.1, eq. 8):
  *   r(k) = r_ref + alpha - beta * r_ref * p
@@ -22,6 +24,8 @@ export interface MkcParams extends MkcGains {
   minKbps: number;
   /** Ceiling, kb/s: e.g. the full stream rate plus headroom for probing. */
   maxKbps: number;
+  /** Multiplicative growth until the first loss (mkcStartup.ts); absent: eq. 8 from the first step, the paper's MKC. */
+  startup?: MkcStartupParams;
 }
 
 /** The paper's gains (section 6.4). */
@@ -50,7 +54,7 @@ function structuralErrors(p: MkcParams): string[] {
   if (!Number.isFinite(p.alphaKbps)) errors.push(`alphaKbps must be a finite number; got ${p.alphaKbps}`);
   if (!Number.isFinite(p.beta)) errors.push(`beta must be a finite number; got ${p.beta}`);
   if (!(Number.isFinite(p.initialKbps) && p.initialKbps >= 0)) errors.push(`initialKbps must be a finite number >= 0; got ${p.initialKbps}`);
-  return [...errors, ...boundErrors(p.minKbps, p.maxKbps)];
+  return [...errors, ...boundErrors(p.minKbps, p.maxKbps), ...(p.startup ? validateMkcStartupParams(p.startup) : [])];
 }
 
 /**
@@ -71,6 +75,7 @@ export class MkcController {
   private minKbps: number;
   private maxKbps: number;
   private readonly gains: MkcGains;
+  private readonly startup: MkcStartup | null;
 
   constructor(params: MkcParams) {
     const errors = structuralErrors(params);
@@ -79,21 +84,29 @@ export class MkcController {
     this.minKbps = params.minKbps;
     this.maxKbps = params.maxKbps;
     this.rate = this.clamp(params.initialKbps);
+    this.startup = params.startup ? new MkcStartup(params.startup) : null;
   }
 
   get rateKbps(): number {
     return this.rate;
   }
 
+  /** True until start-up has seen its first loss; false without start-up. */
+  get inStartup(): boolean {
+    return this.startup?.isActive ?? false;
+  }
+
   /**
    * One control step on fresh feedback p. referenceKbps is the rate the
    * measured traffic was sent at (eq. 8's r(k - D)); by default the current rate.
+   * detail: what else the feedback says, for start-up's loss test and hold.
    */
-  update(p: number, referenceKbps: number = this.rate): number {
+  update(p: number, referenceKbps: number = this.rate, detail: Omit<CongestionSignal, 'p'> = {}): number {
     // Loss and router overload (R - C) / R never exceed 1; anything else is a caller bug that would poison the rate.
     if (!(Number.isFinite(p) && p <= 1)) throw new RangeError(`feedback p must be finite and <= 1; got ${p}`);
     if (!Number.isFinite(referenceKbps)) throw new RangeError(`referenceKbps must be finite; got ${referenceKbps}`);
-    this.rate = this.clamp(mkcStep(referenceKbps, p, this.gains));
+    const eq8 = mkcStep(referenceKbps, p, this.gains);
+    this.rate = this.clamp(this.startup ? this.startup.next(referenceKbps, eq8, { ...detail, p }) : eq8);
     return this.rate;
   }
 
