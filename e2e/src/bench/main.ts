@@ -2,6 +2,7 @@
  * npm run bench -- convergence [--seconds S] [--viewers 1,2,4] [--feedback rtcp,router] [--json]
  * npm run bench -- dscp [--viewers 1,200] [--rounds R] [--baseline GIT_REF] [--json]
  * npm run bench -- encoder [--seconds S] [--repeats R] [--json]
+ * npm run bench -- loss [--loss 0,5,10,20] [--modes pels,best-effort,nack] [--seconds S] [--json]
  *
  * Benchmarks print numbers measured in one run; they assert nothing.
  */
@@ -10,11 +11,14 @@ import { convergence } from './convergence';
 import { dscpMarking } from './dscpMarking';
 import { encoderBench, ENCODER_BENCH_SOURCE, type EncoderRun, type Pipeline } from './encoderCpu';
 import { mean, round } from '../testbed/metrics';
+import { formatLossTable, lossResilience } from './lossResilience';
+import { FLOW_MODES, type FlowModeName } from '@pels/shared/protocol/api';
 
 const USAGE = [
   'usage: npm run bench -- convergence [--seconds S] [--viewers 1,2,4] [--feedback rtcp,router] [--json]',
   '       npm run bench -- dscp [--viewers 1,200] [--rounds 20] [--baseline GIT_REF] [--json]',
   '       npm run bench -- encoder [--seconds 60] [--repeats 3] [--json]',
+  '       npm run bench -- loss [--loss 0,5,10,20] [--modes pels,best-effort,nack] [--seconds 45] [--json]',
 ].join('\n');
 
 function usage(): never {
@@ -26,7 +30,9 @@ async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
-      seconds: { type: 'string', default: '60' },
+      seconds: { type: 'string' },
+      loss: { type: 'string', default: '0,5,10,20' },
+      modes: { type: 'string', default: 'pels,best-effort,nack' },
       viewers: { type: 'string' },
       feedback: { type: 'string', default: 'rtcp,router' },
       rounds: { type: 'string', default: '20' },
@@ -37,10 +43,11 @@ async function main(): Promise<void> {
   });
   if (positionals[0] === 'dscp') return dscp(values);
   if (positionals[0] === 'encoder') return encoder(values);
+  if (positionals[0] === 'loss') return loss(values);
   if (positionals[0] !== 'convergence') usage();
   const viewers = (values.viewers ?? '1,2,4').split(',').map(Number);
   const feedback = values.feedback.split(',');
-  const seconds = Number(values.seconds);
+  const seconds = Number(values.seconds ?? '60');
   if (viewers.some((n) => !Number.isInteger(n) || n < 1 || n > 8) || feedback.some((f) => f !== 'rtcp' && f !== 'router') || !(seconds >= 20)) usage();
   const rows = await convergence({ viewers, feedback: feedback as ('rtcp' | 'router')[], seconds }, (m) => console.error(`[bench] ${m}`));
   if (values.json) {
@@ -63,6 +70,21 @@ async function main(): Promise<void> {
       ].join(' '),
     );
   }
+}
+
+async function loss(values: { loss: string; modes: string; seconds?: string; json: boolean }): Promise<void> {
+  const lossPct = values.loss.split(',').map(Number);
+  const modes = values.modes.split(',');
+  const seconds = Number(values.seconds ?? '45');
+  const isMode = (m: string): m is FlowModeName => (FLOW_MODES as readonly string[]).includes(m);
+  if (lossPct.some((p) => !(p >= 0 && p <= 50)) || !modes.every(isMode) || !(seconds >= 20)) usage();
+  const rows = await lossResilience({ lossPct, modes: modes as FlowModeName[], seconds }, (m) => console.error(`[bench] ${m}`));
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ benchmark: 'loss', capacityKbps: 2000, seconds, rows }) + '\n');
+    return;
+  }
+  for (const line of formatLossTable(rows)) console.log(line);
+  for (const r of rows) if (r.errors.length) console.error(`[bench] ${r.mode} at ${r.lossPct}%: ${r.errors.join('; ')}`);
 }
 
 async function dscp(values: { viewers?: string; rounds: string; baseline?: string; json: boolean }): Promise<void> {
@@ -97,8 +119,8 @@ main().catch((err: unknown) => {
   process.exit(1);
 });
 
-async function encoder(values: { seconds: string; repeats: string; json: boolean }): Promise<void> {
-  const seconds = Number(values.seconds);
+async function encoder(values: { seconds?: string; repeats: string; json: boolean }): Promise<void> {
+  const seconds = Number(values.seconds ?? '60');
   const repeats = Number(values.repeats);
   if (!(seconds >= 10) || !Number.isInteger(repeats) || repeats < 1) usage();
   const runs = await encoderBench({ seconds, repeats }, (m) => console.error(`[bench] ${m}`));
