@@ -2,7 +2,7 @@
  * Measured video quality in the player: live Y-PSNR of every displayed frame (the
  * server's PSNR table joined with what the display showed), layer coverage, and the
  * check that the player's decode is bit-exact with the server's (Y-plane CRC32).
- * DESIGN.md measured 29.2 dB with all layers, 26.9 dB with TID <= 1 and 23.6 dB with
+ * docs/architecture.md gives 29.2 dB with all layers, 26.9 dB with TID <= 1 and 23.6 dB with
  * the base layer alone on this clip; the ranges below are loose around those.
  */
 import { readFile } from 'node:fs/promises';
@@ -147,7 +147,7 @@ test('live PSNR per displayed frame: all layers > green and yellow > green; the 
   expect(exported.session.mode).toBe('best-effort');
   expect(exported.rows.filter((r) => r.psnrMean !== null).length).toBeGreaterThan(0.8 * seconds);
 
-  // Loose ranges around DESIGN.md's measurements, and their order.
+  // Loose ranges around the measurements in docs/architecture.md, and their order.
   expect(all.meanPsnr).toBeGreaterThan(26);
   expect(all.meanPsnr).toBeLessThan(34);
   expect(greenYellow.meanPsnr).toBeGreaterThan(23);

@@ -3,7 +3,7 @@ import { run } from './run';
 
 /**
  * The PELS router on the server-side egress of the bottleneck, built from
- * what this kernel has (no netem, prio, red or gact; see DESIGN.md):
+ * what this kernel has (no netem, prio, red or gact; see docs/architecture.md):
  *
  *   1: htb (default -> Internet)
  *   `-1:1 rate C

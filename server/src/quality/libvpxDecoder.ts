@@ -24,7 +24,7 @@ const MAX_BACKLOG_BYTES = 1 << 20;
 
 /**
  * FFmpeg's libvpx decoder on pipes: the server's own decode of the stream it sends,
- * which is the player's decode bit for bit (DESIGN.md). VP8 frames go in as IVF on
+ * which is the player's decode bit for bit (docs/architecture.md). VP8 frames go in as IVF on
  * stdin, starting with a keyframe; each frame's Y plane comes out on stdout, in order.
  *
  * Arguments, measured here: a tiny probe makes the first frame come out at once

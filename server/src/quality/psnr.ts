@@ -1,5 +1,5 @@
 /**
- * Y-plane PSNR, the quality measure of DESIGN.md: 10 log10(255^2 / MSE) in dB.
+ * Y-plane PSNR, the quality measure of the product: 10 log10(255^2 / MSE) in dB.
  * Pure and allocation-free; the quality worker runs it about 9 times per frame.
  */
 

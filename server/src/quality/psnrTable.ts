@@ -6,7 +6,7 @@
  *
  * Pure: planes go in by stream frame index, in any interleaving of source and decoded
  * planes; each row comes out once both plane i's are known. Decoding is deterministic
- * and a decoded frame does not depend on which later frames arrived (DESIGN.md), so one
+ * and a decoded frame does not depend on which later frames arrived (docs/architecture.md), so one
  * table serves every viewer.
  */
 import { crc32 } from '@pels/shared/crc32';
