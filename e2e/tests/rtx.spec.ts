@@ -11,14 +11,12 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { BEST_EFFORT_DSCP, COLORS, DSCP, type Color } from '@pels/shared/pels/color';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
+import { E2E_RTC_PORT } from '../src/e2ePorts';
 import { operatorHeaders } from '../src/operatorToken';
 import { rtpSsrc, startCapture, tcpdumpAvailable, type UdpPacket } from '../src/pcap';
 
 type Hook = { pels?: { state: string; viewerId?: string; stats(): { packetsRecovered: number } } };
 
-// The server's defaults (see server/src/config.ts) unless the run overrides them.
-const RTC_MIN_PORT = Number(process.env.RTC_MIN_PORT || 40000);
-const RTC_MAX_PORT = Number(process.env.RTC_MAX_PORT || 49999);
 
 async function viewerState(page: Page, id: string): Promise<ViewerState> {
   const res = await page.request.get('/api/viewers', { headers: operatorHeaders() });
@@ -34,7 +32,7 @@ function dropIncoming(ssrcs: number[], oneIn: number): () => void {
   execFileSync('nft', ['-f', '-'], {
     input:
       `table ${table} {\n  chain input {\n    type filter hook input priority 0; policy accept;\n` +
-      `    udp sport ${RTC_MIN_PORT}-${RTC_MAX_PORT} @th,64,2 2 @th,72,8 != 192-223 @th,128,32 { ${ssrcs.join(', ')} } numgen random mod ${oneIn} 0 drop\n  }\n}\n`,
+      `    udp sport ${E2E_RTC_PORT} @th,64,2 2 @th,72,8 != 192-223 @th,128,32 { ${ssrcs.join(', ')} } numgen random mod ${oneIn} 0 drop\n  }\n}\n`,
   });
   return () => execFileSync('nft', ['delete', 'table', ...table.split(' ')]);
 }
@@ -52,7 +50,7 @@ async function captureUnderLoss(page: Page, mode: FlowModeName): Promise<{ viewe
   const undo = dropIncoming(COLORS.map((c) => before.ssrcs[c]), 20);
   let packets: UdpPacket[];
   try {
-    const capture = await startCapture({ iface: 'lo', file: join(dir, 'rtc.pcap'), filter: `udp and src portrange ${RTC_MIN_PORT}-${RTC_MAX_PORT}` });
+    const capture = await startCapture({ iface: 'lo', file: join(dir, 'rtc.pcap'), filter: `udp and src port ${E2E_RTC_PORT}` });
     await page.waitForTimeout(4000);
     packets = await capture.stop();
   } finally {
