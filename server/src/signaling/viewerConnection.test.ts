@@ -4,7 +4,6 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { randomInt } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { pino } from 'pino';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -15,7 +14,8 @@ import { DEFAULT_ENCODE } from '../ingest/sourceSpec';
 import { Limits } from '../limits/limits';
 import { createDscpMarker, type DscpMarker } from '../net/dscpMarker';
 import { turnCredentials, type IceSettings } from '../net/iceServers';
-import { MediaWorker } from '../sfu/mediaWorker';
+import { localMediaWorker } from '../sfu/localMediaWorker';
+import type { MediaWorker } from '../sfu/mediaWorker';
 import { Stream } from '../streams/stream';
 import { StreamRegistry } from '../streams/streamRegistry';
 import { ViewerConnection } from './viewerConnection';
@@ -38,16 +38,7 @@ const ice: IceSettings = {
 };
 
 before(async () => {
-  // A random port: another test process may hold any fixed one.
-  for (let tries = 1; ; tries++) {
-    rtcPort = randomInt(20_000, 30_000);
-    try {
-      media = await MediaWorker.create(log, { logLevel: 'warn' }, { listenIp: '127.0.0.1', announcedAddress: undefined, port: rtcPort });
-      break;
-    } catch (err) {
-      if (tries === 5) throw err;
-    }
-  }
+  ({ media, rtcPort } = await localMediaWorker(log));
   dscp = await createDscpMarker({ instance: `test_${process.pid}`, udpPorts: { min: rtcPort, max: rtcPort }, log });
   stream = new Stream({
     id: 't',

@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 /**
  * A viewer's keyframe requests against a real mediasoup worker: the receiver's
  * PLIs are real too, a consumer's keyframe request that mediasoup turns into
@@ -14,7 +13,8 @@ import { IvfReader } from '../ingest/ivfReader';
 import { FrameLayering } from '../layering/layeredFrame';
 import { Limits } from '../limits/limits';
 import { createDscpMarker, type DscpMarker } from '../net/dscpMarker';
-import { MediaWorker } from '../sfu/mediaWorker';
+import { localMediaWorker } from '../sfu/localMediaWorker';
+import type { MediaWorker } from '../sfu/mediaWorker';
 import type { KeyframeReason } from '../streams/keyframeRequests';
 import { ViewerSession } from './viewerSession';
 
@@ -29,17 +29,8 @@ let media: MediaWorker;
 let dscp: DscpMarker;
 
 before(async () => {
-  // A random port: another test process may hold any fixed one.
-  let rtcPort = 0;
-  for (let tries = 1; ; tries++) {
-    rtcPort = randomInt(20_000, 30_000);
-    try {
-      media = await MediaWorker.create(log, { logLevel: 'warn' }, { listenIp: '127.0.0.1', announcedAddress: undefined, port: rtcPort });
-      break;
-    } catch (err) {
-      if (tries === 5) throw err;
-    }
-  }
+  let rtcPort: number;
+  ({ media, rtcPort } = await localMediaWorker(log));
   dscp = await createDscpMarker({ instance: `test_${process.pid}`, udpPorts: { min: rtcPort, max: rtcPort }, log });
 });
 

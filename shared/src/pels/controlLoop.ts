@@ -1,6 +1,7 @@
 import { FreshnessGuard, routerEnhancementLoss, type FeedbackEvent, type FeedbackVerdict } from './feedback';
 import { GAMMA_DEFAULTS, GammaController, type GammaParams } from './gammaController';
 import { MkcController, type MkcParams } from './mkc';
+import { RateHistory } from './rateHistory';
 
 /** What a flow policy reads from a viewer's control loop. */
 export interface ControlState {
@@ -13,8 +14,6 @@ export interface ControlLoopParams {
   gamma?: GammaParams;
 }
 
-/** Rate changes kept for eq. 8's r(k - D); a few seconds of steps covers any round trip. */
-const HISTORY_LIMIT = 64;
 
 /**
  * One viewer's PELS control: each fresh feedback event is one step of both MKC
@@ -30,13 +29,13 @@ export class ControlLoop implements ControlState {
   /** The MKC floor, which is the base layer rate: router feedback is turned into enhancement loss with it. */
   private baseKbps: number;
   /** Rate in effect from fromMs on; times never decrease. */
-  private readonly history: Array<{ fromMs: number; kbps: number }>;
+  private readonly history: RateHistory;
 
   constructor(params: ControlLoopParams) {
     this.mkc = new MkcController(params.mkc);
     this.gammaController = new GammaController(params.gamma ?? GAMMA_DEFAULTS);
     this.baseKbps = params.mkc.minKbps;
-    this.history = [{ fromMs: Number.NEGATIVE_INFINITY, kbps: this.mkc.rateKbps }];
+    this.history = new RateHistory(this.mkc.rateKbps);
   }
 
   get rateKbps(): number {
@@ -55,7 +54,7 @@ export class ControlLoop implements ControlState {
   onFeedback(ev: FeedbackEvent): FeedbackVerdict {
     const verdict = this.guard.check(ev);
     if (verdict !== 'fresh') return verdict;
-    const reference = ev.sentAtMs === undefined ? this.mkc.rateKbps : this.rateAt(ev.sentAtMs);
+    const reference = ev.sentAtMs === undefined ? this.mkc.rateKbps : this.history.at(ev.sentAtMs);
     this.mkc.update(ev.lossFraction, reference, { baseLoss: ev.baseLossFraction, atMs: ev.atMs });
     this.gammaController.update(ev.kind === 'router' ? routerEnhancementLoss(ev.lossFraction, reference, this.baseKbps) : ev.lossFraction);
     this.record(ev.atMs);
@@ -69,19 +68,7 @@ export class ControlLoop implements ControlState {
     this.record(atMs);
   }
 
-  private rateAt(ms: number): number {
-    for (let i = this.history.length - 1; i >= 0; i--) {
-      const entry = this.history[i]!;
-      if (entry.fromMs <= ms) return entry.kbps;
-    }
-    // Older than what is kept: the oldest known rate is the best guess.
-    return this.history[0]!.kbps;
-  }
-
   private record(atMs: number): void {
-    const last = this.history[this.history.length - 1]!;
-    if (last.kbps === this.mkc.rateKbps) return;
-    this.history.push({ fromMs: Math.max(atMs, last.fromMs), kbps: this.mkc.rateKbps });
-    if (this.history.length > HISTORY_LIMIT) this.history.shift();
+    this.history.record(atMs, this.mkc.rateKbps);
   }
 }

@@ -7,9 +7,8 @@
 import { FreshnessGuard } from '../pels/feedback';
 import { MkcController, type MkcGains, type MkcParams } from '../pels/mkc';
 import { FeedbackCounter, assertValid, boundsErrors, type ControllerFeedback, type RateController } from './rateController';
+import { RateHistory } from '../pels/rateHistory';
 
-/** Rate changes kept for r(k - D); a few seconds of steps covers any round trip. */
-const HISTORY_LIMIT = 64;
 
 /**
  * MKC's stationary loss with router feedback: n flows at C/n + alpha/beta
@@ -27,13 +26,13 @@ export class MkcRateController implements RateController {
   private readonly guard = new FreshnessGuard();
   private readonly mkc: MkcController;
   /** Rate in effect from fromMs on; times never decrease. */
-  private readonly history: Array<{ fromMs: number; kbps: number }>;
+  private readonly history: RateHistory;
 
   constructor(params: MkcParams) {
     // Stricter than MkcController (a floor above 0), like every rate controller.
     assertValid('rate bounds', boundsErrors(params.minKbps, params.maxKbps));
     this.mkc = new MkcController(params);
-    this.history = [{ fromMs: Number.NEGATIVE_INFINITY, kbps: this.mkc.rateKbps }];
+    this.history = new RateHistory(this.mkc.rateKbps);
   }
 
   get rateKbps(): number {
@@ -47,29 +46,17 @@ export class MkcRateController implements RateController {
   onFeedback(ev: ControllerFeedback): void {
     if ((ev.kind !== 'rtcp' && ev.kind !== 'router') || this.guard.check(ev) !== 'fresh') return this.counter.ignored();
     this.counter.used();
-    this.mkc.update(ev.lossFraction, ev.sentAtMs === undefined ? this.mkc.rateKbps : this.rateAt(ev.sentAtMs));
+    this.mkc.update(ev.lossFraction, ev.sentAtMs === undefined ? this.mkc.rateKbps : this.history.at(ev.sentAtMs));
     this.record(ev.atMs);
   }
 
   setBounds(minKbps: number, maxKbps: number): void {
     assertValid('rate bounds', boundsErrors(minKbps, maxKbps));
     this.mkc.setBounds(minKbps, maxKbps);
-    this.record(this.history[this.history.length - 1]!.fromMs);
-  }
-
-  private rateAt(ms: number): number {
-    for (let i = this.history.length - 1; i >= 0; i--) {
-      const entry = this.history[i]!;
-      if (entry.fromMs <= ms) return entry.kbps;
-    }
-    // Older than what is kept: the oldest known rate is the best guess.
-    return this.history[0]!.kbps;
+    this.record(this.history.lastChangeMs);
   }
 
   private record(atMs: number): void {
-    const last = this.history[this.history.length - 1]!;
-    if (last.kbps === this.mkc.rateKbps) return;
-    this.history.push({ fromMs: Math.max(atMs, last.fromMs), kbps: this.mkc.rateKbps });
-    if (this.history.length > HISTORY_LIMIT) this.history.shift();
+    this.history.record(atMs, this.mkc.rateKbps);
   }
 }
