@@ -11,7 +11,7 @@ import { convergence } from './convergence';
 import { dscpMarking } from './dscpMarking';
 import { encoderBench, ENCODER_BENCH_SOURCE, type EncoderRun, type Pipeline } from './encoderCpu';
 import { mean, round } from '../testbed/metrics';
-import { formatLossTable, lossResilience } from './lossResilience';
+import { formatLossTable, LOSS_CAPACITY_KBPS, lossResilience } from './lossResilience';
 import { FLOW_MODES, type FlowModeName } from '@pels/shared/protocol/api';
 
 const USAGE = [
@@ -80,7 +80,7 @@ async function loss(values: { loss: string; modes: string; seconds?: string; jso
   if (lossPct.some((p) => !(p >= 0 && p <= 50)) || !modes.every(isMode) || !(seconds >= 20)) usage();
   const rows = await lossResilience({ lossPct, modes: modes as FlowModeName[], seconds }, (m) => console.error(`[bench] ${m}`));
   if (values.json) {
-    process.stdout.write(JSON.stringify({ benchmark: 'loss', capacityKbps: 2000, seconds, rows }) + '\n');
+    process.stdout.write(JSON.stringify({ benchmark: 'loss', capacityKbps: LOSS_CAPACITY_KBPS, seconds, rows }) + '\n');
     return;
   }
   for (const line of formatLossTable(rows)) console.log(line);
