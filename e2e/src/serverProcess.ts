@@ -47,6 +47,8 @@ export interface ServerProcessOptions {
   controlHost?: string;
   /** The server serves HTTPS (TLS_CERT_FILE, TLS_KEY_FILE) with a certificate this CA (PEM) signed. */
   ca?: string;
+  /** Open the server's inspector on a free loopback port (see `inspectorUrl`), for tests that read its live memory. */
+  inspect?: boolean;
   onLog: (line: string) => void;
 }
 
@@ -57,6 +59,8 @@ export interface RunningServer {
   /** The media port (RTC_PORT), UDP and TCP. */
   rtcPort: number;
   pid: number;
+  /** The inspector's WebSocket URL, when started with `inspect`. */
+  inspectorUrl?: string;
   stop(): Promise<void>;
   /** SIGKILL, as in a crash; resolves once the process is gone. */
   kill(): Promise<void>;
@@ -66,7 +70,7 @@ export interface RunningServer {
 export async function startServer(o: ServerProcessOptions): Promise<RunningServer> {
   const port = await freePort();
   const rtcPort = o.env.RTC_PORT ? Number(o.env.RTC_PORT) : await freeRtcPort();
-  const node = [process.execPath, '--import', 'tsx', 'server/src/main.ts'];
+  const node = [process.execPath, ...(o.inspect ? ['--inspect=127.0.0.1:0'] : []), '--import', 'tsx', 'server/src/main.ts'];
   // `ip netns exec` execs the command, so the child's pid is the server's.
   const [file, ...args] = o.netns ? ['ip', 'netns', 'exec', o.netns, ...node] : node;
   // Its own state: streams one test adds must not appear in another test's server.
@@ -77,7 +81,9 @@ export async function startServer(o: ServerProcessOptions): Promise<RunningServe
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lastLines: string[] = [];
+  let inspectorUrl: string | undefined;
   const onLine = (line: string) => {
+    inspectorUrl ??= /Debugger listening on (ws:\/\/\S+)/.exec(line)?.[1];
     lastLines.push(line);
     if (lastLines.length > 20) lastLines.shift();
     o.onLog(line);
@@ -107,6 +113,7 @@ export async function startServer(o: ServerProcessOptions): Promise<RunningServe
     port,
     rtcPort,
     pid: child.pid!,
+    ...(inspectorUrl ? { inspectorUrl } : {}),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       // SIGTERM lets the server remove its nftables rules and FFmpeg.

@@ -9,6 +9,7 @@
 import { connect } from 'node:net';
 import { expect, test, type Browser } from '@playwright/test';
 import { E2E_OPERATOR_TOKEN, operatorHeaders } from '../src/operatorToken';
+import { liveMemory } from '../src/heapAfterGc';
 import { childProcesses, getOnce, readResources, type ProcessResources } from '../src/processResources';
 import { SignalingClient } from '../src/signalingClient';
 import { startServer, type RunningServer } from '../src/serverProcess';
@@ -17,12 +18,18 @@ test.describe.configure({ mode: 'serial' });
 
 let server: RunningServer;
 const errorLines: string[] = [];
-let baseline: ProcessResources;
-const rows: Array<{ step: string } & ProcessResources & { settledMs: number }> = [];
+type Figures = ProcessResources & { liveKiB: number };
+let baseline: Figures;
+const rows: Array<{ step: string } & Figures & { settledMs: number }> = [];
 
 type Hook = { pels?: { state: string; stats(): { framesDecoded: { total: number } } } };
 
 const resources = () => readResources(server.pid, server.port, server.url, E2E_OPERATOR_TOKEN);
+/** JavaScript heap and external memory that survive a full collection. */
+async function liveKiB(): Promise<number> {
+  const m = await liveMemory(server.inspectorUrl!);
+  return m.heapUsedKiB + m.externalKiB;
+}
 const isRoot = process.getuid?.() === 0;
 const signalingUrl = () => `${server.url.replace(/^http/, 'ws')}/ws`;
 
@@ -74,13 +81,19 @@ async function backAtBaseline(step: string, expectedErrors?: RegExp): Promise<vo
     await new Promise((res) => setTimeout(res, 250));
     r = await resources();
   }
-  rows.push({ step, ...r, settledMs: Date.now() - t0 });
+  const settledMs = Date.now() - t0;
+  const live = await liveKiB();
+  rows.push({ step, ...r, liveKiB: live, settledMs });
   expect(r.transports, `${step}: mediasoup transports`).toBe(0);
   expect(r.dscpMarkedSsrcs, `${step}: DSCP-marked SSRCs`).toBe(0);
   expect(r.nftMapElements, `${step}: elements of the nftables SSRC map`).toBe(0);
   expect(r.children, `${step}: child processes`).toEqual(baseline.children);
   expect(r.fds, `${step}: open file descriptors`).toBeLessThanOrEqual(baseline.fds);
-  expect(r.rssKiB, `${step}: resident memory (KiB) within 20% of the baseline ${baseline.rssKiB}`).toBeLessThanOrEqual(baseline.rssKiB * 1.2);
+  // Resident memory is printed, not checked: V8 grows its heap under load and gives it back lazily, so a step that
+  // allocates a lot shows in RSS without leaking. What survives a full collection is the leak measure. Code paths
+  // run for the first time (restarts, error answers) add about 2.5 MB over all steps; 25% of the baseline (about
+  // 6 MB) is what 60 KB held per join/leave cycle would add.
+  expect(live, `${step}: live memory (KiB) within 25% of the baseline ${baseline.liveKiB}`).toBeLessThanOrEqual(baseline.liveKiB * 1.25);
   const unexpected = errorLines.filter((l) => !expectedErrors?.test(l)).map((l) => l.slice(0, 400));
   errorLines.length = 0;
   expect(unexpected, `${step}: errors in the server log`).toEqual([]);
@@ -90,6 +103,7 @@ test.beforeAll(async ({ browser }) => {
   test.setTimeout(120_000);
   server = await startServer({
     env: { OPERATOR_TOKEN: E2E_OPERATOR_TOKEN, MKC_INITIAL_KBPS: '100000', LOG_LEVEL: 'warn' },
+    inspect: true,
     // pino level 50 and above: an error the server did not expect (a failed request logs one with its stack).
     onLog: (line) => {
       if (/"level":(50|60)/.test(line)) errorLines.push(line);
@@ -99,13 +113,13 @@ test.beforeAll(async ({ browser }) => {
   // Warm up (first viewer loads code paths and buffers), then take the baseline.
   await newViewerPlays(browser);
   await until('transports released', resources, (r) => r.transports === 0, 15_000);
-  baseline = await resources();
+  baseline = { ...(await resources()), liveKiB: await liveKiB() };
   rows.push({ step: 'baseline', ...baseline, settledMs: 0 });
 });
 
 test.afterAll(async () => {
   await server?.stop();
-  const cols = ['step', 'transports', 'dscpMarkedSsrcs', 'nftMapElements', 'children', 'fds', 'rssKiB', 'settledMs'] as const;
+  const cols = ['step', 'transports', 'dscpMarkedSsrcs', 'nftMapElements', 'children', 'fds', 'rssKiB', 'liveKiB', 'settledMs'] as const;
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(26) : i === 4 ? `  ${c.padEnd(32)}` : c.padStart(16))).join('');
   console.log(['', line([...cols]), ...rows.map((r) => line(cols.map((c) => String(c === 'children' ? r.children.join(',') || '-' : r[c]))))].join('\n'));
 });

@@ -111,15 +111,17 @@ export async function createTopology(): Promise<Topology> {
     await run('ip', ['link', 'add', bottleneckDev, 'netns', serverNs, 'type', 'veth', 'peer', 'name', clientDev, 'netns', clientNs]);
     await run('ip', ['-n', serverNs, 'addr', 'add', `${topo.serverIp}/24`, 'dev', bottleneckDev]);
     await run('ip', ['-n', clientNs, 'addr', 'add', `${topo.clientIp}/24`, 'dev', clientDev]);
-    await run('ip', ['-n', serverNs, 'link', 'set', bottleneckDev, 'up']);
-    await run('ip', ['-n', clientNs, 'link', 'set', clientDev, 'up']);
+    // No IPv6 link-local addresses: their duplicate-address detection ends a second or two after the link comes up,
+    // and Chromium, seeing an address change, aborts its navigation with ERR_NETWORK_CHANGED. The testbed is IPv4.
+    await run('ip', ['-n', serverNs, 'link', 'set', bottleneckDev, 'addrgenmode', 'none', 'up']);
+    await run('ip', ['-n', clientNs, 'link', 'set', clientDev, 'addrgenmode', 'none', 'up']);
     // Chromium gathers ICE candidates only with a default route.
     await run('ip', ['-n', clientNs, 'route', 'add', 'default', 'via', topo.serverIp]);
     await run('ip', ['link', 'add', ctlHost, 'type', 'veth', 'peer', 'name', ctlSrv, 'netns', serverNs]);
     await run('ip', ['addr', 'add', `10.202.${ctlSubnet}.1/24`, 'dev', ctlHost]);
     await run('ip', ['-n', serverNs, 'addr', 'add', `${topo.serverControlIp}/24`, 'dev', ctlSrv]);
-    await run('ip', ['link', 'set', ctlHost, 'up']);
-    await run('ip', ['-n', serverNs, 'link', 'set', ctlSrv, 'up']);
+    await run('ip', ['link', 'set', ctlHost, 'addrgenmode', 'none', 'up']);
+    await run('ip', ['-n', serverNs, 'link', 'set', ctlSrv, 'addrgenmode', 'none', 'up']);
     return topo;
   } catch (err) {
     await topo.destroy();
