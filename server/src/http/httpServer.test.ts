@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { request, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { createLogger } from '../log';
 import { createHttpServer, routeUpgrades } from './httpServer';
 
+const PLAYER_JS = Buffer.from('console.log("player");\n'.repeat(200));
 const dir = mkdtempSync(join(tmpdir(), 'pels-http-'));
 const bigFile = join(dir, 'big.bin');
 let server: Server;
@@ -17,6 +19,9 @@ let upgrades = 0;
 before(async () => {
   writeFileSync(join(dir, 'index.html'), '<!doctype html><title>player</title>');
   writeFileSync(bigFile, Buffer.alloc(32 << 20, 7));
+  writeFileSync(join(dir, 'app.js'), PLAYER_JS);
+  writeFileSync(join(dir, 'app.js.gz'), gzipSync(PLAYER_JS));
+  writeFileSync(join(dir, 'app.js.br'), brotliCompressSync(PLAYER_JS));
   server = createHttpServer([{ method: 'GET', path: '/api/ping', handler: () => ({ pong: true }) }], dir, createLogger('silent'));
   routeUpgrades(server, { '/ws': (_req, socket) => { upgrades++; socket.destroy(); } }, createLogger('silent'));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -95,4 +100,31 @@ test('a download aborted by the client leaves no file descriptor open', async ()
   }
   for (let i = 0; i < 50 && openCopies() > 0; i++) await new Promise((r) => setTimeout(r, 20));
   assert.equal(openCopies(), 0);
+});
+
+test('the player goes precompressed to clients that accept it, Brotli first, and as it is to those that do not', async () => {
+  const fetchJs = async (acceptEncoding?: string) => {
+    // fetch would decode the body itself; this reads the bytes as sent.
+    return new Promise<{ encoding?: string; vary?: string; body: Buffer }>((resolve, reject) => {
+      const req = request({ port, host: '127.0.0.1', path: '/app.js', headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ encoding: res.headers['content-encoding'], vary: res.headers.vary, body: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject).end();
+    });
+  };
+  const br = await fetchJs('gzip, deflate, br');
+  assert.equal(br.encoding, 'br');
+  assert.deepEqual(brotliDecompressSync(br.body), PLAYER_JS);
+  assert.equal(br.vary, 'accept-encoding');
+  const gz = await fetchJs('br;q=0, gzip');
+  assert.equal(gz.encoding, 'gzip');
+  assert.deepEqual(gunzipSync(gz.body), PLAYER_JS);
+  for (const none of [undefined, 'identity', 'gzip;q=0, br;q=0', '*;q=0']) {
+    const plain = await fetchJs(none);
+    assert.equal(plain.encoding, undefined, String(none));
+    assert.deepEqual(plain.body, PLAYER_JS, String(none));
+  }
+  assert.equal((await fetchJs('*')).encoding, 'br');
 });

@@ -24,6 +24,27 @@ async function openFile(file: string): Promise<{ fh: FileHandle; size: number } 
   return null;
 }
 
+/** Encodings the player's build writes beside each text file (`app.js.br`), in order of preference. */
+const PRECOMPRESSED = [
+  { encoding: 'br', suffix: '.br' },
+  { encoding: 'gzip', suffix: '.gz' },
+] as const;
+
+/** Whether an Accept-Encoding header accepts `encoding` (named, or by `*`, with a q-value above 0). */
+export function acceptsEncoding(header: string | undefined, encoding: string): boolean {
+  let named: number | undefined;
+  let star: number | undefined;
+  for (const part of (header ?? '').split(',')) {
+    const [name = '', ...params] = part.split(';').map((t) => t.trim().toLowerCase());
+    const qParam = params.find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    if (name === encoding) named = q;
+    else if (name === '*') star = q;
+  }
+  const q = named ?? star ?? 0;
+  return Number.isFinite(q) && q > 0;
+}
+
 /**
  * Serves the built player; unknown paths get index.html (client-side routes).
  * `decodedPath` is the request path with %-escapes decoded (see requestTarget.ts).
@@ -44,11 +65,24 @@ export async function serveStatic(root: string, decodedPath: string, req: Incomi
     res.writeHead(503, { 'content-type': 'text/plain' }).end('The player is not built: run `npm run build -w client`.\n');
     return;
   }
+  // A precompressed copy the client accepts goes instead, in its fewer bytes; caches are told the answer varies.
+  let encoding: string | undefined;
+  for (const c of PRECOMPRESSED) {
+    if (!acceptsEncoding(req.headers['accept-encoding'], c.encoding)) continue;
+    const compressed = await openFile(file + c.suffix);
+    if (!compressed) continue;
+    await found.fh.close();
+    found = compressed;
+    encoding = c.encoding;
+    break;
+  }
   const { fh, size } = found;
   res.writeHead(200, {
     'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
     'content-length': size,
     'cache-control': rel.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+    vary: 'accept-encoding',
+    ...(encoding ? { 'content-encoding': encoding } : {}),
   });
   if (req.method === 'HEAD') {
     await fh.close();
