@@ -1,4 +1,4 @@
-import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
+import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import { GAMMA_DEFAULTS, validateGammaParams } from '@pels/shared/pels/gammaController';
 import { MKC_PAPER_GAINS, validateMkcParams } from '@pels/shared/pels/mkc';
 import { MKC_STARTUP_DEFAULTS } from '@pels/shared/pels/mkcStartup';
@@ -46,6 +46,8 @@ export interface ServerConfig {
   control: ControlLoopParams;
   /** What steps the controllers: RTCP receiver reports, or a router agent's eq. 11 feedback. */
   feedback: FeedbackSource;
+  /** CONTROL_RECORD_DIR: each viewer's control inputs are written there as JSON lines, for replay; undefined: not recorded. */
+  controlRecordDir: string | undefined;
   /** OPERATOR_TOKEN: the dashboard's and operator API's bearer token; undefined: the server makes one up at start. */
   operatorToken: string | undefined;
   /** METRICS_TOKEN: may read /metrics and nothing else. */
@@ -149,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     clientDir: env.CLIENT_DIR || clientDir,
     control,
     feedback,
+    controlRecordDir: env.CONTROL_RECORD_DIR ? resolve(env.CONTROL_RECORD_DIR) : undefined,
     operatorToken,
     metricsToken,
     routerToken,

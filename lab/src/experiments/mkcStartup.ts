@@ -1,7 +1,7 @@
 import { GAMMA_DEFAULTS } from '@pels/shared/pels/gammaController';
 import { MKC_PAPER_GAINS, mkcStationaryKbps } from '@pels/shared/pels/mkc';
 import { MKC_STARTUP_DEFAULTS } from '@pels/shared/pels/mkcStartup';
-import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
+import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import { renderFigure, type Panel } from '../plot/svg';
 import type { FeedbackMode } from '../sim/receiver';
 import { PAPER_NETWORK, type FlowSpec, type ScenarioResult, type SourceKind } from '../sim/scenario';

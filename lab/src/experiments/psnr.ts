@@ -1,4 +1,4 @@
-import { ControlLoop } from '@pels/shared/pels/controlLoop';
+import { ControlLoop } from '@pels/shared/control/controlLoop';
 import { bestEffortPolicy, pelsPolicy, type FlowPolicy } from '@pels/shared/pels/flowPolicy';
 import { mulberry32, type SyntheticFrame } from '@pels/shared/pels/syntheticStream';
 import { renderFigure, type Series } from '../plot/svg';

@@ -1,4 +1,4 @@
-import { ControlLoop, type ControlLoopParams } from '@pels/shared/pels/controlLoop';
+import { ControlLoop, type ControlLoopParams } from '@pels/shared/control/controlLoop';
 import { pelsPolicy } from '@pels/shared/pels/flowPolicy';
 import { mulberry32, syntheticFrames } from '@pels/shared/pels/syntheticStream';
 import { startCrossTraffic } from './crossTraffic';

@@ -1,5 +1,5 @@
 import type { Color } from '@pels/shared/pels/color';
-import type { ControlLoop } from '@pels/shared/pels/controlLoop';
+import type { ControlLoop } from '@pels/shared/control/controlLoop';
 import type { FeedbackEvent } from '@pels/shared/pels/feedback';
 import type { FlowPolicy } from '@pels/shared/pels/flowPolicy';
 import type { SyntheticFrame } from '@pels/shared/pels/syntheticStream';

@@ -1,4 +1,4 @@
-import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
+import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import { GAMMA_DEFAULTS, validateGammaParams } from '@pels/shared/pels/gammaController';
 import { validateMkcParams } from '@pels/shared/pels/mkc';
 import type { ControllerGains, ControlSettingsInfo, ControlUpdate } from '@pels/shared/protocol/operator';

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { types as ms } from 'mediasoup';
 import type { StreamInfo, ViewerClosed } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
-import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
+import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import type { KeyframeCounts, LayerKbps } from '@pels/shared/protocol/operator';
 import { FfmpegIngest, type IngestStatus } from '../ingest/ffmpegIngest';
@@ -32,6 +32,8 @@ export interface StreamOptions {
   createRouter: () => Promise<ms.Router>;
   control: ControlLoopParams;
   feedback: FeedbackSource;
+  /** Where viewers' control inputs are recorded (CONTROL_RECORD_DIR); absent: not recorded. */
+  controlRecordDir?: string;
   dscp: DscpMarker;
   /** Shared by every stream: places for viewers and the DTLS deadline. */
   limits: Limits;
@@ -227,6 +229,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       mode,
       control: { ...this.opts.control, mkc: { ...mkc, ...bounds, initialKbps: Math.max(mkc.initialKbps, bounds.minKbps) } },
       feedback: this.opts.feedback,
+      ...(this.opts.controlRecordDir !== undefined ? { controlRecordDir: this.opts.controlRecordDir } : {}),
       dscp: this.opts.dscp,
       webRtcServer,
       limits: this.opts.limits,

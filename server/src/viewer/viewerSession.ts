@@ -1,12 +1,12 @@
 import { randomInt } from 'node:crypto';
 import type { types as ms } from 'mediasoup';
 import { COLORS, type Color } from '@pels/shared/pels/color';
-import { ControlLoop, type ControlLoopParams } from '@pels/shared/pels/controlLoop';
-import type { FeedbackEvent } from '@pels/shared/pels/feedback';
+import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
+import type { RouterFeedbackInput } from '@pels/shared/control/input';
+import type { StreamStats } from '@pels/shared/control/receiverReports';
 import type { FlowModeName, MediaTransport, RtxState, ViewerState } from '@pels/shared/protocol/api';
 import type { ConsumerParams, DtlsParametersData, Request, RtpCapabilitiesData, TransportParams, ViewerClosed } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
-import { ReceiverReportTracker, type ConsumerStatsSample } from '../feedback/receiverReports';
 import { ViewerFlow } from '../flow/viewerFlow';
 import type { LayeredFrame } from '../layering/layeredFrame';
 import type { FeedbackSource } from '../config';
@@ -16,7 +16,8 @@ import type { DscpMarker, DscpMarking } from '../net/dscpMarker';
 import { parseRtcpFeedback } from '../rtp/rtcp';
 import type { KeyframeReason } from '../streams/keyframeRequests';
 import { canColor, mediaTransport, modeInForce } from './mediaPath';
-import { dscpFor, modeSwitchRefusal, policyFor, retransmittedColors, SwitchablePolicy } from './modePolicy';
+import { dscpFor, modeSwitchRefusal, retransmittedColors } from './modePolicy';
+import { ViewerControl } from './viewerControl';
 
 const PAYLOAD_TYPE = 101;
 /** mediasoup repeats an unanswered PLI about once a second; one answer per burst is enough. */
@@ -37,6 +38,8 @@ export interface ViewerSessionOptions {
   control: ControlLoopParams;
   /** Which feedback steps the controllers; the other kind is still measured, not acted on. */
   feedback: FeedbackSource;
+  /** Where to record the viewer's control inputs (CONTROL_RECORD_DIR); absent: not recorded. */
+  controlRecordDir?: string;
   dscp: DscpMarker;
   /** The worker's WebRtcServer: the one UDP and TCP port the viewer's transport shares with every other. */
   webRtcServer: ms.WebRtcServer;
@@ -65,11 +68,8 @@ export class ViewerSession {
   private readonly consumers = new Map<Color, ms.Consumer>();
   private colors = new Set<Color>(COLORS);
   private readonly lastSynthetic: Record<Color, number> = { green: 0, yellow: 0, red: 0 };
-  private readonly reports: ReceiverReportTracker;
   private statsTimer: NodeJS.Timeout | null = null;
   private marking: DscpMarking | null = null;
-  private lastP: number | null = null;
-  private feedbackSteps = 0;
   private displayReport: QualityReport | null = null;
   private sentRate = { atMs: Date.now(), bytes: 0, kbps: 0 };
   private readonly repair: Partial<Record<Color, RepairCounts>> = {};
@@ -92,16 +92,15 @@ export class ViewerSession {
     private readonly opts: ViewerSessionOptions,
     private readonly direct: ms.DirectTransport,
     private readonly producers: Record<Color, ms.Producer>,
-    private readonly control: ControlLoop,
+    /** Rate, gamma, receiver reports and frame decisions: this session only feeds it. */
+    private readonly control: ViewerControl,
     readonly flow: ViewerFlow,
     /** Random start of this viewer's RTP timestamps; the player maps timestamps to frame indexes with it. */
     readonly timestampBase: number,
-    private readonly policy: SwitchablePolicy,
   ) {
     this.id = opts.id;
     this.requestedMode = opts.mode;
     this.mode = opts.mode;
-    this.reports = new ReceiverReportTracker(opts.id);
     direct.on('rtcp', (buf) => this.onRtcp(buf));
     direct.on('routerclose', () => this.close('media router closed'));
     const { dtlsTimeoutMs } = opts.limits.settings;
@@ -135,11 +134,15 @@ export class ViewerSession {
           appData: { color },
         });
       }
-      const control = new ControlLoop(opts.control);
-      const policy = new SwitchablePolicy(policyFor(opts.mode, control));
+      const control = new ViewerControl({
+        params: { origin: opts.id, control: opts.control, feedback: opts.feedback, mode: opts.mode },
+        ...(opts.controlRecordDir !== undefined ? { recordDir: opts.controlRecordDir } : {}),
+        streamId: opts.streamId,
+        log: opts.log,
+      });
       const timestampBase = randomInt(0, 2 ** 32);
-      const flow = new ViewerFlow(ssrcs, PAYLOAD_TYPE, policy, timestampBase);
-      return new ViewerSession(opts, direct, producers, control, flow, timestampBase, policy);
+      const flow = new ViewerFlow(ssrcs, PAYLOAD_TYPE, control, timestampBase);
+      return new ViewerSession(opts, direct, producers, control, flow, timestampBase);
     } catch (err) {
       direct.close();
       throw err;
@@ -239,22 +242,19 @@ export class ViewerSession {
     if (!this.closed) this.displayReport = report;
   }
 
-  /** The one entry of controller input: RTCP-derived here, or a router's explicit feedback. */
-  onFeedback(ev: FeedbackEvent): void {
-    if (this.closed || ev.kind !== this.opts.feedback) return;
-    if (this.control.onFeedback(ev) !== 'fresh') return;
-    this.lastP = ev.lossFraction;
-    this.feedbackSteps++;
+  /** A router agent's feedback for this viewer's path (the control core acts on it when FEEDBACK=router). */
+  onRouterFeedback(input: RouterFeedbackInput): void {
+    if (!this.closed) this.control.step(input);
   }
 
-  /** The stream's measured base rate (floor) and full rate (ceiling) for MKC. */
+  /** The stream's measured base rate (floor) and full rate (ceiling) for the rate controller. */
   setRateBounds(minKbps: number, maxKbps: number, nowMs: number): void {
-    if (!this.closed) this.control.setRateBounds(minKbps, maxKbps, nowMs);
+    if (!this.closed) this.control.step({ kind: 'rate-bounds', atMs: nowMs, minKbps, maxKbps });
   }
 
   state(): ViewerState {
     const c = this.flow.counters;
-    const perColor = Object.fromEntries(COLORS.map((k) => [k, this.reports.colorState(k)])) as ViewerState['perColor'];
+    const control = this.control.state;
     return {
       id: this.id,
       streamId: this.opts.streamId,
@@ -262,13 +262,13 @@ export class ViewerSession {
       transport: this.transport,
       connectedAt: new Date(this.connectedAt).toISOString(),
       colors: this.subscribedColors,
-      rateKbps: this.control.rateKbps,
-      gamma: this.control.gamma,
-      lossP: this.lastP,
-      feedbackSteps: this.feedbackSteps,
-      rttMs: this.reports.rtt,
+      rateKbps: control.rateKbps,
+      gamma: control.gamma,
+      lossP: control.lossP,
+      feedbackSteps: control.feedbackSteps,
+      rttMs: control.rttMs,
       ssrcs: this.wireSsrcs(),
-      perColor,
+      perColor: control.perColor,
       framesSent: { tid0: c.framesByLayer[0], tid1: c.framesByLayer[1], tid2: c.framesByLayer[2] },
       framesSkipped: c.framesSkipped,
       sentKbps: this.sentRate.kbps,
@@ -310,8 +310,8 @@ export class ViewerSession {
   }
 
   /**
-   * Switches the mode (an operator action): the flow gets the new mode's policy
-   * on the same control loop, so rate and gamma go on, and the DSCP marks change
+   * Switches the mode (an operator action): the control core takes the new
+   * mode's policy on the same control loop, so rate and gamma go on, and the DSCP marks change
    * to match. Retransmission stays as consumed: after consume a switch to or from
    * `nack` is refused. Resolves once the new marks are in place.
    */
@@ -327,12 +327,12 @@ export class ViewerSession {
     await this.applyMode();
   }
 
-  /** Puts the mode in force for the current path: a new policy on the same control loop, and the DSCP marks to match. */
+  /** Puts the mode in force for the current path: the control core's policy, and the DSCP marks to match. */
   private async applyMode(): Promise<void> {
     const mode = modeInForce(this.requestedMode, this.transport);
     if (this.closed || mode === this.mode) return;
     this.mode = mode;
-    this.policy.use(policyFor(mode, this.control));
+    this.control.step({ kind: 'mode', atMs: Date.now(), mode });
     const { transport } = this;
     if (mode === this.requestedMode) this.opts.log.info({ viewer: this.id, mode, transport }, 'viewer mode changed');
     else this.opts.log.info({ viewer: this.id, mode, transport }, `viewer receives over ${transport}: served best effort, its packets cannot carry colors`);
@@ -357,6 +357,7 @@ export class ViewerSession {
     this.sending = false;
     clearTimeout(this.dtlsDeadline);
     if (this.statsTimer) clearInterval(this.statsTimer);
+    this.control.close();
     void this.marking?.remove();
     // Closing the transports closes their producers and consumers.
     this.webRtcTransport?.close();
@@ -409,20 +410,20 @@ export class ViewerSession {
 
   private async pollStats(): Promise<void> {
     if (this.closed) return;
-    const samples: Partial<Record<Color, ConsumerStatsSample>> = {};
+    const samples: Partial<Record<Color, StreamStats>> = {};
     await Promise.all(
       [...this.consumers].map(async ([color, consumer]) => {
         const stats = await consumer.getStats().catch(() => []);
         const out = stats.find((x) => x.type === 'outbound-rtp');
         if (!out) return;
-        samples[color] = out;
+        const { packetCount, packetsLost, fractionLost, jitter, roundTripTime } = out;
+        samples[color] = { packetCount, packetsLost, fractionLost, jitter, ...(roundTripTime !== undefined ? { roundTripTime } : {}) };
         this.repair[color] = out;
       }),
     );
     if (this.closed) return;
     const now = Date.now();
-    const ev = this.reports.update(samples, now);
-    if (ev) this.onFeedback(ev);
+    this.control.step({ kind: 'receiver-reports', atMs: now, streams: samples });
     if (now - this.sentRate.atMs >= 1000) {
       void this.pollRtxBytes();
       const bytes = COLORS.reduce((sum, k) => sum + this.flow.counters.byColor[k].bytes, 0);

@@ -3,7 +3,7 @@
  * pick one by a string (configuration, API, URL parameter).
  */
 import { z } from 'zod';
-import { MKC_PAPER_GAINS } from '../pels/mkc';
+import { MKC_PAPER_GAINS, type MkcParams } from '../pels/mkc';
 import { FUZZY_DEFAULTS, FuzzyController } from './fuzzy';
 import { AIMD_PARAMS, IIAD_PARAMS, ISCC_PARAMS, IncreaseDecreaseController, SQRT_PARAMS, binomialLaw, isccLaw } from './increaseDecrease';
 import { MkcRateController } from './mkcRate';
@@ -23,6 +23,8 @@ export interface ControllerSetup extends RateBounds {
   initialRttMs?: number;
   /** Bottleneck capacity, kb/s, for ISCC; default maxKbps (any tight upper bound on the rate works). */
   capacityKbps?: number;
+  /** MKC's gains and start-up; default the paper's gains, no start-up. */
+  mkc?: Omit<MkcParams, 'initialKbps' | 'minKbps' | 'maxKbps'>;
 }
 
 export interface RateControllerEntry {
@@ -45,7 +47,7 @@ export const RATE_CONTROLLERS: Readonly<Record<RateControllerName, RateControlle
     name: 'mkc',
     description: 'Max-min Kelly control (PELS eq. 8): r + alpha - beta r p per fresh loss or router feedback; alpha 20 kb/s, beta 0.5',
     feedback: ['rtcp', 'router'],
-    create: (s) => new MkcRateController({ ...MKC_PAPER_GAINS, ...bounds(s) }),
+    create: (s) => new MkcRateController({ ...MKC_PAPER_GAINS, ...s.mkc, ...bounds(s) }),
   },
   aimd: {
     name: 'aimd',

@@ -1,0 +1,104 @@
+import { FreshnessGuard, routerEnhancementLoss, type FeedbackEvent, type FeedbackVerdict } from '../pels/feedback';
+import { GAMMA_DEFAULTS, GammaController, type GammaParams } from '../pels/gammaController';
+import type { MkcParams } from '../pels/mkc';
+import { RateHistory } from '../pels/rateHistory';
+import type { ControllerFeedback, RateController } from '../rate/rateController';
+import { RATE_CONTROLLERS, type RateControllerName } from '../rate/registry';
+
+/** What a flow policy reads from a viewer's control loop. */
+export interface ControlState {
+  readonly rateKbps: number;
+  readonly gamma: number;
+}
+
+export interface ControlLoopParams {
+  /** The rate controller, by registry name; default 'mkc'. */
+  controller?: RateControllerName;
+  /** The rate bounds every controller starts from (initial, floor, ceiling), and MKC's own gains and start-up. */
+  mkc: MkcParams;
+  gamma?: GammaParams;
+}
+
+/**
+ * One viewer's rate and gamma: each fresh feedback event is one step of the
+ * rate controller (MKC by default: eq. 8 with the event's p) and of eq. 4
+ * (gamma, with the enhancement-layer loss: the same p for RTCP, which
+ * measures that loss; derived from the router's p, which covers the base
+ * layer too). Stale, duplicate and invalid events change nothing. Gamma works
+ * the same with every controller: it only needs the loss and the rate.
+ */
+export class ControlLoop implements ControlState {
+  readonly controller: RateControllerName;
+  private readonly guard = new FreshnessGuard();
+  private readonly rate: RateController;
+  /** Feedback kinds the controller acts on; others are not offered to it. */
+  private readonly uses: ReadonlySet<ControllerFeedback['kind']>;
+  private readonly gammaController: GammaController;
+  /** The floor, which is the base layer rate: router feedback is turned into enhancement loss with it. */
+  private baseKbps: number;
+  /** Rate in effect from fromMs on, for gamma's reference; times never decrease. */
+  private readonly history: RateHistory;
+  /** When the controller next wants its timer; undefined: it has none. */
+  private timerDueMs: number | undefined;
+
+  constructor(params: ControlLoopParams) {
+    this.controller = params.controller ?? 'mkc';
+    const { initialKbps, minKbps, maxKbps, ...mkc } = params.mkc;
+    const entry = RATE_CONTROLLERS[this.controller];
+    this.rate = entry.create({ initialKbps, minKbps, maxKbps, mkc });
+    this.uses = new Set(entry.feedback);
+    this.gammaController = new GammaController(params.gamma ?? GAMMA_DEFAULTS);
+    this.baseKbps = minKbps;
+    this.history = new RateHistory(this.rate.rateKbps);
+    this.timerDueMs = this.rate.onTimer ? Number.NEGATIVE_INFINITY : undefined;
+  }
+
+  get rateKbps(): number {
+    return this.rate.rateKbps;
+  }
+
+  get gamma(): number {
+    return this.gammaController.gamma;
+  }
+
+  /** A start-up phase (MKC's) is still on. */
+  get inStartup(): boolean {
+    return this.rate.inStartup ?? false;
+  }
+
+  onFeedback(ev: FeedbackEvent): FeedbackVerdict {
+    const verdict = this.guard.check(ev);
+    if (verdict !== 'fresh') return verdict;
+    const reference = ev.sentAtMs === undefined ? this.rate.rateKbps : this.history.at(ev.sentAtMs);
+    if (this.uses.has(ev.kind)) this.rate.onFeedback(ev);
+    this.gammaController.update(ev.kind === 'router' ? routerEnhancementLoss(ev.lossFraction, reference, this.baseKbps) : ev.lossFraction);
+    this.record(ev.atMs);
+    return verdict;
+  }
+
+  /** A round-trip measurement, for the controllers that pace their steps by it. */
+  onRtt(rttMs: number, atMs: number): void {
+    if (!this.uses.has('rtt')) return;
+    this.rate.onFeedback({ kind: 'rtt', rttMs, atMs });
+    this.record(atMs);
+  }
+
+  /** Runs the controller's timer when it is due (per-RTT steps, no-feedback timers); true when it ran. */
+  onTime(nowMs: number): boolean {
+    if (this.timerDueMs === undefined || nowMs < this.timerDueMs) return false;
+    this.timerDueMs = this.rate.onTimer?.(nowMs) ?? undefined;
+    this.record(nowMs);
+    return true;
+  }
+
+  /** The base rate (floor) and stream rate (ceiling) are measured, so they move. */
+  setRateBounds(minKbps: number, maxKbps: number, atMs: number): void {
+    this.rate.setBounds(minKbps, maxKbps, atMs);
+    this.baseKbps = minKbps;
+    this.record(atMs);
+  }
+
+  private record(atMs: number): void {
+    this.history.record(atMs, this.rate.rateKbps);
+  }
+}
