@@ -3,7 +3,7 @@ import type { types as ms } from 'mediasoup';
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import type { RouterFeedbackInput } from '@pels/shared/control/input';
-import type { StreamStats } from '@pels/shared/control/receiverReports';
+import { STATS_POLL_MS, type StreamStats } from '@pels/shared/control/receiverReports';
 import type { FlowModeName, MediaTransport, RtxState, ViewerState } from '@pels/shared/protocol/api';
 import type { ConsumerParams, DtlsParametersData, Request, RtpCapabilitiesData, TransportParams, ViewerClosed } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
@@ -22,8 +22,6 @@ import { ViewerControl } from './viewerControl';
 const PAYLOAD_TYPE = 101;
 /** mediasoup repeats an unanswered PLI about once a second; one answer per burst is enough. */
 const SYNTHETIC_KEYFRAME_MIN_GAP_MS = 200;
-/** mediasoup's consumer stats change when a receiver report arrives (about once a second per stream). */
-const STATS_POLL_MS = 250;
 
 /** The repair counters of one consumer's stats (cumulative). */
 type RepairCounts = Pick<ms.ConsumerStat, 'nackCount' | 'packetsRetransmitted' | 'pliCount' | 'firCount'>;

@@ -20,6 +20,9 @@ export interface StreamStats {
   roundTripTime?: number;
 }
 
+/** How often a sender reads its streams' stats: a report is seen within this long of its arrival. */
+export const STATS_POLL_MS = 250;
+
 /** With one stream silent, step anyway after this long on the reports that came. */
 const MAX_WAIT_MS = 1500;
 
