@@ -55,9 +55,11 @@ export class ViewerControl {
     return this.core.state;
   }
 
-  close(): void {
-    this.recording?.end();
+  /** Ends the recording; resolves once it is written out. */
+  close(): Promise<void> {
+    const out = this.recording;
     this.recording = null;
+    return new Promise((resolve) => (out ? out.end(resolve) : resolve()));
   }
 }
 

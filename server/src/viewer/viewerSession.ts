@@ -355,7 +355,7 @@ export class ViewerSession {
     this.sending = false;
     clearTimeout(this.dtlsDeadline);
     if (this.statsTimer) clearInterval(this.statsTimer);
-    this.control.close();
+    void this.control.close();
     void this.marking?.remove();
     // Closing the transports closes their producers and consumers.
     this.webRtcTransport?.close();
