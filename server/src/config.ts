@@ -1,4 +1,5 @@
 import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
+import { RATE_CONTROLLER_NAMES, rateControllerNameSchema, type RateControllerName } from '@pels/shared/rate/registry';
 import { GAMMA_DEFAULTS, validateGammaParams } from '@pels/shared/pels/gammaController';
 import { MKC_PAPER_GAINS, validateMkcParams } from '@pels/shared/pels/mkc';
 import { MKC_STARTUP_DEFAULTS } from '@pels/shared/pels/mkcStartup';
@@ -76,6 +77,13 @@ function numberFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   return v;
 }
 
+function controllerFrom(env: NodeJS.ProcessEnv): RateControllerName {
+  const raw = env.RATE_CONTROLLER || 'mkc';
+  const parsed = rateControllerNameSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(`RATE_CONTROLLER must be one of ${RATE_CONTROLLER_NAMES.join(', ')}, got "${raw}"`);
+  return parsed.data;
+}
+
 function switchFrom(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -102,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
   if (keyframeInterval % 4) throw new ConfigError(`KEYFRAME_INTERVAL_FRAMES must be a multiple of 4, got "${env.KEYFRAME_INTERVAL_FRAMES}"`);
   const initialKbps = numberFrom(env, 'MKC_INITIAL_KBPS', 128);
   const control: ControlLoopParams = {
+    controller: controllerFrom(env),
     mkc: {
       alphaKbps: numberFrom(env, 'MKC_ALPHA_KBPS', MKC_PAPER_GAINS.alphaKbps),
       beta: numberFrom(env, 'MKC_BETA', MKC_PAPER_GAINS.beta),

@@ -31,6 +31,7 @@ export class ControlSettings {
   update(u: ControlUpdate): ControlSettingsInfo {
     const gains: ControllerGains = { ...this.info().gains, ...u };
     const next: ControlLoopParams = {
+      ...this.params,
       mkc: { ...this.params.mkc, alphaKbps: gains.alphaKbps, beta: gains.beta },
       gamma: { ...(this.params.gamma ?? GAMMA_DEFAULTS), sigma: gains.sigma, pThr: gains.pThr },
     };

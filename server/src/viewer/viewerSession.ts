@@ -3,6 +3,7 @@ import type { types as ms } from 'mediasoup';
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import type { RouterFeedbackInput } from '@pels/shared/control/input';
+import type { RateControllerName } from '@pels/shared/rate/names';
 import { STATS_POLL_MS, type StreamStats } from '@pels/shared/control/receiverReports';
 import type { FlowModeName, MediaTransport, RtxState, ViewerState } from '@pels/shared/protocol/api';
 import type { ConsumerParams, DtlsParametersData, Request, RtpCapabilitiesData, TransportParams, ViewerClosed } from '@pels/shared/protocol/signaling';
@@ -257,6 +258,7 @@ export class ViewerSession {
       id: this.id,
       streamId: this.opts.streamId,
       mode: this.mode,
+      controller: control.controller,
       transport: this.transport,
       connectedAt: new Date(this.connectedAt).toISOString(),
       colors: this.subscribedColors,
@@ -323,6 +325,13 @@ export class ViewerSession {
     if (refusal) throw new RequestError('invalid_state', refusal);
     this.requestedMode = mode;
     await this.applyMode();
+  }
+
+  /** Another rate controller for this viewer from now on (an operator action); it starts at the current rate. */
+  setController(controller: RateControllerName): void {
+    this.assertOpen();
+    this.control.step({ kind: 'controller', atMs: Date.now(), controller });
+    this.opts.log.info({ viewer: this.id, controller }, 'viewer rate controller changed');
   }
 
   /** Puts the mode in force for the current path: the control core's policy, and the DSCP marks to match. */

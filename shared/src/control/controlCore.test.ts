@@ -77,3 +77,17 @@ test('another rate controller under the same core: named in the state, gamma ste
   assert.equal(core.state.lossP, 0.5);
   assert.equal(core.state.gamma, gammaStep(gammaStep(GAMMA_DEFAULTS.initial, 0, GAMMA_DEFAULTS), 0.5, GAMMA_DEFAULTS));
 });
+
+test('a controller switch keeps the rate and gamma and names the new controller, and back', () => {
+  const core = new ControlCore(params());
+  core.step({ kind: 'receiver-reports', atMs: 1000, streams: { yellow: stats(100, 10, 1), red: stats(100, 30, 1) } });
+  const before = core.state;
+  const after = core.step({ kind: 'controller', atMs: 1100, controller: 'tfrc' }).state;
+  assert.deepEqual([after.controller, after.rateKbps, after.gamma], ['tfrc', before.rateKbps, before.gamma]);
+  // TFRC acts on its own receiver reports, not on the pooled RTCP loss: the rate holds while gamma still steps.
+  core.step({ kind: 'receiver-reports', atMs: 2000, streams: { yellow: stats(200, 10, 2), red: stats(200, 30, 2) } });
+  assert.deepEqual([core.state.rateKbps, core.state.feedbackSteps], [before.rateKbps, 2]);
+  assert.equal(core.step({ kind: 'controller', atMs: 2100, controller: 'mkc' }).state.controller, 'mkc');
+  core.step({ kind: 'receiver-reports', atMs: 3000, streams: { yellow: stats(300, 10, 3), red: stats(300, 30, 3) } });
+  assert.equal(core.state.rateKbps, mkcStep(before.rateKbps, 0, MKC_PAPER_GAINS));
+});

@@ -96,6 +96,9 @@ export class ControlCore {
           this.policy = policyFor(input.mode, this.loop);
         }
         break;
+      case 'controller':
+        this.loop.useController(input.controller, input.atMs);
+        break;
     }
     return { decision: null, state: this.state };
   }

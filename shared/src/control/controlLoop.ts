@@ -28,28 +28,53 @@ export interface ControlLoopParams {
  * the same with every controller: it only needs the loss and the rate.
  */
 export class ControlLoop implements ControlState {
-  readonly controller: RateControllerName;
+  private name!: RateControllerName;
   private readonly guard = new FreshnessGuard();
-  private readonly rate: RateController;
+  private rate!: RateController;
   /** Feedback kinds the controller acts on; others are not offered to it. */
-  private readonly uses: ReadonlySet<ControllerFeedback['kind']>;
+  private uses!: ReadonlySet<ControllerFeedback['kind']>;
   private readonly gammaController: GammaController;
+  /** MKC's gains and start-up, for when MKC is (again) the controller. */
+  private readonly mkc: Omit<MkcParams, 'initialKbps' | 'minKbps' | 'maxKbps'>;
   /** The floor, which is the base layer rate: router feedback is turned into enhancement loss with it. */
   private baseKbps: number;
+  private maxKbps: number;
   /** Rate in effect from fromMs on, for gamma's reference; times never decrease. */
   private readonly history: RateHistory;
   /** When the controller next wants its timer; undefined: it has none. */
   private timerDueMs: number | undefined;
 
   constructor(params: ControlLoopParams) {
-    this.controller = params.controller ?? 'mkc';
     const { initialKbps, minKbps, maxKbps, ...mkc } = params.mkc;
-    const entry = RATE_CONTROLLERS[this.controller];
-    this.rate = entry.create({ initialKbps, minKbps, maxKbps, mkc });
-    this.uses = new Set(entry.feedback);
-    this.gammaController = new GammaController(params.gamma ?? GAMMA_DEFAULTS);
+    this.mkc = mkc;
     this.baseKbps = minKbps;
+    this.maxKbps = maxKbps;
+    this.install(params.controller ?? 'mkc', initialKbps, mkc);
+    this.gammaController = new GammaController(params.gamma ?? GAMMA_DEFAULTS);
     this.history = new RateHistory(this.rate.rateKbps);
+  }
+
+  get controller(): RateControllerName {
+    return this.name;
+  }
+
+  /**
+   * Another rate controller from now on, starting at the current rate within
+   * the current bounds; gamma goes on. Start-up is for a new viewer's first
+   * climb, so a controller switched to does not run one.
+   */
+  useController(name: RateControllerName, atMs: number): void {
+    if (name === this.name) return;
+    const { startup: _startup, ...gains } = this.mkc;
+    this.install(name, this.rate.rateKbps, gains);
+    this.record(atMs);
+  }
+
+  private install(name: RateControllerName, initialKbps: number, mkc: ControlLoop['mkc']): void {
+    const entry = RATE_CONTROLLERS[name];
+    this.rate = entry.create({ initialKbps, minKbps: this.baseKbps, maxKbps: this.maxKbps, mkc });
+    this.name = name;
+    this.uses = new Set(entry.feedback);
     this.timerDueMs = this.rate.onTimer ? Number.NEGATIVE_INFINITY : undefined;
   }
 
@@ -95,6 +120,7 @@ export class ControlLoop implements ControlState {
   setRateBounds(minKbps: number, maxKbps: number, atMs: number): void {
     this.rate.setBounds(minKbps, maxKbps, atMs);
     this.baseKbps = minKbps;
+    this.maxKbps = maxKbps;
     this.record(atMs);
   }
 

@@ -5,6 +5,7 @@
 import type { Color } from '../pels/color';
 import type { FrameInfo } from '../pels/frame';
 import type { FlowModeName } from '../protocol/api';
+import type { RateControllerName } from '../rate/registry';
 import type { StreamStats } from './receiverReports';
 
 /** One poll of the color streams' RTCP statistics (a stream not yet sending is absent). */
@@ -43,6 +44,13 @@ export interface ModeInput {
   mode: FlowModeName;
 }
 
+/** The operator chose another rate controller for this viewer. */
+export interface ControllerInput {
+  kind: 'controller';
+  atMs: number;
+  controller: RateControllerName;
+}
+
 /** Only time passed: what is due now runs (a report wait that ran out, a controller's timer). */
 export interface TickInput {
   kind: 'tick';
@@ -56,4 +64,4 @@ export interface FrameInput {
   frame: FrameInfo;
 }
 
-export type ControlInput = ReceiverReportsInput | RouterFeedbackInput | RateBoundsInput | ModeInput | TickInput | FrameInput;
+export type ControlInput = ReceiverReportsInput | RouterFeedbackInput | RateBoundsInput | ModeInput | ControllerInput | TickInput | FrameInput;

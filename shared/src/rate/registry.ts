@@ -2,7 +2,6 @@
  * Every rate controller by name, with defaults, so a stream or a viewer can
  * pick one by a string (configuration, API, URL parameter).
  */
-import { z } from 'zod';
 import { MKC_PAPER_GAINS, type MkcParams } from '../pels/mkc';
 import { FUZZY_DEFAULTS, FuzzyController } from './fuzzy';
 import { AIMD_PARAMS, IIAD_PARAMS, ISCC_PARAMS, IncreaseDecreaseController, SQRT_PARAMS, binomialLaw, isccLaw } from './increaseDecrease';
@@ -11,9 +10,9 @@ import { RAP_DEFAULTS, RapController } from './rap';
 import type { ControllerFeedbackKind, RateBounds, RateController } from './rateController';
 import { TfrcController } from './tfrc';
 
-export const RATE_CONTROLLER_NAMES = ['mkc', 'aimd', 'iiad', 'sqrt', 'tfrc', 'rap', 'fuzzy', 'iscc'] as const;
-export type RateControllerName = (typeof RATE_CONTROLLER_NAMES)[number];
-export const rateControllerNameSchema = z.enum(RATE_CONTROLLER_NAMES);
+import { parseRateControllerName, RATE_CONTROLLER_NAMES, rateControllerNameSchema, type RateControllerName } from './names';
+
+export { RATE_CONTROLLER_NAMES, rateControllerNameSchema, type RateControllerName };
 
 /** What every controller is built from; only the bounds are required. */
 export interface ControllerSetup extends RateBounds {
@@ -95,7 +94,5 @@ export const RATE_CONTROLLERS: Readonly<Record<RateControllerName, RateControlle
 
 /** The controller called `name`, or a RangeError listing the names there are. */
 export function createRateController(name: string, setup: ControllerSetup): RateController {
-  const parsed = rateControllerNameSchema.safeParse(name);
-  if (!parsed.success) throw new RangeError(`unknown rate controller "${name}"; one of ${RATE_CONTROLLER_NAMES.join(', ')}`);
-  return RATE_CONTROLLERS[parsed.data].create(setup);
+  return RATE_CONTROLLERS[parseRateControllerName(name)].create(setup);
 }
