@@ -4,8 +4,7 @@ import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import type { RouterFeedbackInput } from '@pels/shared/control/input';
 import type { RateControllerName } from '@pels/shared/rate/names';
-import { STATS_POLL_MS, type StreamStats } from '@pels/shared/control/receiverReports';
-import type { FlowModeName, MediaTransport, RtxState, ViewerState } from '@pels/shared/protocol/api';
+import type { FlowModeName, MediaTransport, ViewerState } from '@pels/shared/protocol/api';
 import type { ConsumerParams, DtlsParametersData, Request, RtpCapabilitiesData, TransportParams, ViewerClosed } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
 import { ViewerFlow } from '../flow/viewerFlow';
@@ -19,13 +18,12 @@ import type { KeyframeReason } from '../streams/keyframeRequests';
 import { canColor, mediaTransport, modeInForce } from './mediaPath';
 import { dscpFor, modeSwitchRefusal, retransmittedColors } from './modePolicy';
 import { ViewerControl } from './viewerControl';
+import { ViewerStats } from './viewerStats';
 
 const PAYLOAD_TYPE = 101;
 /** mediasoup repeats an unanswered PLI about once a second; one answer per burst is enough. */
 const SYNTHETIC_KEYFRAME_MIN_GAP_MS = 200;
 
-/** The repair counters of one consumer's stats (cumulative). */
-type RepairCounts = Pick<ms.ConsumerStat, 'nackCount' | 'packetsRetransmitted' | 'pliCount' | 'firCount'>;
 
 type QualityReport = Extract<Request, { method: 'reportQuality' }>['data'];
 
@@ -67,13 +65,10 @@ export class ViewerSession {
   private readonly consumers = new Map<Color, ms.Consumer>();
   private colors = new Set<Color>(COLORS);
   private readonly lastSynthetic: Record<Color, number> = { green: 0, yellow: 0, red: 0 };
-  private statsTimer: NodeJS.Timeout | null = null;
   private marking: DscpMarking | null = null;
   private displayReport: QualityReport | null = null;
-  private sentRate = { atMs: Date.now(), bytes: 0, kbps: 0 };
-  private readonly repair: Partial<Record<Color, RepairCounts>> = {};
-  /** Retransmitted bytes on the wire (the transport's RTX counter). */
-  private rtxBytesSent = 0;
+  /** The consumers' and transport's stats, polled once consuming: RTCP counters for the control core, repair counters, sent rate. */
+  private readonly stats: ViewerStats;
   /** Set at creation, changed by the operator (setMode). */
   private requestedMode: FlowModeName;
   /** In force: the requested mode, or best effort on a path that cannot carry colors. */
@@ -98,6 +93,12 @@ export class ViewerSession {
     readonly timestampBase: number,
   ) {
     this.id = opts.id;
+    this.stats = new ViewerStats({
+      consumers: this.consumers,
+      transport: () => this.webRtcTransport,
+      sentBytes: () => COLORS.reduce((sum, k) => sum + flow.counters.byColor[k].bytes, 0),
+      onReports: (input) => this.control.step(input),
+    });
     this.requestedMode = opts.mode;
     this.mode = opts.mode;
     direct.on('rtcp', (buf) => this.onRtcp(buf));
@@ -220,7 +221,7 @@ export class ViewerSession {
       throw err;
     }
     await this.markDscp();
-    this.statsTimer = setInterval(() => void this.pollStats(), STATS_POLL_MS);
+    this.stats.start();
     return out;
   }
 
@@ -271,24 +272,14 @@ export class ViewerSession {
       perColor: control.perColor,
       framesSent: { tid0: c.framesByLayer[0], tid1: c.framesByLayer[1], tid2: c.framesByLayer[2] },
       framesSkipped: c.framesSkipped,
-      sentKbps: this.sentRate.kbps,
+      sentKbps: this.stats.sentKbps,
       dscp: this.opts.dscp.status,
       psnrDb: this.displayReport?.psnrMeanDb ?? null,
       display: this.displayReport
         ? { freezes: this.displayReport.freezes, checksumMismatches: this.displayReport.checksumMismatches, fps: this.displayReport.fps }
         : null,
-      rtx: this.rtxState(),
-      keyframeRequests: Object.fromEntries(COLORS.map((k) => [k, (this.repair[k]?.pliCount ?? 0) + (this.repair[k]?.firCount ?? 0)])) as Record<Color, number>,
-    };
-  }
-
-  private rtxState(): RtxState {
-    const total = (f: (r: RepairCounts) => number) => COLORS.reduce((n, k) => n + (this.repair[k] ? f(this.repair[k]) : 0), 0);
-    return {
-      ssrcs: this.rtxSsrcs(),
-      nacksReceived: total((r) => r.nackCount),
-      packetsSent: total((r) => r.packetsRetransmitted),
-      bytesSent: this.rtxBytesSent,
+      rtx: this.stats.rtx(this.rtxSsrcs()),
+      keyframeRequests: this.stats.keyframeRequests(),
     };
   }
 
@@ -363,7 +354,7 @@ export class ViewerSession {
     this.closed = true;
     this.sending = false;
     clearTimeout(this.dtlsDeadline);
-    if (this.statsTimer) clearInterval(this.statsTimer);
+    this.stats.stop();
     void this.control.close();
     void this.marking?.remove();
     // Closing the transports closes their producers and consumers.
@@ -413,35 +404,6 @@ export class ViewerSession {
     const previous = this.marking;
     this.marking = marking;
     await previous?.remove();
-  }
-
-  private async pollStats(): Promise<void> {
-    if (this.closed) return;
-    const samples: Partial<Record<Color, StreamStats>> = {};
-    await Promise.all(
-      [...this.consumers].map(async ([color, consumer]) => {
-        const stats = await consumer.getStats().catch(() => []);
-        const out = stats.find((x) => x.type === 'outbound-rtp');
-        if (!out) return;
-        const { packetCount, packetsLost, fractionLost, jitter, roundTripTime } = out;
-        samples[color] = { packetCount, packetsLost, fractionLost, jitter, ...(roundTripTime !== undefined ? { roundTripTime } : {}) };
-        this.repair[color] = out;
-      }),
-    );
-    if (this.closed) return;
-    const now = Date.now();
-    this.control.step({ kind: 'receiver-reports', atMs: now, streams: samples });
-    if (now - this.sentRate.atMs >= 1000) {
-      void this.pollRtxBytes();
-      const bytes = COLORS.reduce((sum, k) => sum + this.flow.counters.byColor[k].bytes, 0);
-      this.sentRate = { atMs: now, bytes, kbps: ((bytes - this.sentRate.bytes) * 8) / (now - this.sentRate.atMs) };
-    }
-  }
-
-  private async pollRtxBytes(): Promise<void> {
-    const stats = await this.webRtcTransport?.getStats().catch(() => []);
-    const bytes = stats?.[0]?.rtxBytesSent;
-    if (bytes !== undefined && !this.closed) this.rtxBytesSent = bytes;
   }
 
   private onRtcp(buf: Buffer): void {
