@@ -95,7 +95,7 @@ export class ControlLoop implements ControlState {
     const verdict = this.guard.check(ev);
     if (verdict !== 'fresh') return verdict;
     const reference = ev.sentAtMs === undefined ? this.rate.rateKbps : this.history.at(ev.sentAtMs);
-    if (this.uses.has(ev.kind)) this.rate.onFeedback(ev);
+    if (this.uses.has(ev.kind)) this.feed(ev);
     this.gammaController.update(ev.kind === 'router' ? routerEnhancementLoss(ev.lossFraction, reference, this.baseKbps) : ev.lossFraction);
     this.record(ev.atMs);
     return verdict;
@@ -104,7 +104,7 @@ export class ControlLoop implements ControlState {
   /** A round-trip measurement, for the controllers that pace their steps by it. */
   onRtt(rttMs: number, atMs: number): void {
     if (!this.uses.has('rtt')) return;
-    this.rate.onFeedback({ kind: 'rtt', rttMs, atMs });
+    this.feed({ kind: 'rtt', rttMs, atMs });
     this.record(atMs);
   }
 
@@ -122,6 +122,12 @@ export class ControlLoop implements ControlState {
     this.baseKbps = minKbps;
     this.maxKbps = maxKbps;
     this.record(atMs);
+  }
+
+  /** Feedback may move the controller's timer: it is asked again at the next input (asking early is harmless). */
+  private feed(ev: ControllerFeedback): void {
+    this.rate.onFeedback(ev);
+    if (this.rate.onTimer) this.timerDueMs = Number.NEGATIVE_INFINITY;
   }
 
   private record(atMs: number): void {
