@@ -179,7 +179,7 @@ test('/metrics: Prometheus text with process, stream, viewer and mediasoup worke
   expect(value('pels_stream_frames_ingested_total{stream="default"}')).toBeGreaterThan(0);
   expect(value('pels_viewers{stream="default",mode="pels"}')).toBeGreaterThanOrEqual(1);
   expect(value('pels_packets_sent_total{stream="default",color="green"}')).toBeGreaterThan(0);
-  expect(value(`pels_viewer_rate_kbps{stream="default",viewer="${id}"}`)).toBeGreaterThan(0);
+  expect(value(`pels_viewer_rate_kbps{stream="default",viewer="${id}",controller="mkc"}`)).toBeGreaterThan(0);
   expect(value('pels_mediasoup_workers')).toBe(1);
   expect(value('pels_mediasoup_worker_cpu_seconds_total{mode="user"}')).toBeGreaterThan(0);
   expect(value('pels_mediasoup_worker_max_rss_bytes')).toBeGreaterThan(1e6);

@@ -86,3 +86,26 @@ test('two live viewers with changing numbers; switch one to best effort, disconn
     await b.page.context().close();
   }
 });
+
+test("the dashboard switches a viewer's rate controller and sets a stream's for its next viewers", async ({ browser, page: dash, request }) => {
+  const a = await openPlayer(browser);
+  try {
+    await dash.goto(`/dashboard#token=${encodeURIComponent(E2E_OPERATOR_TOKEN)}`);
+    await expect(cell(dash, a.id, 'controller')).toHaveText('mkc');
+    await row(dash, a.id).locator('[data-action="controller"]').selectOption('aimd');
+    await expect(dash.getByTestId('dash-notice')).toHaveText(`viewer ${a.id} switched to aimd`);
+    await expect(cell(dash, a.id, 'controller')).toHaveText('aimd');
+    const listed = (await (await request.get('/api/viewers', { headers: operatorHeaders() })).json()) as { viewers: ViewerState[] };
+    expect(listed.viewers.find((v) => v.id === a.id)?.controller).toBe('aimd');
+
+    const stream = dash.locator('[data-testid="stream-row"][data-stream-id="default"]');
+    await stream.locator('[data-action="controller"]').selectOption('sqrt');
+    await expect(dash.getByTestId('dash-notice')).toHaveText('source default: new viewers get sqrt');
+    const b = await openPlayer(browser);
+    await expect(cell(dash, b.id, 'controller')).toHaveText('sqrt');
+    await b.page.close();
+  } finally {
+    await request.post('/api/streams/default/controller', { headers: operatorHeaders(), data: { controller: 'mkc' } });
+    await a.page.close();
+  }
+});

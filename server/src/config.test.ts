@@ -72,3 +72,9 @@ test('MKC_STARTUP: start-up on by default, off on request, anything else refused
   assert.equal(load({ MKC_STARTUP: 'off' }).control.mkc.startup, undefined);
   assert.throws(() => load({ MKC_STARTUP: 'yes' }), /^ConfigError: MKC_STARTUP must be on or off, got "yes"/);
 });
+
+test('RATE_CONTROLLER: every viewer\'s default rate controller, mkc unless set; an unknown name is refused naming the known ones', () => {
+  assert.equal(load({}).control.controller, 'mkc');
+  assert.equal(load({ RATE_CONTROLLER: 'tfrc' }).control.controller, 'tfrc');
+  assert.throws(() => load({ RATE_CONTROLLER: 'cubic' }), /RATE_CONTROLLER must be one of mkc, aimd, iiad, sqrt, tfrc, rap, fuzzy, iscc, got "cubic"/);
+});

@@ -1,4 +1,5 @@
-import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
+import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
+import { RATE_CONTROLLER_NAMES, rateControllerNameSchema, type RateControllerName } from '@pels/shared/rate/registry';
 import { GAMMA_DEFAULTS, validateGammaParams } from '@pels/shared/pels/gammaController';
 import { MKC_PAPER_GAINS, validateMkcParams } from '@pels/shared/pels/mkc';
 import { MKC_STARTUP_DEFAULTS } from '@pels/shared/pels/mkcStartup';
@@ -46,6 +47,8 @@ export interface ServerConfig {
   control: ControlLoopParams;
   /** What steps the controllers: RTCP receiver reports, or a router agent's eq. 11 feedback. */
   feedback: FeedbackSource;
+  /** CONTROL_RECORD_DIR: each viewer's control inputs are written there as JSON lines, for replay; undefined: not recorded. */
+  controlRecordDir: string | undefined;
   /** OPERATOR_TOKEN: the dashboard's and operator API's bearer token; undefined: the server makes one up at start. */
   operatorToken: string | undefined;
   /** METRICS_TOKEN: may read /metrics and nothing else. */
@@ -74,6 +77,13 @@ function numberFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   return v;
 }
 
+function controllerFrom(env: NodeJS.ProcessEnv): RateControllerName {
+  const raw = env.RATE_CONTROLLER || 'mkc';
+  const parsed = rateControllerNameSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(`RATE_CONTROLLER must be one of ${RATE_CONTROLLER_NAMES.join(', ')}, got "${raw}"`);
+  return parsed.data;
+}
+
 function switchFrom(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -100,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
   if (keyframeInterval % 4) throw new ConfigError(`KEYFRAME_INTERVAL_FRAMES must be a multiple of 4, got "${env.KEYFRAME_INTERVAL_FRAMES}"`);
   const initialKbps = numberFrom(env, 'MKC_INITIAL_KBPS', 128);
   const control: ControlLoopParams = {
+    controller: controllerFrom(env),
     mkc: {
       alphaKbps: numberFrom(env, 'MKC_ALPHA_KBPS', MKC_PAPER_GAINS.alphaKbps),
       beta: numberFrom(env, 'MKC_BETA', MKC_PAPER_GAINS.beta),
@@ -149,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     clientDir: env.CLIENT_DIR || clientDir,
     control,
     feedback,
+    controlRecordDir: env.CONTROL_RECORD_DIR ? resolve(env.CONTROL_RECORD_DIR) : undefined,
     operatorToken,
     metricsToken,
     routerToken,

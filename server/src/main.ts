@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
   });
   // Before anything starts: a state file that cannot be used stops the start.
   const store = await StateStore.open(config.stateDir);
+  if (config.controlRecordDir !== undefined) await mkdir(config.controlRecordDir, { recursive: true });
   const streams = new StreamRegistry();
   let operatorToken = config.operatorToken ?? store.state.operatorToken;
   if (operatorToken === undefined) {
@@ -114,6 +116,7 @@ async function main(): Promise<void> {
       createRouter: () => media.createRouter(),
       control: control.current,
       feedback: config.feedback,
+      ...(config.controlRecordDir !== undefined ? { controlRecordDir: config.controlRecordDir } : {}),
       dscp,
       limits,
       log,

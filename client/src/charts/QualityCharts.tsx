@@ -34,7 +34,7 @@ const CHARTS: ChartDef[] = [
     testId: 'chart-rate',
     buffer: (s) => s.rate,
     series: [
-      { label: 'MKC rate', color: '#1d4f91', width: 2 },
+      { label: 'controller rate', color: '#1d4f91', width: 2 },
       { label: 'sent', color: '#6aa0e0', width: 1 },
       { label: 'gamma', color: '#d2372c', scale: 'gamma', dash: [4, 3] },
     ],
@@ -81,7 +81,8 @@ export function QualityCharts({ store }: { store: QualityStore }) {
     <Values
       key="rate"
       rows={[
-        ['MKC rate', kbps(v?.rateKbps), 'rate'],
+        ['rate controller', v?.controller ?? '–', 'controller'],
+        ['controller rate', kbps(v?.rateKbps), 'rate'],
         ['sent', kbps(v?.sentKbps), 'sent'],
         ['gamma', v ? v.gamma.toFixed(3) : '–', 'gamma'],
         ['loss p', pct(v?.lossP), 'loss-p'],

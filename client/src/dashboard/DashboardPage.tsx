@@ -104,6 +104,7 @@ function Dashboard({ token, onChangeToken }: { token: string; onChangeToken(): v
     () => ({
       select: (id) => setSelected((cur) => (cur === id ? null : id)),
       setMode: (id: string, mode: FlowModeName) => void act(`viewer ${id} switched to ${mode}`, () => api.setViewerMode(id, mode)),
+      setController: (id, controller) => void act(`viewer ${id} switched to ${controller}`, () => api.setViewerController(id, controller)),
       disconnect: (id) => void act(`viewer ${id} disconnected`, () => api.disconnectViewer(id)),
     }),
     [act, api],
@@ -112,6 +113,7 @@ function Dashboard({ token, onChangeToken }: { token: string; onChangeToken(): v
     () => ({
       add: (req) => act(`source ${req.id ?? req.source} added`, () => api.addStream(req)),
       remove: (id) => void act(`source ${id} removed`, () => api.removeStream(id)),
+      setController: (id, controller) => void act(`source ${id}: new viewers get ${controller}`, () => api.setStreamController(id, controller)),
     }),
     [act, api],
   );

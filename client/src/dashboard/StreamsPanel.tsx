@@ -1,11 +1,14 @@
 /** Every source with its ingest state and measured layer rates; add and remove sources. */
 import { useEffect, useState, type FormEvent } from 'react';
 import type { OperatorStream } from '@pels/shared/protocol/operator';
+import type { RateControllerName } from '@pels/shared/rate/names';
+import { ControllerSelect } from './ControllerSelect';
 import { fixed } from './format';
 
 export interface StreamActions {
   add(req: { id?: string; name?: string; source: string }): Promise<boolean>;
   remove(id: string): void;
+  setController(id: string, controller: RateControllerName): void;
 }
 
 export function StreamsPanel({ streams, fps, actions }: { streams: OperatorStream[]; fps: Map<string, number>; actions: StreamActions }) {
@@ -23,6 +26,7 @@ export function StreamsPanel({ streams, fps, actions }: { streams: OperatorStrea
             <th>Total kb/s</th>
             <th>Viewers</th>
             <th>Restarts</th>
+            <th title="rate controller of viewers that join from now on (a player's ?cc= overrides it)">CC</th>
             <th />
           </tr>
         </thead>
@@ -46,6 +50,9 @@ export function StreamsPanel({ streams, fps, actions }: { streams: OperatorStrea
               <td>{fixed(s.layerKbps?.total, 0)}</td>
               <td>{s.viewers}</td>
               <td>{s.restarts}</td>
+              <td>
+                <ControllerSelect value={s.controller} title="rate controller of this stream's next viewers" onChange={(c) => actions.setController(s.id, c)} />
+              </td>
               <td>
                 <RemoveButton onConfirm={() => actions.remove(s.id)} />
               </td>

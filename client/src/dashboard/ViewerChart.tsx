@@ -7,7 +7,7 @@ const WINDOW_S = 120;
 
 // In HISTORY_COLUMNS order.
 const SERIES: ChartSeries[] = [
-  { label: 'MKC rate', color: '#1d4f91', width: 2 },
+  { label: 'controller rate', color: '#1d4f91', width: 2 },
   { label: 'sent', color: '#6aa0e0' },
   { label: 'gamma', color: '#7a3fb0', scale: 'share', dash: [4, 3] },
   { label: 'loss green', color: '#2e9d3e', scale: 'share' },

@@ -5,6 +5,8 @@
  */
 import { memo, useState, type ReactNode } from 'react';
 import type { FlowModeName } from '@pels/shared/protocol/api';
+import type { RateControllerName } from '@pels/shared/rate/names';
+import { ControllerSelect } from './ControllerSelect';
 import { fixed, percent, since } from './format';
 import type { Sort, SortKey, ViewerRow } from './viewerTable';
 
@@ -30,7 +32,8 @@ const COLUMNS: Column[] = [
     title: 'how the media reaches the viewer: udp, tcp (ICE-TCP) or relay (TURN); over tcp or relay its packets cannot carry colors, so it is served best effort',
     cell: (r) => (r.transport === null ? '–' : <span className={`transport-${r.transport}`}>{r.transport === 'udp' ? 'udp' : `${r.transport}: best effort`}</span>),
   },
-  { key: 'rateKbps', label: 'Rate', title: 'MKC rate, kb/s', cell: (r) => fixed(r.rateKbps, 0) },
+  { key: 'controller', label: 'CC', title: 'rate controller', cell: (r) => r.controller },
+  { key: 'rateKbps', label: 'Rate', title: "the rate controller's rate, kb/s", cell: (r) => fixed(r.rateKbps, 0) },
   { key: 'sentKbps', label: 'Sent', title: 'sent over the last second, kb/s', cell: (r) => fixed(r.sentKbps, 0) },
   { key: 'gamma', label: 'γ', title: 'red share gamma', cell: (r) => fixed(r.gamma, 3) },
   { key: 'lossGreen', label: 'Loss G', title: 'green loss, last receiver report', cell: (r) => percent(r.lossGreen) },
@@ -44,6 +47,7 @@ const COLUMNS: Column[] = [
 export interface ViewerActions {
   select(id: string): void;
   setMode(id: string, mode: FlowModeName): void;
+  setController(id: string, controller: RateControllerName): void;
   disconnect(id: string): void;
 }
 
@@ -106,6 +110,7 @@ const Row = memo(
           </span>
         ))}
         <span role="cell" className="actions" onClick={(e) => e.stopPropagation()}>
+          <ControllerSelect value={row.controller} title="switch this viewer's rate controller (it starts at the current rate)" onChange={(c) => actions.setController(row.id, c)} />
           {other && (
             <button
               data-action="mode"

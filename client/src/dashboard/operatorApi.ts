@@ -1,4 +1,5 @@
 /** The operator HTTP API from the dashboard: bearer token, JSON, the server's error message on failure. */
+import type { RateControllerName } from '@pels/shared/rate/names';
 import type { ControlSettingsInfo, ControlUpdate, AddStreamRequest } from '@pels/shared/protocol/operator';
 import type { FlowModeName } from '@pels/shared/protocol/api';
 
@@ -29,6 +30,14 @@ export class OperatorApi {
 
   setViewerMode(id: string, mode: FlowModeName): Promise<unknown> {
     return this.call('POST', `/api/viewers/${encodeURIComponent(id)}/mode`, { mode });
+  }
+
+  setViewerController(id: string, controller: RateControllerName): Promise<unknown> {
+    return this.call('POST', `/api/viewers/${encodeURIComponent(id)}/controller`, { controller });
+  }
+
+  setStreamController(id: string, controller: RateControllerName): Promise<unknown> {
+    return this.call('POST', `/api/streams/${encodeURIComponent(id)}/controller`, { controller });
   }
 
   setControl(update: ControlUpdate): Promise<ControlSettingsInfo> {

@@ -11,6 +11,7 @@ function syntheticViewers(n = 100): OperatorViewer[] {
       id: `v${String(i).padStart(3, '0')}`,
       streamId: ['default', 'city', 'lab'][i % 3]!,
       mode: i % 2 ? 'best-effort' : 'pels',
+      controller: 'mkc',
       transport: i % 7 === 0 ? 'tcp' : 'udp',
       connectedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, (i * 7) % 60, i)).toISOString(),
       colors: ['green', 'yellow', 'red'],

@@ -3,6 +3,7 @@
  * and sorting. Pure, so it is tested without a browser, and cheap enough to
  * run on every snapshot for hundreds of viewers.
  */
+import type { RateControllerName } from '@pels/shared/rate/names';
 import type { FlowModeName, MediaTransport } from '@pels/shared/protocol/api';
 import type { OperatorViewer } from '@pels/shared/protocol/operator';
 
@@ -10,6 +11,7 @@ export interface ViewerRow {
   id: string;
   streamId: string;
   mode: FlowModeName;
+  controller: RateControllerName;
   /** How the media reaches the viewer; null before ICE has chosen. */
   transport: MediaTransport | null;
   rateKbps: number;
@@ -46,6 +48,7 @@ export function toRow(v: OperatorViewer): ViewerRow {
     id: v.id,
     streamId: v.streamId,
     mode: v.mode,
+    controller: v.controller,
     transport: v.transport,
     rateKbps: v.rateKbps,
     sentKbps: v.sentKbps,

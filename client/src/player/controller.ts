@@ -49,6 +49,8 @@ export interface ControllerConfig {
   colors: Color[];
   playoutDeadlineMs: number;
   mode: FlowModeName;
+  /** The rate controller asked for (`?cc=`); the stream's when undefined. */
+  controller: string | undefined;
   /** Keep the stream and colors in the page URL; off when several players share the page. */
   syncUrl: boolean;
   /** Why this browser or page cannot play (browserSupport); the player then says so and never connects. */
@@ -147,6 +149,7 @@ export class PlayerController {
         colors: this.config.colors,
         playoutDeadlineMs: this.config.playoutDeadlineMs,
         mode: this.config.mode,
+        controller: this.config.controller,
       },
       this.sessionEvents(() => this.session === session),
     );

@@ -30,6 +30,8 @@ export interface SessionOptions {
   colors: Color[];
   playoutDeadlineMs: number;
   mode: FlowModeName;
+  /** The rate controller asked for (`?cc=`); the stream's when undefined. */
+  controller: string | undefined;
 }
 
 export interface SessionEvents {
@@ -135,7 +137,8 @@ export class PlayerSession {
     const streamId = this.options.streamId ?? streams[0]?.id;
     if (!streamId) throw new Error('the server has no streams');
 
-    const joined = await signaling.request('join', { streamId, mode: this.options.mode });
+    const { mode, controller } = this.options;
+    const joined = await signaling.request('join', { streamId, mode, ...(controller ? { controller } : {}) });
     this.checkOpen();
     this.joined = true;
     this.events.joined(joined.viewerId, joined.stream);

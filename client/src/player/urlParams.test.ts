@@ -4,7 +4,7 @@ import { normalizeColors, parsePlayerParams, withPlayerParams } from './urlParam
 
 describe('parsePlayerParams', () => {
   it('defaults to the first stream, all colors, 80 ms', () => {
-    assert.deepEqual(parsePlayerParams(''), { streamId: undefined, colors: ['green', 'yellow', 'red'], playoutDeadlineMs: 80, mode: 'pels' });
+    assert.deepEqual(parsePlayerParams(''), { streamId: undefined, colors: ['green', 'yellow', 'red'], playoutDeadlineMs: 80, mode: 'pels', controller: undefined });
   });
 
   it('reads stream, colors (green always included) and deadline', () => {
@@ -13,6 +13,7 @@ describe('parsePlayerParams', () => {
       colors: ['green', 'red'],
       playoutDeadlineMs: 120,
       mode: 'pels',
+      controller: undefined,
     });
     assert.deepEqual(parsePlayerParams('?colors=green').colors, ['green']);
     assert.deepEqual(parsePlayerParams('?colors=Yellow, blue').colors, ['green', 'yellow']);
@@ -20,6 +21,7 @@ describe('parsePlayerParams', () => {
     assert.equal(parsePlayerParams('?mode=best-effort').mode, 'best-effort');
     assert.equal(parsePlayerParams('?mode=nack').mode, 'nack');
     assert.equal(parsePlayerParams('?mode=anything').mode, 'pels');
+    assert.equal(parsePlayerParams('?cc=tfrc').controller, 'tfrc');
   });
 });
 

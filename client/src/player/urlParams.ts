@@ -4,7 +4,9 @@
  * - `colors=green,yellow`: the colors to receive; green (the base layer) is always included;
  * - `deadline=MS`: how long a frame may wait for the frames before it (default 80);
  * - `mode=best-effort` or `mode=nack`: ask for a best-effort flow (no coloring), without or
- *   with retransmission on every stream, instead of PELS.
+ *   with retransmission on every stream, instead of PELS;
+ * - `cc=NAME`: the rate controller (mkc, aimd, iiad, sqrt, tfrc, rap, fuzzy, iscc) instead of
+ *   the stream's; the server refuses a name it does not know, and the player says so.
  */
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import { FLOW_MODES, type FlowModeName } from '@pels/shared/protocol/api';
@@ -15,6 +17,8 @@ export interface PlayerParams {
   colors: Color[];
   playoutDeadlineMs: number;
   mode: FlowModeName;
+  /** As given; the server checks it. */
+  controller: string | undefined;
 }
 
 /** Known colors only, green always, in importance order. */
@@ -31,6 +35,7 @@ export function parsePlayerParams(search: string): PlayerParams {
     colors: colorsParam === null ? [...COLORS] : normalizeColors(colorsParam.split(',').map((c) => c.trim().toLowerCase())),
     playoutDeadlineMs: q.has('deadline') && Number.isFinite(deadline) && deadline >= 0 ? deadline : DEFAULT_PLAYOUT_DEADLINE_MS,
     mode: FLOW_MODES.find((m) => m === q.get('mode')) ?? 'pels',
+    controller: q.get('cc') || undefined,
   };
 }
 

@@ -62,29 +62,41 @@ export const ROUTER_CLASSES = { green: '1:11', yellow: '1:12', red: '1:13', inte
 
 const DSFIELD = { green: '0x88', yellow: '0x90', red: '0x98' } as const; // DSCP << 2: AF41, AF42, AF43
 
-/** The tc commands (arguments after `tc`) that build the router. Pure, so tests can read them. */
-export function routerCommands(dev: string, o: RouterOptions): string[][] {
+/** The router's HTB classes at a capacity, made (`add`) or changed in place (`change`). */
+function capacityClasses(verb: 'add' | 'change', dev: string, o: Pick<RouterOptions, 'capacityKbps' | 'internetShare' | 'mode'>): string[][] {
   const c = `${o.capacityKbps}kbit`;
   const videoRate = `${Math.max(8, Math.round(o.capacityKbps * (1 - o.internetShare)))}kbit`;
   const netRate = `${Math.max(8, Math.round(o.capacityKbps * o.internetShare))}kbit`;
   // Bursts of a few packets keep HTB's shaping close to the nominal rate at these low rates.
   const htb = (parent: string, id: string, rate: string, extra: string[] = []) => [
-    'class', 'add', 'dev', dev, 'parent', parent, 'classid', id, 'htb', 'rate', rate, 'ceil', c, 'burst', '4k', 'cburst', '4k', 'quantum', '1514', ...extra,
+    'class', verb, 'dev', dev, 'parent', parent, 'classid', id, 'htb', 'rate', rate, 'ceil', c, 'burst', '4k', 'cburst', '4k', 'quantum', '1514', ...extra,
   ];
-  const fifo = (parent: string, handle: string, limit: number) => ['qdisc', 'add', 'dev', dev, 'parent', parent, 'handle', handle, 'pfifo', 'limit', String(limit)];
-  const cmds: string[][] = [
-    ['qdisc', 'add', 'dev', dev, 'root', 'handle', '1:', 'htb', 'default', '20', 'r2q', '1'],
-    htb('1:', '1:1', c),
-    htb('1:1', ROUTER_CLASSES.video, videoRate),
-    htb('1:1', ROUTER_CLASSES.internet, netRate),
-    fifo(ROUTER_CLASSES.internet, '20:', o.internetQueuePackets),
-  ];
+  const classes = [htb('1:', '1:1', c), htb('1:1', ROUTER_CLASSES.video, videoRate), htb('1:1', ROUTER_CLASSES.internet, netRate)];
   if (o.mode === 'pels') {
     // Each color's guaranteed rate is tiny: what it gets is lent in priority order.
-    cmds.push(
+    classes.push(
       htb(ROUTER_CLASSES.video, ROUTER_CLASSES.green, '8kbit', ['prio', '0']),
       htb(ROUTER_CLASSES.video, ROUTER_CLASSES.yellow, '8kbit', ['prio', '1']),
       htb(ROUTER_CLASSES.video, ROUTER_CLASSES.red, '8kbit', ['prio', '2']),
+    );
+  }
+  return classes;
+}
+
+/** The tc commands (arguments after `tc`) that build the router. Pure, so tests can read them. */
+export function routerCommands(dev: string, o: RouterOptions): string[][] {
+  const [root, video, internet, ...colors] = capacityClasses('add', dev, o);
+  const fifo = (parent: string, handle: string, limit: number) => ['qdisc', 'add', 'dev', dev, 'parent', parent, 'handle', handle, 'pfifo', 'limit', String(limit)];
+  const cmds: string[][] = [
+    ['qdisc', 'add', 'dev', dev, 'root', 'handle', '1:', 'htb', 'default', '20', 'r2q', '1'],
+    root!,
+    video!,
+    internet!,
+    fifo(ROUTER_CLASSES.internet, '20:', o.internetQueuePackets),
+  ];
+  if (o.mode === 'pels') {
+    cmds.push(
+      ...colors,
       fifo(ROUTER_CLASSES.green, '11:', o.queuePackets),
       fifo(ROUTER_CLASSES.yellow, '12:', o.queuePackets),
       fifo(ROUTER_CLASSES.red, '13:', o.redQueuePackets),
@@ -118,6 +130,19 @@ export function validateRouterOptions(o: RouterOptions): string[] {
     if (!(Number.isInteger(v) && v >= 2 && v <= 10000)) errors.push(`${name} must be an integer in [2, 10000] packets; got ${v}`);
   }
   return errors;
+}
+
+/**
+ * The tc commands that move a running router to another capacity: its
+ * classes change in place, so queues, counters and the queue limits stay.
+ */
+export function capacityChangeCommands(dev: string, o: Pick<RouterOptions, 'capacityKbps' | 'internetShare' | 'mode'>): string[][] {
+  return capacityClasses('change', dev, o);
+}
+
+export async function changeCapacity(ns: string, dev: string, o: Pick<RouterOptions, 'capacityKbps' | 'internetShare' | 'mode'>): Promise<void> {
+  if (!(Number.isFinite(o.capacityKbps) && o.capacityKbps >= 64 && o.capacityKbps <= 1_000_000)) throw new RangeError(`capacity must be in [64, 1000000] kb/s; got ${o.capacityKbps}`);
+  for (const cmd of capacityChangeCommands(dev, o)) await run('tc', cmd, ns);
 }
 
 export async function applyRouter(ns: string, dev: string, o: RouterOptions): Promise<void> {

@@ -65,7 +65,17 @@ export class RouterAgent {
   deliveryErrors = 0;
   last: RouterSample | null = null;
 
-  constructor(private readonly o: RouterAgentOptions) {}
+  /** The link's rate now: a testbed capacity step changes it. */
+  private linkKbps: number;
+
+  constructor(private readonly o: RouterAgentOptions) {
+    this.linkKbps = o.linkKbps;
+  }
+
+  /** The bottleneck was moved to another rate: samples from now on measure against it. */
+  setLinkKbps(kbps: number): void {
+    this.linkKbps = kbps;
+  }
 
   async start(): Promise<void> {
     this.prev = await readRouterCounters(this.o.ns, this.o.dev);
@@ -84,7 +94,7 @@ export class RouterAgent {
     try {
       const cur = await readRouterCounters(this.o.ns, this.o.dev);
       const now = performance.now();
-      const sample = routerSample(this.prev, cur, now - this.prevAt, this.o.linkKbps, this.o.internetShare, this.o.mode);
+      const sample = routerSample(this.prev, cur, now - this.prevAt, this.linkKbps, this.o.internetShare, this.o.mode);
       const intervalMs = now - this.prevAt;
       this.prev = cur;
       this.prevAt = now;

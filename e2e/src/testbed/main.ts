@@ -1,6 +1,7 @@
 /**
  * npm run testbed -- --viewers N --capacity-kbps C --loss PCT --mode pels|best-effort|nack
- *                    --feedback rtcp|router --seconds S [--source FILE] [--json]
+ *                    --feedback rtcp|router --seconds S [--cc NAME[,NAME...]]
+ *                    [--capacity-step SECONDS:KBPS ...] [--source FILE] [--json]
  *
  * With --json, stdout holds one JSON object and nothing else; progress goes
  * to stderr. The per-second time series goes to a CSV file (path in the JSON).
@@ -8,11 +9,15 @@
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { FLOW_MODES, type FlowModeName } from '@pels/shared/protocol/api';
+import { parseRateControllerName, RATE_CONTROLLER_NAMES, type RateControllerName } from '@pels/shared/rate/names';
+import { orderSteps, parseCapacityStep, type CapacityStep } from './capacitySteps';
 import { runTestbed, TESTBED_DEFAULTS, type TestbedOptions } from './testbed';
 
 const USAGE = `usage: npm run testbed -- [--viewers N] [--seconds S] [--capacity-kbps C] [--loss PCT]
        [--mode pels|best-effort|nack] [--feedback rtcp|router] [--router-interval-ms T]
-       [--queue-packets N] [--red-queue-packets N] [--internet-share F] [--source FILE|URL|lavfi:GRAPH] [--out FILE.csv] [--json]`;
+       [--queue-packets N] [--red-queue-packets N] [--internet-share F] [--source FILE|URL|lavfi:GRAPH] [--out FILE.csv] [--json]
+       [--cc NAME[,NAME...]]  each viewer's rate controller, cycled over the viewers (${RATE_CONTROLLER_NAMES.join(', ')})
+       [--capacity-step SECONDS:KBPS]  the bottleneck's capacity from then on (repeatable; needs --capacity-kbps)`;
 
 class UsageError extends Error {}
 
@@ -39,6 +44,8 @@ function options(argv: string[]): TestbedOptions & { json: boolean } {
       'queue-packets': { type: 'string' },
       'red-queue-packets': { type: 'string' },
       'internet-share': { type: 'string' },
+      cc: { type: 'string' },
+      'capacity-step': { type: 'string', multiple: true },
       source: { type: 'string' },
       out: { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -58,9 +65,22 @@ function options(argv: string[]): TestbedOptions & { json: boolean } {
   const capacityKbps = values['capacity-kbps'] === undefined ? undefined : num('capacity-kbps', values['capacity-kbps'], 0, 64, 1_000_000);
   if (feedback === 'router' && capacityKbps === undefined) throw new UsageError('--feedback router needs a bottleneck: give --capacity-kbps');
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const seconds = num('seconds', values.seconds, d.seconds, 4, 3600, true);
+  const stepArgs = values['capacity-step'] ?? [];
+  if (stepArgs.length > 0 && capacityKbps === undefined) throw new UsageError('--capacity-step changes the bottleneck: give --capacity-kbps');
+  let controllers: RateControllerName[];
+  let capacitySteps: CapacityStep[];
+  try {
+    controllers = values.cc === undefined ? [] : values.cc.split(',').map((n) => parseRateControllerName(n.trim()));
+    capacitySteps = orderSteps(stepArgs.map((s) => parseCapacityStep(s, seconds)));
+  } catch (err) {
+    throw new UsageError(`${values.cc !== undefined && /rate controller/.test((err as Error).message) ? '--cc: ' : ''}${(err as Error).message}`);
+  }
   return {
     viewers: num('viewers', values.viewers, d.viewers, 1, 32, true),
-    seconds: num('seconds', values.seconds, d.seconds, 4, 3600, true),
+    seconds,
+    controllers,
+    capacitySteps,
     mode,
     feedback,
     capacityKbps,

@@ -10,14 +10,16 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { COLORS } from '@pels/shared/pels/color';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
+import type { RateControllerName } from '@pels/shared/rate/names';
 import type { OperatorSnapshot } from '@pels/shared/protocol/operator';
 import type { RouterFeedbackState } from '@pels/shared/protocol/routerFeedback';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
 import { writeChromiumWrapper } from '../net/namespacedChromium';
-import { applyRouter, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, routerModeOf, type RouterCounters } from '../net/pelsRouter';
+import { applyRouter, changeCapacity, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, routerModeOf, type RouterCounters } from '../net/pelsRouter';
 import { RouterAgent } from '../net/routerAgent';
 import { createTopology, type Topology } from '../net/topology';
 import { startServer, type RunningServer } from '../serverProcess';
+import { capacityAt, type CapacityStep } from './capacitySteps';
 import { intervalLoss, jainIndex, mean, median, psnrSummary, round, timeToFullRateMs, type DisplaySample } from './metrics';
 import { TreeCpu } from './processCpu';
 
@@ -40,6 +42,10 @@ export interface TestbedOptions {
   timeseriesFile: string | undefined;
   /** Extra server environment (controller parameters). */
   serverEnv?: Record<string, string>;
+  /** Each viewer's rate controller (`?cc=`), cycled over the viewers; empty: the server's default. */
+  controllers: readonly RateControllerName[];
+  /** Changes of the bottleneck's capacity during the run, in time order (needs capacityKbps). */
+  capacitySteps: readonly CapacityStep[];
 }
 
 export const TESTBED_DEFAULTS: TestbedOptions = {
@@ -55,6 +61,8 @@ export const TESTBED_DEFAULTS: TestbedOptions = {
   internetShare: ROUTER_DEFAULTS.internetShare,
   source: undefined,
   timeseriesFile: undefined,
+  controllers: [],
+  capacitySteps: [],
 };
 
 interface PlayerStats {
@@ -91,6 +99,8 @@ export interface Sample {
   streamKbps: (number | null)[];
   router: RouterCounters | null;
   routerFeedback: RouterFeedbackState | null;
+  /** The bottleneck's capacity at this second, kb/s; null: no bottleneck. */
+  capacityKbps: number | null;
 }
 
 export type Progress = (msg: string) => void;
@@ -198,7 +208,8 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
       const page = await (await browser.newContext()).newPage();
       const pageErrors: string[] = [];
       page.on('pageerror', (e) => pageErrors.push(e.message));
-      await page.goto(`${viewerBase}/?mode=${o.mode}`);
+      const cc = o.controllers.length > 0 ? `&cc=${o.controllers[i % o.controllers.length]}` : '';
+      await page.goto(`${viewerBase}/?mode=${o.mode}${cc}`);
       pages.push({ page, pageErrors });
     }
     progress(`${o.viewers} viewer(s) started; running ${o.seconds} s`);
@@ -218,6 +229,8 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
     /** Each page's clock at the start of the second half, for its display samples. */
     let halfAt: number[] = pages.map(() => 0);
     const t0 = Date.now();
+    const steps = startCapacitySteps(o, topo, agent, t0, progress);
+    res.add(async () => steps.cancel());
     for (let s = 1; s <= o.seconds; s++) {
       await new Promise((r) => setTimeout(r, Math.max(0, t0 + s * 1000 - Date.now())));
       const players = await Promise.all(pages.map((p) => playerSample(p.page)));
@@ -227,7 +240,8 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
       const router = topo && o.capacityKbps !== undefined ? await readRouterCounters(topo.serverNs, topo.bottleneckDev).catch(() => null) : null;
       const states = players.map((p) => viewers.find((v) => v.id === p?.viewerId) ?? null);
       const streamKbps = states.map((v) => snapshot?.streams.find((x) => x.id === v?.streamId)?.layerKbps?.total ?? null);
-      samples.push({ t: s, atMs: snapshot ? Date.parse(snapshot.at) : null, players, api: states, streamKbps, router, routerFeedback });
+      const capacityKbps = o.capacityKbps === undefined ? null : capacityAt(o.capacityKbps, o.capacitySteps, s);
+      samples.push({ t: s, atMs: snapshot ? Date.parse(snapshot.at) : null, players, api: states, streamKbps, router, routerFeedback, capacityKbps });
       if (s === Math.floor(o.seconds / 2)) {
         cpu.reset();
         halfAt = await Promise.all(pages.map((p) => p.page.evaluate(() => performance.now()).catch(() => Infinity)));
@@ -241,7 +255,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
           .then((xs) => psnrSummary(xs, halfAt[i]!), () => psnrSummary([], 0)),
       ),
     );
-    const result = summarize(o, samples, pages.map((p) => p.pageErrors), cpu.read(), agent?.deliveryErrors ?? 0, display);
+    const result = summarize(o, samples, pages.map((p) => p.pageErrors), cpu.read(), agent?.deliveryErrors ?? 0, display, await steps.applied());
     if (o.timeseriesFile) {
       await mkdir(join(o.timeseriesFile, '..'), { recursive: true });
       await writeFile(o.timeseriesFile, timeseriesCsv(samples));
@@ -258,6 +272,8 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
 export interface ViewerResult {
   id: string;
   mode?: FlowModeName;
+  /** The rate controller the server ran for this viewer. */
+  controller?: RateControllerName;
   rateKbps?: number | null;
   sentKbps?: number | null;
   gamma?: number | null;
@@ -296,7 +312,13 @@ export interface TestbedResult {
   config: Record<string, unknown>;
   viewers: ViewerResult[];
   jain: number | null;
-  router?: { capacityKbps: number; feedbackDeliveryErrors: number; classes: Record<string, { sent: number; dropped: number }> };
+  router?: {
+    capacityKbps: number;
+    /** The capacity steps: when each was asked for and when the router had it (s into the run; null: it failed, see error). */
+    capacitySteps: AppliedStep[];
+    feedbackDeliveryErrors: number;
+    classes: Record<string, { sent: number; dropped: number }>;
+  };
   cpuPercentOfOneCore: Record<string, Record<string, number>>;
   timeseriesFile?: string;
 }
@@ -308,6 +330,7 @@ function summarize(
   cpu: TestbedResult['cpuPercentOfOneCore'],
   deliveryErrors: number,
   display: ReturnType<typeof psnrSummary>[],
+  capacitySteps: AppliedStep[],
 ): TestbedResult {
   const half = samples.slice(Math.max(0, Math.floor(samples.length / 2) - 1));
   const first = half[0]!;
@@ -324,6 +347,7 @@ function summarize(
     const server: Partial<ViewerResult> = b
       ? {
           mode: b.mode,
+          controller: b.controller,
           rateKbps: round(mean(states.map((x) => x.rateKbps)), 1),
           sentKbps: round(mean(states.map((x) => x.sentKbps)), 1),
           gamma: round(mean(states.map((x) => x.gamma)), 3),
@@ -363,9 +387,43 @@ function summarize(
   if (o.capacityKbps !== undefined && last.router) {
     const classes: Record<string, { sent: number; dropped: number }> = {};
     for (const [name, q] of Object.entries(last.router)) classes[name] = { sent: q.packets, dropped: q.dropped };
-    result.router = { capacityKbps: o.capacityKbps, feedbackDeliveryErrors: deliveryErrors, classes };
+    result.router = { capacityKbps: o.capacityKbps, capacitySteps, feedbackDeliveryErrors: deliveryErrors, classes };
   }
   return result;
+}
+
+export interface AppliedStep extends CapacityStep {
+  appliedAtS: number | null;
+  error?: string;
+}
+
+/**
+ * Moves the bottleneck to each step's capacity at its time (the router's
+ * classes change in place; the router agent measures against the new rate).
+ */
+function startCapacitySteps(o: TestbedOptions, topo: Topology | null, agent: RouterAgent | null, t0: number, progress: Progress): { applied(): Promise<AppliedStep[]>; cancel(): void } {
+  const timers: NodeJS.Timeout[] = [];
+  const done: Promise<AppliedStep>[] = [];
+  if (!topo || o.capacityKbps === undefined) return { applied: async () => [], cancel: () => {} };
+  for (const step of o.capacitySteps) {
+    done.push(
+      new Promise((resolve) => {
+        timers.push(
+          setTimeout(() => {
+            changeCapacity(topo.serverNs, topo.bottleneckDev, { capacityKbps: step.kbps, internetShare: o.internetShare, mode: routerModeOf(o.mode) }).then(
+              () => {
+                agent?.setLinkKbps(step.kbps);
+                progress(`router: ${step.kbps} kb/s from ${step.atS} s`);
+                resolve({ ...step, appliedAtS: round((Date.now() - t0) / 1000, 2) });
+              },
+              (err: unknown) => resolve({ ...step, appliedAtS: null, error: err instanceof Error ? err.message : String(err) }),
+            );
+          }, Math.max(0, t0 + step.atS * 1000 - Date.now())),
+        );
+      }),
+    );
+  }
+  return { applied: () => Promise.all(done), cancel: () => timers.forEach(clearTimeout) };
 }
 
 /** Retransmitted bytes between two states as a percentage of the bytes sent meanwhile (mean sent rate over `seconds`). */
@@ -399,7 +457,7 @@ export function timeseriesCsv(samples: Sample[]): string {
   for (let i = 1; i <= n; i++) {
     head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded'].map((k) => `v${i}.${k}`));
   }
-  head.push(...queues.flatMap((q) => [`${q}.sent`, `${q}.dropped`]));
+  head.push(...queues.flatMap((q) => [`${q}.sent`, `${q}.dropped`]), 'capacityKbps');
   const rows = [head.join(',')];
   for (const s of samples) {
     const row: (string | number)[] = [s.t, s.routerFeedback?.p ?? ''];
@@ -411,6 +469,7 @@ export function timeseriesCsv(samples: Sample[]): string {
       row.push(p?.stats.framesDecoded.total ?? '');
     }
     for (const q of queues) row.push(s.router?.[q]?.packets ?? '', s.router?.[q]?.dropped ?? '');
+    row.push(s.capacityKbps ?? '');
     rows.push(row.map((x) => (typeof x === 'number' ? round(x, 4) : x)).join(','));
   }
   return rows.join('\n') + '\n';

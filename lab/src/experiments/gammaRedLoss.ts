@@ -127,7 +127,7 @@ function run({ seed, short }: ExperimentOptions): ExperimentResult {
       `Paper: p = 7% and 14%, red loss stabilized at 75% for both, yellow loss zero. Lab (paper source, router feedback): p = ${list(paper, 'routerP')}, red loss ${list(paper, 'redLoss')}, yellow loss ${list(paper, 'yellowLoss')}, green loss ${list(paper, 'greenLoss')}.`,
       `gamma settles at ${list(paper, 'gamma')}, against p_enh/p_thr = ${list(paper, 'gammaStar')}: the enhancement loss (the base layer is never dropped) over p_thr.`,
       `Product frames at T = 30 ms: router p is noisy (whole frames per interval), rates overshoot (${list(t30, 'rateKbps')} kb/s), yellow loss ${list(t30, 'yellowLoss')}. At T = 133 ms: rates ${list(t133, 'rateKbps')} kb/s, yellow loss ${list(t133, 'yellowLoss')} from frame bursts into 30-packet queues; with 60-packet queues ${list(q60, 'yellowLoss')} and red loss ${list(q60, 'redLoss')}.`,
-      `End-to-end (RTCP-like) feedback instead: red loss ${list(rtcp, 'redLoss')}, yellow loss ${list(rtcp, 'yellowLoss')}: a starved red queue delivers nothing, so its losses never show up as sequence gaps and the flows push into yellow.`,
+      `End-to-end (RTCP) feedback instead, through the server's receiver-report tracker: rates ${list(rtcp, 'rateKbps')} kb/s, red loss ${list(rtcp, 'redLoss')}, yellow loss ${list(rtcp, 'yellowLoss')}. A starved red queue delivers nothing and so gets no receiver report; the tracker counts the packets of a stream silent for 1.5 s as lost, so MKC backs off instead of pushing into yellow.`,
     ],
     figure,
     simulation: runner.cost,

@@ -1,7 +1,7 @@
 import { GAMMA_DEFAULTS } from '@pels/shared/pels/gammaController';
 import { MKC_PAPER_GAINS, mkcStationaryKbps } from '@pels/shared/pels/mkc';
 import { MKC_STARTUP_DEFAULTS } from '@pels/shared/pels/mkcStartup';
-import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
+import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import { renderFigure, type Panel } from '../plot/svg';
 import type { FeedbackMode } from '../sim/receiver';
 import { PAPER_NETWORK, type FlowSpec, type ScenarioResult, type SourceKind } from '../sim/scenario';
@@ -190,7 +190,7 @@ function run({ seed, short }: ExperimentOptions): ExperimentResult {
     summary,
     notes: [
       `Values are means over ${seeds} seeds from ${seed}, start-up off / on. Two flows on 1200 kb/s (F2 joins at ${joinMs / 1000} s), paper source, router feedback: ${pair(two, 'fgs', 'router', 'f1Kbps')} and ${pair(two, 'fgs', 'router', 'f2Kbps')} kb/s against eq. 10's ${pick(two, 'fgs', 'router', 'on').modelKbps}, Jain ${pair(two, 'fgs', 'router', 'jain')}.`,
-      `With RTCP feedback the flows settle apart with or without start-up (Jain ${pair(two, 'fgs', 'rtcp', 'jain')} paper source, ${pair(two, 'frames', 'rtcp', 'jain')} frames): p is each flow's own enhancement loss, gamma x red loss, so gamma absorbs a rate difference and eq. 8 does not pull the rates together.`,
+      `With RTCP feedback (the server's receiver-report tracker, polled every 250 ms) Jain is ${pair(two, 'fgs', 'rtcp', 'jain')} for the paper source and ${pair(two, 'frames', 'rtcp', 'jain')} for frames, lowest ${pair(two, 'fgs', 'rtcp', 'jainMin')} and ${pair(two, 'frames', 'rtcp', 'jainMin')}.`,
       `One flow on 700 kb/s, its first ${RAMP_MS / 1000} s: green loss ${pair(slow, 'frames', 'rtcp', 'greenLossRamp')} (RTCP) and ${pair(slow, 'frames', 'router', 'greenLossRamp')} (router); peak rate ${pair(slow, 'frames', 'rtcp', 'peakKbps')} kb/s (RTCP), yellow loss ${pair(slow, 'frames', 'rtcp', 'yellowLossRamp')}, red loss ${pair(slow, 'frames', 'rtcp', 'redLossRamp')}.`,
       `Time to ${RAMPED * 100}% of the settled rate (at most the whole stream): 3000 kb/s ${pair(open, 'frames', 'rtcp', 'rampS')} s and 700 kb/s ${pair(slow, 'frames', 'rtcp', 'rampS')} s with RTCP (a report a second); with router feedback eq. 8 is multiplicative below capacity already (${pair(slow, 'frames', 'router', 'rampS')} s).`,
     ],

@@ -1,5 +1,3 @@
-import { ControlLoop } from '@pels/shared/pels/controlLoop';
-import { bestEffortPolicy, pelsPolicy, type FlowPolicy } from '@pels/shared/pels/flowPolicy';
 import { mulberry32, type SyntheticFrame } from '@pels/shared/pels/syntheticStream';
 import { renderFigure, type Series } from '../plot/svg';
 import { startCrossTraffic } from '../sim/crossTraffic';
@@ -102,14 +100,10 @@ export function simulateClip(seed: number, durationMs: number, flowCount: number
   const sent: number[][] = [];
   const arrived: number[][] = [];
   for (let i = 0; i < flowCount; i++) {
-    const control = new ControlLoop(FRAMES_CONTROL);
     const frames: SyntheticFrame[] = Array.from({ length: count }, (_, k) => {
       const f = clip[k % clip.length]!;
       return { temporalId: f.tid, keyframe: f.keyframe, bytes: f.bytes, atMs: (k * 1000) / fps };
     });
-    const inner = mode === 'pels' ? pelsPolicy(control) : bestEffortPolicy(control);
-    let pos = -1;
-    const policy: FlowPolicy = { mode: inner.mode, decide: (frame, now) => (pos++, inner.decide(frame, now)) };
     const flowSent = new Array<number>(count).fill(0);
     const flowArrived = new Array<number>(count).fill(0);
     sent.push(flowSent);
@@ -118,7 +112,7 @@ export function simulateClip(seed: number, durationMs: number, flowCount: number
     const trace: FlowTrace = { received: [], startMs: 0, packetsSent: 0, packetsDropped: 0 };
     traces.push(trace);
     const access = new Link(events, { rateKbps: PAPER_NETWORK.accessKbps, delayMs: 5, limitPackets: 1000 }, (p) => router.receive(p));
-    const out = (p: Packet): void => {
+    const out = (p: Packet, pos: number): void => {
       // One FIFO for best effort: one class, numbered as one stream.
       const packet = mode === 'pels' ? p : { ...p, cls: 'green' as const, seq: fifoSeq++ };
       flowSent[pos]! += 1;
@@ -127,8 +121,9 @@ export function simulateClip(seed: number, durationMs: number, flowCount: number
       meta.set(packet, { flow: i, pos, measured });
       access.send(packet);
     };
-    const source = new FrameSource(i, control, events, frames, policy, VIDEO_PACKET_BYTES, out);
-    const receiver = new Receiver(events, (ev) => source.onFeedback(ev), { mode: 'router', origin: `flow${i}`, returnDelayMs: PAPER_NETWORK.bottleneckDelayMs + 5, routerIntervalMs: ROUTER_INTERVAL_MS, reportIntervalMs: PAPER_NETWORK.reportIntervalMs, binMs: PAPER_NETWORK.binMs });
+    const control = { origin: `flow${i}`, control: FRAMES_CONTROL, feedback: 'router' as const, mode };
+    const source = new FrameSource(i, control, events, frames, VIDEO_PACKET_BYTES, out);
+    const receiver = new Receiver(events, source.control, { mode: 'router', returnDelayMs: PAPER_NETWORK.bottleneckDelayMs + 5, routerIntervalMs: ROUTER_INTERVAL_MS, reportIntervalMs: PAPER_NETWORK.reportIntervalMs, binMs: PAPER_NETWORK.binMs });
     receivers.push(receiver);
     // Staggered starts, so the flows' keyframes do not all meet at the router.
     trace.startMs = (i * 1000 * 37) / fps + random() * (1000 / fps);

@@ -1,4 +1,4 @@
-import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
+import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import { GAMMA_DEFAULTS } from '@pels/shared/pels/gammaController';
 import { MKC_PAPER_GAINS } from '@pels/shared/pels/mkc';
 import type { FeedbackMode } from '../sim/receiver';

@@ -1,5 +1,5 @@
 import { COLORS, type Color } from '@pels/shared/pels/color';
-import { pooledLoss, type FeedbackEvent, type LossInterval } from '@pels/shared/pels/feedback';
+import type { RouterFeedbackInput } from '@pels/shared/control/input';
 import type { EventQueue } from './eventQueue';
 import type { Packet } from './packet';
 import { Bins } from './stats';
@@ -7,15 +7,13 @@ import { Bins } from './stats';
 /**
  * Where a source's feedback comes from, as in the product:
  * 'router': the bottleneck's label (eq. 11), echoed back per packet;
- * 'rtcp': enhancement-layer loss the receiver counts per report interval,
- * like the server's path from RTCP receiver reports.
+ * 'rtcp': RTCP receiver reports on each color stream, which the source's
+ * control core turns into loss as the server's does.
  */
 export type FeedbackMode = 'router' | 'rtcp';
 
 export interface ReceiverParams {
   mode: FeedbackMode;
-  /** Names the reports' epochs (like an SSRC), so they compare only with each other. */
-  origin: string;
   /** Receiver to source: the reverse path, no queueing (feedback is small). */
   returnDelayMs: number;
   /** The router's T: the label of a packet measured traffic sent up to T before it. */
@@ -24,41 +22,75 @@ export interface ReceiverParams {
   binMs: number;
 }
 
-/** One color's RTCP-like counters: highest sequence number and packets received. */
-class ColorCounter {
+/** One report block of an RTCP receiver report (RFC 3550 section 6.4.1), with what the sender needs for a round trip. */
+export interface ReportBlock {
+  /** Cumulative: expected (from the highest sequence number) less received. */
+  packetsLost: number;
+  /** Of the packets expected since the last report, 0..255. */
+  fractionLost: number;
+  /** Interarrival jitter, 90 kHz RTP timestamp units. */
+  jitter: number;
+  /** The newest packet's send time and how long it was held before the report (the roles of LSR and DLSR). */
+  echoSentAtMs: number;
+  heldMs: number;
+}
+
+export type ReceiverReport = Partial<Record<Color, ReportBlock>>;
+
+/** RTP's video clock, for the jitter's units. */
+const TICKS_PER_MS = 90;
+
+/** One color stream's reception, counted as an RTP receiver does. */
+class StreamReception {
   highestSeq = -1;
   received = 0;
-  private reportedSeq = -1;
-  private reportedReceived = 0;
+  private jitterMs = 0;
+  private lastTransitMs: number | undefined;
+  private newest = { sentAtMs: 0, arrivalMs: 0 };
+  private reported = { expected: 0, received: 0 };
 
-  add(seq: number): void {
+  add(seq: number, sentAtMs: number, arrivalMs: number): void {
     this.received++;
     this.highestSeq = Math.max(this.highestSeq, seq);
+    const transit = arrivalMs - sentAtMs;
+    // RFC 3550 A.8: J += (|D| - J) / 16.
+    if (this.lastTransitMs !== undefined) this.jitterMs += (Math.abs(transit - this.lastTransitMs) - this.jitterMs) / 16;
+    this.lastTransitMs = transit;
+    this.newest = { sentAtMs, arrivalMs };
   }
 
-  /** Expected and lost since the last report (RFC 3550 style: expected from the highest sequence number). */
-  interval(): LossInterval {
-    const expected = this.highestSeq - this.reportedSeq;
-    const lost = expected - (this.received - this.reportedReceived);
-    this.reportedSeq = this.highestSeq;
-    this.reportedReceived = this.received;
-    return { expected, lost };
+  /** The block of a report at nowMs, or undefined when nothing arrived since the last one (RFC 3550 reports only on sources heard from). */
+  block(nowMs: number): ReportBlock | undefined {
+    if (this.received === this.reported.received) return undefined;
+    const expected = this.highestSeq + 1;
+    const expectedInterval = expected - this.reported.expected;
+    const lostInterval = expectedInterval - (this.received - this.reported.received);
+    this.reported = { expected, received: this.received };
+    return {
+      packetsLost: expected - this.received,
+      fractionLost: expectedInterval > 0 && lostInterval > 0 ? Math.floor((lostInterval * 256) / expectedInterval) : 0,
+      jitter: Math.floor(this.jitterMs * TICKS_PER_MS),
+      echoSentAtMs: this.newest.sentAtMs,
+      heldMs: nowMs - this.newest.arrivalMs,
+    };
   }
+}
+
+/** What a receiver sends back to its source, after the return delay. */
+export interface ReceiverFeedback {
+  router(input: RouterFeedbackInput): void;
+  report(report: ReceiverReport): void;
 }
 
 /** One PELS flow's receiver: counts what arrives and sends the feedback back to the source. */
 export class Receiver {
   readonly goodputBytes: Bins;
-  private readonly counters: Record<Color, ColorCounter> = { green: new ColorCounter(), yellow: new ColorCounter(), red: new ColorCounter() };
+  private readonly streams: Record<Color, StreamReception> = { green: new StreamReception(), yellow: new StreamReception(), red: new StreamReception() };
   private echoedEpoch = Number.NEGATIVE_INFINITY;
-  private reports = 0;
-  /** Send times of the first and last packet received since the last report. */
-  private window: { first: number; last: number } | undefined;
 
-  /** toSource: where feedback arrives at the source, after the return delay. */
   constructor(
     private readonly events: EventQueue,
-    private readonly toSource: (ev: FeedbackEvent) => void,
+    private readonly toSource: ReceiverFeedback,
     private readonly params: ReceiverParams,
   ) {
     this.goodputBytes = new Bins(params.binMs);
@@ -69,14 +101,13 @@ export class Receiver {
   }
 
   received(color: Color): number {
-    return this.counters[color].received;
+    return this.streams[color].received;
   }
 
   receive(packet: Packet): void {
     if (packet.cls === 'internet') return;
-    this.counters[packet.cls].add(packet.seq);
+    this.streams[packet.cls].add(packet.seq, packet.sentAtMs, this.events.nowMs);
     this.goodputBytes.add(this.events.nowMs, packet.bytes);
-    this.window = { first: this.window?.first ?? packet.sentAtMs, last: packet.sentAtMs };
     if (this.params.mode === 'router') this.echo(packet);
   }
 
@@ -92,28 +123,18 @@ export class Receiver {
     // The label measured the interval T before the packet reached the router; that traffic left the source within T before this packet did.
     const sentAtMs = packet.sentAtMs - this.params.routerIntervalMs;
     this.events.after(this.params.returnDelayMs, () =>
-      this.toSource({ kind: 'router', epoch: label.epoch, lossFraction: label.p, atMs: this.events.nowMs, origin: label.routerId, sentAtMs }),
+      this.toSource.router({ kind: 'router-feedback', epoch: label.epoch, lossFraction: label.p, atMs: this.events.nowMs, origin: label.routerId, sentAtMs }),
     );
   }
 
-  /**
-   * RTCP mode, like the server: p is the pooled loss of yellow and red over
-   * the interval; with no enhancement packets in it, green's, so MKC can climb
-   * from the base rate. Green's own loss goes along when green was sent.
-   */
+  /** RTCP mode: a receiver report on every stream heard from since the last one. */
   private report(): void {
-    const intervals = Object.fromEntries(COLORS.map((c) => [c, this.counters[c].interval()])) as Record<Color, LossInterval>;
-    const p = pooledLoss([intervals.yellow, intervals.red]) ?? pooledLoss([intervals.green]);
-    const baseLoss = pooledLoss([intervals.green]);
-    const window = this.window;
-    this.window = undefined;
-    if (p !== undefined && window) {
-      const epoch = ++this.reports;
-      const sentAtMs = (window.first + window.last) / 2;
-      this.events.after(this.params.returnDelayMs, () =>
-        this.toSource({ kind: 'rtcp', epoch, lossFraction: p, atMs: this.events.nowMs, origin: this.params.origin, sentAtMs, ...(baseLoss !== undefined ? { baseLossFraction: baseLoss } : {}) }),
-      );
+    const report: ReceiverReport = {};
+    for (const color of COLORS) {
+      const block = this.streams[color].block(this.events.nowMs);
+      if (block) report[color] = block;
     }
+    if (Object.keys(report).length > 0) this.events.after(this.params.returnDelayMs, () => this.toSource.report(report));
     this.events.after(this.params.reportIntervalMs, () => this.report());
   }
 }

@@ -1,5 +1,4 @@
-import { ControlLoop, type ControlLoopParams } from '@pels/shared/pels/controlLoop';
-import { pelsPolicy } from '@pels/shared/pels/flowPolicy';
+import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import { mulberry32, syntheticFrames } from '@pels/shared/pels/syntheticStream';
 import { startCrossTraffic } from './crossTraffic';
 import { EventQueue } from './eventQueue';
@@ -126,13 +125,11 @@ export function runScenario(params: ScenarioParams): ScenarioResult {
   startCrossTraffic(events, params.crossTrafficKbps, PACKET_BYTES, random, (p) => router.receive(p));
 
   const flows = params.flows.map((spec, i): FlowResult & { source: PelsSource } => {
-    const control = new ControlLoop(spec.control);
     const access = new Link(events, { rateKbps: params.accessKbps, delayMs: spec.accessDelayMs, limitPackets: ACCESS_LIMIT_PACKETS }, (p) => router.receive(p));
     const out = (p: Packet): void => access.send(p);
-    const source = makeSource(spec, i, control, events, params, out);
-    const receiver = new Receiver(events, (ev) => source.onFeedback(ev), {
+    const source = makeSource(spec, i, events, params, out);
+    const receiver = new Receiver(events, source.control, {
       mode: params.feedback,
-      origin: `flow${i}`,
       returnDelayMs: params.bottleneckDelayMs + spec.accessDelayMs,
       routerIntervalMs: params.routerIntervalMs,
       reportIntervalMs: params.reportIntervalMs,
@@ -150,7 +147,10 @@ export function runScenario(params: ScenarioParams): ScenarioResult {
 
   const sample = (): void => {
     for (const f of flows) {
-      if (events.nowMs >= f.spec.startMs) f.samples.push({ tMs: events.nowMs, rateKbps: f.source.control.rateKbps, gamma: f.source.control.gamma, startup: f.source.control.inStartup });
+      if (events.nowMs >= f.spec.startMs) {
+        const { rateKbps, gamma, startup } = f.source.control.core.state;
+        f.samples.push({ tMs: events.nowMs, rateKbps, gamma, startup });
+      }
     }
     events.after(params.sampleMs, sample);
   };
@@ -170,11 +170,13 @@ export function runScenario(params: ScenarioParams): ScenarioResult {
   };
 }
 
-function makeSource(spec: FlowSpec, flow: number, control: ControlLoop, events: EventQueue, params: ScenarioParams, out: (p: Packet) => void): PelsSource {
+function makeSource(spec: FlowSpec, flow: number, events: EventQueue, params: ScenarioParams, out: (p: Packet) => void): PelsSource {
+  // The product's core, as a viewer's: this flow's reports, the scenario's feedback, PELS.
+  const control = { origin: `flow${flow}`, control: spec.control, feedback: params.feedback, mode: 'pels' as const };
   if (spec.source === 'fgs') return new FgsSource(flow, control, events, params.fgs, out);
   const { fps, meanBytes } = params.frames;
   const count = Math.ceil(((params.durationMs - spec.startMs) / 1000) * fps) + 1;
   // Each flow its own frame sizes, reproducible from the run's seed.
   const frames = syntheticFrames({ seed: params.seed * 1000 + flow, fps, meanBytes }, Math.max(0, count));
-  return new FrameSource(flow, control, events, frames, pelsPolicy(control), PACKET_BYTES, out);
+  return new FrameSource(flow, control, events, frames, PACKET_BYTES, out);
 }

@@ -1,18 +1,16 @@
+import type { ControlCoreParams } from '@pels/shared/control/controlCore';
 import type { Color } from '@pels/shared/pels/color';
-import type { ControlLoop } from '@pels/shared/pels/controlLoop';
-import type { FeedbackEvent } from '@pels/shared/pels/feedback';
-import type { FlowPolicy } from '@pels/shared/pels/flowPolicy';
 import type { SyntheticFrame } from '@pels/shared/pels/syntheticStream';
 import type { EventQueue } from './eventQueue';
 import type { Packet } from './packet';
+import { SourceControl } from './sourceControl';
 
-/** What the network sees of a PELS source: it sends packets and hears feedback. */
+/** What the network sees of a PELS source: it sends packets and hears feedback (through its control). */
 export interface PelsSource {
-  readonly control: ControlLoop;
+  readonly control: SourceControl;
   /** Packets sent per color. */
   readonly sent: Record<Color, number>;
   start(): void;
-  onFeedback(ev: FeedbackEvent): void;
 }
 
 /** Numbers packets per color, as the three RTP streams do, so the receiver can count gaps. */
@@ -55,7 +53,7 @@ export interface FgsParams {
  * rate r as evenly paced packets. Each frame interval's packets are the base
  * layer (green) then the enhancement bytes x_i the rate allows, lower
  * (1 - gamma) x_i yellow and upper gamma x_i red (Fig. 4 right). Rate and
- * gamma are read from the product's ControlLoop; the frame plan is fixed at
+ * gamma are read from the product's control core; the frame plan is fixed at
  * the frame's start and pacing follows the current rate, so a rate change
  * mid-frame adds or cuts packets at the top of the frame, as FGS would.
  */
@@ -66,16 +64,18 @@ export class FgsSource implements PelsSource {
   private readonly redPerFrame = new CarryRounder();
   private plan = { green: 0, yellow: 0 };
   private index = 0;
+  readonly control: SourceControl;
 
   constructor(
     flow: number,
-    readonly control: ControlLoop,
+    control: ControlCoreParams,
     private readonly events: EventQueue,
     private readonly params: FgsParams,
     out: (packet: Packet) => void,
   ) {
     if (!(params.fps > 0 && params.baseKbps > 0 && params.packetBytes > 0)) throw new RangeError('fps, baseKbps and packetBytes must be > 0');
     this.packets = new Packetizer(flow, events, out);
+    this.control = new SourceControl(control, events, this.packets.sent);
   }
 
   get sent(): Record<Color, number> {
@@ -83,12 +83,9 @@ export class FgsSource implements PelsSource {
   }
 
   start(): void {
+    this.control.start();
     this.startFrame();
     this.sendNext();
-  }
-
-  onFeedback(ev: FeedbackEvent): void {
-    this.control.onFeedback(ev);
   }
 
   private packetsPerFrame(kbps: number): number {
@@ -96,10 +93,10 @@ export class FgsSource implements PelsSource {
   }
 
   private startFrame(): void {
-    const rate = this.control.rateKbps;
+    const { rateKbps: rate, gamma } = this.control.core.state;
     const green = this.greenPerFrame.next(this.packetsPerFrame(Math.min(rate, this.params.baseKbps)));
     const enhancement = this.enhancementPerFrame.next(this.packetsPerFrame(Math.max(0, rate - this.params.baseKbps)));
-    const red = Math.min(enhancement, this.redPerFrame.next(this.control.gamma * enhancement));
+    const red = Math.min(enhancement, this.redPerFrame.next(gamma * enhancement));
     this.plan = { green, yellow: enhancement - red };
     this.index = 0;
     this.events.after(1000 / this.params.fps, () => this.startFrame());
@@ -109,30 +106,32 @@ export class FgsSource implements PelsSource {
     const i = this.index++;
     const color: Color = i < this.plan.green ? 'green' : i < this.plan.green + this.plan.yellow ? 'yellow' : 'red';
     this.packets.emit(color, this.params.packetBytes);
-    this.events.after((this.params.packetBytes * 8) / this.control.rateKbps, () => this.sendNext());
+    this.events.after((this.params.packetBytes * 8) / this.control.core.state.rateKbps, () => this.sendNext());
   }
 }
 
 /**
- * The product's source: encoder-shaped frames (pattern 0,2,1,2) through the
- * server's own flow policy (pelsPolicy: FrameSelector fits the MKC rate,
+ * The product's source: encoder-shaped frames (pattern 0,2,1,2) decided by
+ * the server's own control core (in PELS mode FrameSelector fits the rate,
  * EnhancementColoring makes the gamma share red). A sent frame leaves as a
  * burst of packets of at most packetBytes, like the server's packetizer.
  */
 export class FrameSource implements PelsSource {
   private readonly packets: Packetizer;
   private next = 0;
+  readonly control: SourceControl;
 
+  /** out: each packet, with the index of the frame it carries. */
   constructor(
     flow: number,
-    readonly control: ControlLoop,
+    control: ControlCoreParams,
     private readonly events: EventQueue,
     private readonly frames: readonly SyntheticFrame[],
-    private readonly policy: FlowPolicy,
     private readonly packetBytes: number,
-    out: (packet: Packet) => void,
+    out: (packet: Packet, frameIndex: number) => void,
   ) {
-    this.packets = new Packetizer(flow, events, out);
+    this.packets = new Packetizer(flow, events, (p) => out(p, this.next - 1));
+    this.control = new SourceControl(control, events, this.packets.sent);
   }
 
   get sent(): Record<Color, number> {
@@ -140,11 +139,8 @@ export class FrameSource implements PelsSource {
   }
 
   start(): void {
+    this.control.start();
     this.scheduleNext(this.events.nowMs);
-  }
-
-  onFeedback(ev: FeedbackEvent): void {
-    this.control.onFeedback(ev);
   }
 
   private scheduleNext(startMs: number): void {
@@ -152,7 +148,7 @@ export class FrameSource implements PelsSource {
     if (!frame) return;
     this.events.at(startMs + frame.atMs, () => {
       this.next++;
-      const decision = this.policy.decide(frame, this.events.nowMs);
+      const decision = this.control.core.step({ kind: 'frame', atMs: this.events.nowMs, frame }).decision!;
       if (decision.send) {
         for (let left = frame.bytes; left > 0; left -= this.packetBytes) this.packets.emit(decision.color, Math.min(left, this.packetBytes));
       }

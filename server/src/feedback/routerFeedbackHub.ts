@@ -1,20 +1,20 @@
-import type { FeedbackEvent } from '@pels/shared/pels/feedback';
+import type { RouterFeedbackInput } from '@pels/shared/control/input';
 import type { RouterFeedback, RouterFeedbackState } from '@pels/shared/protocol/routerFeedback';
 
 /**
  * Where a router agent's eq. 11 samples enter the server: each becomes one
- * FeedbackEvent for every viewer behind that router (here: all viewers), on
- * the same controller path as the RTCP-derived feedback.
+ * input of the control core of every viewer behind that router (here: all
+ * viewers), beside the RTCP receiver reports.
  */
 export class RouterFeedbackHub {
   private latest: RouterFeedbackState | null = null;
 
-  constructor(private readonly forEachViewer: (fn: (v: { onFeedback(ev: FeedbackEvent): void }) => void) => void) {}
+  constructor(private readonly forEachViewer: (fn: (v: { onRouterFeedback(input: RouterFeedbackInput): void }) => void) => void) {}
 
   apply(fb: RouterFeedback, nowMs: number): void {
     this.latest = { ...fb, receivedAt: new Date(nowMs).toISOString() };
-    const ev: FeedbackEvent = {
-      kind: 'router',
+    const input: RouterFeedbackInput = {
+      kind: 'router-feedback',
       epoch: fb.epoch,
       lossFraction: fb.p,
       atMs: nowMs,
@@ -22,7 +22,7 @@ export class RouterFeedbackHub {
       // p describes the traffic of the last interval: MKC steps from the rate sent then.
       sentAtMs: nowMs - fb.intervalMs,
     };
-    this.forEachViewer((v) => v.onFeedback(ev));
+    this.forEachViewer((v) => v.onRouterFeedback(input));
   }
 
   state(): RouterFeedbackState | null {

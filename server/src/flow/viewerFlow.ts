@@ -44,7 +44,8 @@ export class ViewerFlow {
   constructor(
     readonly ssrcs: Readonly<Record<Color, number>>,
     payloadType: number,
-    private readonly policy: FlowPolicy,
+    /** Decides each frame (the viewer's control core). */
+    private readonly policy: Pick<FlowPolicy, 'decide'>,
     /** Random start of this viewer's RTP timestamps (RFC 3550). */
     private readonly timestampBase: number,
   ) {

@@ -5,7 +5,7 @@
  * control path.
  *
  * Label cardinality is bounded: `stream` (operator-made, a handful), `color`
- * (3), `layer` (3), `mode` (3), `state` (6), `limit` (6), `kind` (2), `reason` (2). Per-viewer series carry a
+ * (3), `layer` (3), `mode` (3), `controller` (8), `state` (6), `limit` (6), `kind` (2), `reason` (2). Per-viewer series carry a
  * `viewer` label for at most VIEWER_SERIES_LIMIT viewers per scrape (see
  * viewerSeries.ts); the aggregates by stream and color cover every viewer.
  */
@@ -79,7 +79,7 @@ export class ServerMetrics {
       rtxPackets: counter('pels_rtx_packets_sent_total', 'RTP packets retransmitted to viewers (NACK + RTX)', ['stream']),
       rtxBytes: counter('pels_rtx_bytes_sent_total', 'Bytes retransmitted to viewers, as sent', ['stream']),
       pliReceived: counter('pels_viewer_keyframe_requests_total', 'Key-frame requests (PLI, FIR) received from viewers, by color stream', ['stream', 'color']),
-      viewerRate: gauge('pels_viewer_rate_kbps', 'MKC rate of a viewer, kb/s (capped set of viewers)', ['stream', 'viewer']),
+      viewerRate: gauge('pels_viewer_rate_kbps', 'Rate a viewer\'s rate controller (the controller label) sets, kb/s (capped set of viewers)', ['stream', 'viewer', 'controller']),
       viewerSent: gauge('pels_viewer_sent_kbps', 'Rate sent to a viewer over the last second, kb/s (capped set of viewers)', ['stream', 'viewer']),
       viewerGamma: gauge('pels_viewer_gamma', 'Red share gamma of a viewer (capped set of viewers)', ['stream', 'viewer']),
       viewerLoss: gauge('pels_viewer_loss_ratio', 'Loss of a viewer over the last receiver report interval (capped set of viewers)', ['stream', 'viewer', 'color']),
@@ -181,7 +181,7 @@ export class ServerMetrics {
     m.viewersOmitted.set(omitted);
     for (const v of kept) {
       const labels = { stream: v.streamId, viewer: v.id };
-      m.viewerRate.set(labels, v.rateKbps);
+      m.viewerRate.set({ ...labels, controller: v.controller }, v.rateKbps);
       m.viewerSent.set(labels, v.sentKbps);
       m.viewerGamma.set(labels, v.gamma);
       if (v.rttMs !== null) m.viewerRtt.set(labels, v.rttMs / 1000);

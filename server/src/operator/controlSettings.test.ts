@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
+import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import { GAMMA_DEFAULTS } from '@pels/shared/pels/gammaController';
 import { RequestError } from '../errors';
 import { ControlSettings } from './controlSettings';

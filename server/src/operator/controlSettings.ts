@@ -1,4 +1,4 @@
-import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
+import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import { GAMMA_DEFAULTS, validateGammaParams } from '@pels/shared/pels/gammaController';
 import { validateMkcParams } from '@pels/shared/pels/mkc';
 import type { ControllerGains, ControlSettingsInfo, ControlUpdate } from '@pels/shared/protocol/operator';
@@ -31,6 +31,7 @@ export class ControlSettings {
   update(u: ControlUpdate): ControlSettingsInfo {
     const gains: ControllerGains = { ...this.info().gains, ...u };
     const next: ControlLoopParams = {
+      ...this.params,
       mkc: { ...this.params.mkc, alphaKbps: gains.alphaKbps, beta: gains.beta },
       gamma: { ...(this.params.gamma ?? GAMMA_DEFAULTS), sigma: gains.sigma, pThr: gains.pThr },
     };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { addStreamSchema, controlUpdateSchema, setModeSchema } from '@pels/shared/protocol/operator';
+import { addStreamSchema, controlUpdateSchema, setControllerSchema, setModeSchema } from '@pels/shared/protocol/operator';
 import { RequestError } from '../errors';
 import { readJson, type Route } from '../http/httpServer';
 import { resolveSource } from '../ingest/mediaFiles';
@@ -83,6 +83,26 @@ export function operatorRoutes(d: OperatorRouteDeps): Route[] {
       handler: (_req, { id }) => {
         findViewer(d, id!).close('disconnected by the operator', { rejoin: false });
         return { ok: true };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/streams/:id/controller',
+      handler: async (req, { id }) => {
+        const { controller } = parseBody(setControllerSchema, await readJson(req));
+        const stream = d.streams.get(id!);
+        stream.setController(controller);
+        return { stream: operatorStream(stream) };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/viewers/:id/controller',
+      handler: async (req, { id }) => {
+        const { controller } = parseBody(setControllerSchema, await readJson(req));
+        const viewer = findViewer(d, id!);
+        viewer.setController(controller);
+        return { viewer: viewer.state() };
       },
     },
     {

@@ -14,7 +14,7 @@ export interface SnapshotSources {
 
 /** A stream as the operator sees it: the whole source (URL credentials masked), FFmpeg's error, rates, viewers and keyframe requests. */
 export function operatorStream(s: Stream): OperatorStream {
-  return { ...s.operatorInfo(), layerKbps: s.layerKbps(), viewers: s.viewerCount(), keyframes: s.keyframeCounts() };
+  return { ...s.operatorInfo(), controller: s.controller, layerKbps: s.layerKbps(), viewers: s.viewerCount(), keyframes: s.keyframeCounts() };
 }
 
 /** Everything the dashboard shows, read (never changed) from the live objects. */

@@ -1,3 +1,4 @@
+import { parseRateControllerName, type RateControllerName } from '@pels/shared/rate/names';
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import {
@@ -93,15 +94,21 @@ export class ViewerConnection {
         return { streams: this.streams.publicList() };
       case 'join': {
         const stream = this.streams.get(r.data.streamId);
+        const controller = r.data.controller === undefined ? undefined : controllerNamed(r.data.controller);
         const routerRtpCapabilities = stream.routerRtpCapabilities;
         this.viewer?.close('joined another stream');
         const id = randomUUID().slice(0, 8);
         let notifier: ViewerNotifier | undefined;
-        const viewer = await stream.addViewer(id, r.data.mode ?? 'pels', (closed) => {
-          notifier?.close();
-          if (this.viewer === viewer) this.viewer = null;
-          if (closed.reason !== 'viewer disconnected' && closed.reason !== 'joined another stream') this.notify({ notification: 'viewerClosed', data: closed });
-        });
+        const viewer = await stream.addViewer(
+          id,
+          r.data.mode ?? 'pels',
+          (closed) => {
+            notifier?.close();
+            if (this.viewer === viewer) this.viewer = null;
+            if (closed.reason !== 'viewer disconnected' && closed.reason !== 'joined another stream') this.notify({ notification: 'viewerClosed', data: closed });
+          },
+          controller,
+        );
         if (this.closed) {
           viewer.close('viewer disconnected');
           throw new RequestError('invalid_state', 'connection is closed');
@@ -164,5 +171,14 @@ export class ViewerConnection {
         // Not a close handshake: its frame would wait behind what the player is not reading.
         return this.ws.terminate();
     }
+  }
+}
+
+/** The player's `?cc=`: a known rate controller, or a bad request naming the known ones. */
+function controllerNamed(name: string): RateControllerName {
+  try {
+    return parseRateControllerName(name);
+  } catch (err) {
+    throw new RequestError('bad_request', (err as Error).message);
   }
 }

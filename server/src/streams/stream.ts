@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import type { types as ms } from 'mediasoup';
 import type { StreamInfo, ViewerClosed } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
-import type { ControlLoopParams } from '@pels/shared/pels/controlLoop';
+import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
+import type { RateControllerName } from '@pels/shared/rate/names';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import type { KeyframeCounts, LayerKbps } from '@pels/shared/protocol/operator';
 import { FfmpegIngest, type IngestStatus } from '../ingest/ffmpegIngest';
@@ -32,6 +33,8 @@ export interface StreamOptions {
   createRouter: () => Promise<ms.Router>;
   control: ControlLoopParams;
   feedback: FeedbackSource;
+  /** Where viewers' control inputs are recorded (CONTROL_RECORD_DIR); absent: not recorded. */
+  controlRecordDir?: string;
   dscp: DscpMarker;
   /** Shared by every stream: places for viewers and the DTLS deadline. */
   limits: Limits;
@@ -67,6 +70,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   private readonly viewers = new Map<string, ViewerSession>();
   private framesIngested = 0;
   private closed = false;
+  /** The operator's rate controller for this stream; null: RATE_CONTROLLER's. */
+  private controllerChoice: RateControllerName | null = null;
   private readonly ticksPerFrame: number;
   private readonly layerRates = new LayerRateMeter();
   private readonly boundsTimer: NodeJS.Timeout;
@@ -213,7 +218,18 @@ export class Stream extends EventEmitter<StreamEvents> {
     for (const v of this.viewers.values()) fn(v);
   }
 
-  async addViewer(id: string, mode: FlowModeName, onClose: (closed: ViewerClosed) => void): Promise<ViewerSession> {
+  /** The rate controller of viewers that join from now on: the operator's choice for this stream, or RATE_CONTROLLER. */
+  get controller(): RateControllerName {
+    return this.controllerChoice ?? this.opts.control.controller ?? 'mkc';
+  }
+
+  /** The operator's choice for this stream's next viewers (viewers already watching keep theirs). */
+  setController(controller: RateControllerName): void {
+    this.controllerChoice = controller;
+  }
+
+  /** controller: the player's choice; by default the stream's. */
+  async addViewer(id: string, mode: FlowModeName, onClose: (closed: ViewerClosed) => void, controller: RateControllerName = this.controller): Promise<ViewerSession> {
     if (this.closed) throw new ClosedError(`stream ${this.id}`);
     if (!this.router || this.router.closed) throw new RequestError('unavailable', 'media router is not available, try again');
     const webRtcServer = this.opts.webRtcServer();
@@ -225,8 +241,9 @@ export class Stream extends EventEmitter<StreamEvents> {
       streamId: this.id,
       router: this.router,
       mode,
-      control: { ...this.opts.control, mkc: { ...mkc, ...bounds, initialKbps: Math.max(mkc.initialKbps, bounds.minKbps) } },
+      control: { ...this.opts.control, controller, mkc: { ...mkc, ...bounds, initialKbps: Math.max(mkc.initialKbps, bounds.minKbps) } },
       feedback: this.opts.feedback,
+      ...(this.opts.controlRecordDir !== undefined ? { controlRecordDir: this.opts.controlRecordDir } : {}),
       dscp: this.opts.dscp,
       webRtcServer,
       limits: this.opts.limits,

@@ -1,14 +1,5 @@
 import { BEST_EFFORT_DSCP, COLORS, DSCP, type Color } from '@pels/shared/pels/color';
-import type { ControlState } from '@pels/shared/pels/controlLoop';
-import { bestEffortPolicy, pelsPolicy, type FlowDecision, type FlowPolicy } from '@pels/shared/pels/flowPolicy';
-import type { FrameInfo } from '@pels/shared/pels/frame';
 import type { FlowModeName } from '@pels/shared/protocol/api';
-
-/** The flow policy of a mode, reading rate and gamma from the viewer's control loop. */
-export function policyFor(mode: FlowModeName, control: ControlState): FlowPolicy {
-  // `nack` selects frames as best effort does: only retransmission differs.
-  return mode === 'pels' ? pelsPolicy(control) : bestEffortPolicy(control);
-}
 
 /** PELS marks each color's drop precedence; the other modes mark all streams alike. */
 export function dscpFor(mode: FlowModeName, color: Color): number {
@@ -35,27 +26,4 @@ export function retransmittedColors(mode: FlowModeName): Color[] {
 export function modeSwitchRefusal(from: FlowModeName, to: FlowModeName, consuming: boolean): string | null {
   if (!consuming || from === to || (from !== 'nack' && to !== 'nack')) return null;
   return `cannot switch a consuming viewer ${to === 'nack' ? 'to' : 'from'} nack: retransmission is set when the viewer starts consuming`;
-}
-
-/**
- * The policy a viewer's flow holds: the operator can switch a viewer between
- * PELS and best effort, and the flow (packetizers, sequence numbers) must go
- * on unchanged. A new inner policy has a fresh frame selector, which assumes
- * no GOLDEN update was sent yet; the next TID 1 frame (a sync point) or
- * keyframe restores that, so no frame goes out without its reference.
- */
-export class SwitchablePolicy implements FlowPolicy {
-  constructor(private inner: FlowPolicy) {}
-
-  get mode(): FlowPolicy['mode'] {
-    return this.inner.mode;
-  }
-
-  use(policy: FlowPolicy): void {
-    this.inner = policy;
-  }
-
-  decide(frame: FrameInfo, nowMs: number): FlowDecision {
-    return this.inner.decide(frame, nowMs);
-  }
 }

@@ -1,12 +1,12 @@
 import { randomInt } from 'node:crypto';
 import type { types as ms } from 'mediasoup';
 import { COLORS, type Color } from '@pels/shared/pels/color';
-import { ControlLoop, type ControlLoopParams } from '@pels/shared/pels/controlLoop';
-import type { FeedbackEvent } from '@pels/shared/pels/feedback';
-import type { FlowModeName, MediaTransport, RtxState, ViewerState } from '@pels/shared/protocol/api';
+import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
+import type { RouterFeedbackInput } from '@pels/shared/control/input';
+import type { RateControllerName } from '@pels/shared/rate/names';
+import type { FlowModeName, MediaTransport, ViewerState } from '@pels/shared/protocol/api';
 import type { ConsumerParams, DtlsParametersData, Request, RtpCapabilitiesData, TransportParams, ViewerClosed } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
-import { ReceiverReportTracker, type ConsumerStatsSample } from '../feedback/receiverReports';
 import { ViewerFlow } from '../flow/viewerFlow';
 import type { LayeredFrame } from '../layering/layeredFrame';
 import type { FeedbackSource } from '../config';
@@ -16,16 +16,14 @@ import type { DscpMarker, DscpMarking } from '../net/dscpMarker';
 import { parseRtcpFeedback } from '../rtp/rtcp';
 import type { KeyframeReason } from '../streams/keyframeRequests';
 import { canColor, mediaTransport, modeInForce } from './mediaPath';
-import { dscpFor, modeSwitchRefusal, policyFor, retransmittedColors, SwitchablePolicy } from './modePolicy';
+import { dscpFor, modeSwitchRefusal, retransmittedColors } from './modePolicy';
+import { ViewerControl } from './viewerControl';
+import { ViewerStats } from './viewerStats';
 
 const PAYLOAD_TYPE = 101;
 /** mediasoup repeats an unanswered PLI about once a second; one answer per burst is enough. */
 const SYNTHETIC_KEYFRAME_MIN_GAP_MS = 200;
-/** mediasoup's consumer stats change when a receiver report arrives (about once a second per stream). */
-const STATS_POLL_MS = 250;
 
-/** The repair counters of one consumer's stats (cumulative). */
-type RepairCounts = Pick<ms.ConsumerStat, 'nackCount' | 'packetsRetransmitted' | 'pliCount' | 'firCount'>;
 
 type QualityReport = Extract<Request, { method: 'reportQuality' }>['data'];
 
@@ -37,6 +35,8 @@ export interface ViewerSessionOptions {
   control: ControlLoopParams;
   /** Which feedback steps the controllers; the other kind is still measured, not acted on. */
   feedback: FeedbackSource;
+  /** Where to record the viewer's control inputs (CONTROL_RECORD_DIR); absent: not recorded. */
+  controlRecordDir?: string;
   dscp: DscpMarker;
   /** The worker's WebRtcServer: the one UDP and TCP port the viewer's transport shares with every other. */
   webRtcServer: ms.WebRtcServer;
@@ -65,16 +65,10 @@ export class ViewerSession {
   private readonly consumers = new Map<Color, ms.Consumer>();
   private colors = new Set<Color>(COLORS);
   private readonly lastSynthetic: Record<Color, number> = { green: 0, yellow: 0, red: 0 };
-  private readonly reports: ReceiverReportTracker;
-  private statsTimer: NodeJS.Timeout | null = null;
   private marking: DscpMarking | null = null;
-  private lastP: number | null = null;
-  private feedbackSteps = 0;
   private displayReport: QualityReport | null = null;
-  private sentRate = { atMs: Date.now(), bytes: 0, kbps: 0 };
-  private readonly repair: Partial<Record<Color, RepairCounts>> = {};
-  /** Retransmitted bytes on the wire (the transport's RTX counter). */
-  private rtxBytesSent = 0;
+  /** The consumers' and transport's stats, polled once consuming: RTCP counters for the control core, repair counters, sent rate. */
+  private readonly stats: ViewerStats;
   /** Set at creation, changed by the operator (setMode). */
   private requestedMode: FlowModeName;
   /** In force: the requested mode, or best effort on a path that cannot carry colors. */
@@ -92,16 +86,21 @@ export class ViewerSession {
     private readonly opts: ViewerSessionOptions,
     private readonly direct: ms.DirectTransport,
     private readonly producers: Record<Color, ms.Producer>,
-    private readonly control: ControlLoop,
+    /** Rate, gamma, receiver reports and frame decisions: this session only feeds it. */
+    private readonly control: ViewerControl,
     readonly flow: ViewerFlow,
     /** Random start of this viewer's RTP timestamps; the player maps timestamps to frame indexes with it. */
     readonly timestampBase: number,
-    private readonly policy: SwitchablePolicy,
   ) {
     this.id = opts.id;
+    this.stats = new ViewerStats({
+      consumers: this.consumers,
+      transport: () => this.webRtcTransport,
+      sentBytes: () => COLORS.reduce((sum, k) => sum + flow.counters.byColor[k].bytes, 0),
+      onReports: (input) => this.control.step(input),
+    });
     this.requestedMode = opts.mode;
     this.mode = opts.mode;
-    this.reports = new ReceiverReportTracker(opts.id);
     direct.on('rtcp', (buf) => this.onRtcp(buf));
     direct.on('routerclose', () => this.close('media router closed'));
     const { dtlsTimeoutMs } = opts.limits.settings;
@@ -135,11 +134,15 @@ export class ViewerSession {
           appData: { color },
         });
       }
-      const control = new ControlLoop(opts.control);
-      const policy = new SwitchablePolicy(policyFor(opts.mode, control));
+      const control = new ViewerControl({
+        params: { origin: opts.id, control: opts.control, feedback: opts.feedback, mode: opts.mode },
+        ...(opts.controlRecordDir !== undefined ? { recordDir: opts.controlRecordDir } : {}),
+        streamId: opts.streamId,
+        log: opts.log,
+      });
       const timestampBase = randomInt(0, 2 ** 32);
-      const flow = new ViewerFlow(ssrcs, PAYLOAD_TYPE, policy, timestampBase);
-      return new ViewerSession(opts, direct, producers, control, flow, timestampBase, policy);
+      const flow = new ViewerFlow(ssrcs, PAYLOAD_TYPE, control, timestampBase);
+      return new ViewerSession(opts, direct, producers, control, flow, timestampBase);
     } catch (err) {
       direct.close();
       throw err;
@@ -218,7 +221,7 @@ export class ViewerSession {
       throw err;
     }
     await this.markDscp();
-    this.statsTimer = setInterval(() => void this.pollStats(), STATS_POLL_MS);
+    this.stats.start();
     return out;
   }
 
@@ -239,56 +242,44 @@ export class ViewerSession {
     if (!this.closed) this.displayReport = report;
   }
 
-  /** The one entry of controller input: RTCP-derived here, or a router's explicit feedback. */
-  onFeedback(ev: FeedbackEvent): void {
-    if (this.closed || ev.kind !== this.opts.feedback) return;
-    if (this.control.onFeedback(ev) !== 'fresh') return;
-    this.lastP = ev.lossFraction;
-    this.feedbackSteps++;
+  /** A router agent's feedback for this viewer's path (the control core acts on it when FEEDBACK=router). */
+  onRouterFeedback(input: RouterFeedbackInput): void {
+    if (!this.closed) this.control.step(input);
   }
 
-  /** The stream's measured base rate (floor) and full rate (ceiling) for MKC. */
+  /** The stream's measured base rate (floor) and full rate (ceiling) for the rate controller. */
   setRateBounds(minKbps: number, maxKbps: number, nowMs: number): void {
-    if (!this.closed) this.control.setRateBounds(minKbps, maxKbps, nowMs);
+    if (!this.closed) this.control.step({ kind: 'rate-bounds', atMs: nowMs, minKbps, maxKbps });
   }
 
   state(): ViewerState {
     const c = this.flow.counters;
-    const perColor = Object.fromEntries(COLORS.map((k) => [k, this.reports.colorState(k)])) as ViewerState['perColor'];
+    const control = this.control.state;
     return {
       id: this.id,
       streamId: this.opts.streamId,
       mode: this.mode,
+      controller: control.controller,
       transport: this.transport,
       connectedAt: new Date(this.connectedAt).toISOString(),
       colors: this.subscribedColors,
-      rateKbps: this.control.rateKbps,
-      gamma: this.control.gamma,
-      lossP: this.lastP,
-      feedbackSteps: this.feedbackSteps,
-      rttMs: this.reports.rtt,
+      rateKbps: control.rateKbps,
+      gamma: control.gamma,
+      lossP: control.lossP,
+      feedbackSteps: control.feedbackSteps,
+      rttMs: control.rttMs,
       ssrcs: this.wireSsrcs(),
-      perColor,
+      perColor: control.perColor,
       framesSent: { tid0: c.framesByLayer[0], tid1: c.framesByLayer[1], tid2: c.framesByLayer[2] },
       framesSkipped: c.framesSkipped,
-      sentKbps: this.sentRate.kbps,
+      sentKbps: this.stats.sentKbps,
       dscp: this.opts.dscp.status,
       psnrDb: this.displayReport?.psnrMeanDb ?? null,
       display: this.displayReport
         ? { freezes: this.displayReport.freezes, checksumMismatches: this.displayReport.checksumMismatches, fps: this.displayReport.fps }
         : null,
-      rtx: this.rtxState(),
-      keyframeRequests: Object.fromEntries(COLORS.map((k) => [k, (this.repair[k]?.pliCount ?? 0) + (this.repair[k]?.firCount ?? 0)])) as Record<Color, number>,
-    };
-  }
-
-  private rtxState(): RtxState {
-    const total = (f: (r: RepairCounts) => number) => COLORS.reduce((n, k) => n + (this.repair[k] ? f(this.repair[k]) : 0), 0);
-    return {
-      ssrcs: this.rtxSsrcs(),
-      nacksReceived: total((r) => r.nackCount),
-      packetsSent: total((r) => r.packetsRetransmitted),
-      bytesSent: this.rtxBytesSent,
+      rtx: this.stats.rtx(this.rtxSsrcs()),
+      keyframeRequests: this.stats.keyframeRequests(),
     };
   }
 
@@ -310,8 +301,8 @@ export class ViewerSession {
   }
 
   /**
-   * Switches the mode (an operator action): the flow gets the new mode's policy
-   * on the same control loop, so rate and gamma go on, and the DSCP marks change
+   * Switches the mode (an operator action): the control core takes the new
+   * mode's policy on the same control loop, so rate and gamma go on, and the DSCP marks change
    * to match. Retransmission stays as consumed: after consume a switch to or from
    * `nack` is refused. Resolves once the new marks are in place.
    */
@@ -327,12 +318,19 @@ export class ViewerSession {
     await this.applyMode();
   }
 
-  /** Puts the mode in force for the current path: a new policy on the same control loop, and the DSCP marks to match. */
+  /** Another rate controller for this viewer from now on (an operator action); it starts at the current rate. */
+  setController(controller: RateControllerName): void {
+    this.assertOpen();
+    this.control.step({ kind: 'controller', atMs: Date.now(), controller });
+    this.opts.log.info({ viewer: this.id, controller }, 'viewer rate controller changed');
+  }
+
+  /** Puts the mode in force for the current path: the control core's policy, and the DSCP marks to match. */
   private async applyMode(): Promise<void> {
     const mode = modeInForce(this.requestedMode, this.transport);
     if (this.closed || mode === this.mode) return;
     this.mode = mode;
-    this.policy.use(policyFor(mode, this.control));
+    this.control.step({ kind: 'mode', atMs: Date.now(), mode });
     const { transport } = this;
     if (mode === this.requestedMode) this.opts.log.info({ viewer: this.id, mode, transport }, 'viewer mode changed');
     else this.opts.log.info({ viewer: this.id, mode, transport }, `viewer receives over ${transport}: served best effort, its packets cannot carry colors`);
@@ -356,7 +354,8 @@ export class ViewerSession {
     this.closed = true;
     this.sending = false;
     clearTimeout(this.dtlsDeadline);
-    if (this.statsTimer) clearInterval(this.statsTimer);
+    this.stats.stop();
+    void this.control.close();
     void this.marking?.remove();
     // Closing the transports closes their producers and consumers.
     this.webRtcTransport?.close();
@@ -405,35 +404,6 @@ export class ViewerSession {
     const previous = this.marking;
     this.marking = marking;
     await previous?.remove();
-  }
-
-  private async pollStats(): Promise<void> {
-    if (this.closed) return;
-    const samples: Partial<Record<Color, ConsumerStatsSample>> = {};
-    await Promise.all(
-      [...this.consumers].map(async ([color, consumer]) => {
-        const stats = await consumer.getStats().catch(() => []);
-        const out = stats.find((x) => x.type === 'outbound-rtp');
-        if (!out) return;
-        samples[color] = out;
-        this.repair[color] = out;
-      }),
-    );
-    if (this.closed) return;
-    const now = Date.now();
-    const ev = this.reports.update(samples, now);
-    if (ev) this.onFeedback(ev);
-    if (now - this.sentRate.atMs >= 1000) {
-      void this.pollRtxBytes();
-      const bytes = COLORS.reduce((sum, k) => sum + this.flow.counters.byColor[k].bytes, 0);
-      this.sentRate = { atMs: now, bytes, kbps: ((bytes - this.sentRate.bytes) * 8) / (now - this.sentRate.atMs) };
-    }
-  }
-
-  private async pollRtxBytes(): Promise<void> {
-    const stats = await this.webRtcTransport?.getStats().catch(() => []);
-    const bytes = stats?.[0]?.rtxBytesSent;
-    if (bytes !== undefined && !this.closed) this.rtxBytesSent = bytes;
   }
 
   private onRtcp(buf: Buffer): void {

@@ -1,6 +1,6 @@
 import type { Color } from './color';
 import { EnhancementColoring } from './coloring';
-import type { ControlState } from './controlLoop';
+import type { ControlState } from '../control/controlLoop';
 import { isBase, type FrameInfo } from './frame';
 import { FrameSelector, type FrameSelectionParams } from './frameSelection';
 

@@ -1,4 +1,5 @@
 /** Shapes of the HTTP API (`/api/...`) shared by the server, the testbed and the dashboard. */
+import type { RateControllerName } from '../rate/names';
 import type { Color } from '../pels/color';
 
 /**
@@ -40,6 +41,8 @@ export interface ViewerState {
   streamId: string;
   /** The mode in force: best effort whenever `transport` is not udp, whatever was asked for. */
   mode: FlowModeName;
+  /** The rate controller setting rateKbps (RATE_CONTROLLER, the stream's or the viewer's choice). */
+  controller: RateControllerName;
   /** How the media reaches the viewer; null until ICE has chosen a path. */
   transport: MediaTransport | null;
   /** ISO 8601. */

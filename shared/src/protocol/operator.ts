@@ -3,6 +3,7 @@
  * validated here at the edge, and the shapes the server answers with. The
  * dashboard's live feed (dashboard.ts) carries the same snapshot.
  */
+import { rateControllerNameSchema, type RateControllerName } from '../rate/names';
 import { z } from 'zod';
 import { FLOW_MODES, type ViewerState } from './api';
 import type { RouterFeedbackState } from './routerFeedback';
@@ -22,6 +23,9 @@ export type AddStreamRequest = z.infer<typeof addStreamSchema>;
 
 /** POST /api/viewers/:id/mode */
 export const setModeSchema = z.object({ mode: z.enum(FLOW_MODES) });
+
+/** POST /api/streams/:id/controller (the default of the stream's next viewers) and POST /api/viewers/:id/controller (at once). */
+export const setControllerSchema = z.object({ controller: rateControllerNameSchema });
 
 /** The controller gains an operator may change: MKC (eq. 8) and gamma (eq. 4). */
 export interface ControllerGains {
@@ -64,6 +68,8 @@ export interface KeyframeCounts {
 
 /** A source as the operator sees it: the player's StreamInfo plus what only the operator needs. */
 export interface OperatorStream extends StreamInfo {
+  /** The rate controller of viewers that join from now on (unless the player asks for another). */
+  controller: RateControllerName;
   /** Null until a second of frames has been measured. */
   layerKbps: LayerKbps | null;
   viewers: number;

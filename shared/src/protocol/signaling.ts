@@ -4,6 +4,7 @@
  * with `{ id, ok: true, data }` or `{ id, ok: false, error }`, and pushes
  * notifications `{ notification, data }`. Both directions are validated here.
  */
+import { rateControllerNameSchema } from '../rate/names';
 import { z } from 'zod';
 import { COLORS, type Color } from '../pels/color';
 import { FLOW_MODES, MEDIA_TRANSPORTS, type ViewerState } from './api';
@@ -56,7 +57,7 @@ export const requestSchema = z.discriminatedUnion('method', [
   z.object({
     id: z.number().int(),
     method: z.literal('join'),
-    data: z.object({ streamId: z.string().min(1).max(64), mode: z.enum(FLOW_MODES).optional() }),
+    data: z.object({ streamId: z.string().min(1).max(64), mode: z.enum(FLOW_MODES).optional(), controller: z.string().min(1).max(32).optional() }),
   }),
   z.object({ id: z.number().int(), method: z.literal('createTransport'), data: z.object({}).optional() }),
   z.object({ id: z.number().int(), method: z.literal('connectTransport'), data: z.object({ dtlsParameters: dtlsParametersSchema }) }),
@@ -195,9 +196,10 @@ const colorStateSchema = z.object({
 });
 
 /** The fields of a `viewerState` notification the player uses; the rest passes unchecked. */
-export type ViewerStateUpdate = Pick<ViewerState, 'mode' | 'transport' | 'rateKbps' | 'gamma' | 'lossP' | 'rttMs' | 'sentKbps' | 'perColor'>;
+export type ViewerStateUpdate = Pick<ViewerState, 'mode' | 'controller' | 'transport' | 'rateKbps' | 'gamma' | 'lossP' | 'rttMs' | 'sentKbps' | 'perColor'>;
 export const viewerStateUpdateSchema: z.ZodType<ViewerStateUpdate> = z.object({
   mode: z.enum(FLOW_MODES),
+  controller: rateControllerNameSchema,
   transport: z.enum(MEDIA_TRANSPORTS).nullable(),
   rateKbps: z.number(),
   gamma: z.number(),

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ControlLoop } from '../pels/controlLoop';
+import { ControlLoop } from '../control/controlLoop';
 import type { FeedbackEvent } from '../pels/feedback';
 import { MKC_PAPER_GAINS } from '../pels/mkc';
 import { MkcRateController, mkcStationaryLoss } from './mkcRate';

@@ -1,8 +1,8 @@
 /**
  * Today's MKC (../pels/mkc.ts) behind the RateController interface: each
  * fresh 'rtcp' or 'router' event is one step of eq. 8, taken from the rate
- * in effect when the measured traffic was sent (r(k - D)), as ControlLoop
- * does. Other kinds are ignored.
+ * in effect when the measured traffic was sent (r(k - D)), with the base-layer
+ * loss and time its start-up needs. Other kinds are ignored.
  */
 import { FreshnessGuard } from '../pels/feedback';
 import { MkcController, type MkcGains, type MkcParams } from '../pels/mkc';
@@ -39,6 +39,10 @@ export class MkcRateController implements RateController {
     return this.mkc.rateKbps;
   }
 
+  get inStartup(): boolean {
+    return this.mkc.inStartup;
+  }
+
   get feedbackCounts(): { used: number; ignored: number } {
     return this.counter.counts;
   }
@@ -46,14 +50,15 @@ export class MkcRateController implements RateController {
   onFeedback(ev: ControllerFeedback): void {
     if ((ev.kind !== 'rtcp' && ev.kind !== 'router') || this.guard.check(ev) !== 'fresh') return this.counter.ignored();
     this.counter.used();
-    this.mkc.update(ev.lossFraction, ev.sentAtMs === undefined ? this.mkc.rateKbps : this.history.at(ev.sentAtMs));
+    this.mkc.update(ev.lossFraction, ev.sentAtMs === undefined ? this.mkc.rateKbps : this.history.at(ev.sentAtMs), { baseLoss: ev.baseLossFraction, atMs: ev.atMs });
     this.record(ev.atMs);
   }
 
-  setBounds(minKbps: number, maxKbps: number): void {
+  /** A bounds change without a time is dated to the last change: the clamped rate is assumed in force since then. */
+  setBounds(minKbps: number, maxKbps: number, atMs: number = this.history.lastChangeMs): void {
     assertValid('rate bounds', boundsErrors(minKbps, maxKbps));
     this.mkc.setBounds(minKbps, maxKbps);
-    this.record(this.history.lastChangeMs);
+    this.record(atMs);
   }
 
   private record(atMs: number): void {

@@ -88,8 +88,10 @@ export interface RateController {
   onTimer?(nowMs: number): number | undefined;
   /** A packet left: sequence number, size and time (controllers that keep a transmission history need this). */
   onSent?(seq: number, bytes: number, atMs: number): void;
-  /** The floor (base layer) and ceiling (stream rate) are measured, so they move. */
-  setBounds(minKbps: number, maxKbps: number): void;
+  /** True while a start-up phase runs (MKC's), for controllers that have one. */
+  readonly inStartup?: boolean;
+  /** The floor (base layer) and ceiling (stream rate) are measured, so they move; atMs: when (controllers that keep a rate history note it). */
+  setBounds(minKbps: number, maxKbps: number, atMs?: number): void;
 }
 
 /** Bounds and start shared by every controller. */

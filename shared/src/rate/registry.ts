@@ -2,8 +2,7 @@
  * Every rate controller by name, with defaults, so a stream or a viewer can
  * pick one by a string (configuration, API, URL parameter).
  */
-import { z } from 'zod';
-import { MKC_PAPER_GAINS } from '../pels/mkc';
+import { MKC_PAPER_GAINS, type MkcParams } from '../pels/mkc';
 import { FUZZY_DEFAULTS, FuzzyController } from './fuzzy';
 import { AIMD_PARAMS, IIAD_PARAMS, ISCC_PARAMS, IncreaseDecreaseController, SQRT_PARAMS, binomialLaw, isccLaw } from './increaseDecrease';
 import { MkcRateController } from './mkcRate';
@@ -11,9 +10,9 @@ import { RAP_DEFAULTS, RapController } from './rap';
 import type { ControllerFeedbackKind, RateBounds, RateController } from './rateController';
 import { TfrcController } from './tfrc';
 
-export const RATE_CONTROLLER_NAMES = ['mkc', 'aimd', 'iiad', 'sqrt', 'tfrc', 'rap', 'fuzzy', 'iscc'] as const;
-export type RateControllerName = (typeof RATE_CONTROLLER_NAMES)[number];
-export const rateControllerNameSchema = z.enum(RATE_CONTROLLER_NAMES);
+import { parseRateControllerName, RATE_CONTROLLER_NAMES, rateControllerNameSchema, type RateControllerName } from './names';
+
+export { RATE_CONTROLLER_NAMES, rateControllerNameSchema, type RateControllerName };
 
 /** What every controller is built from; only the bounds are required. */
 export interface ControllerSetup extends RateBounds {
@@ -23,6 +22,8 @@ export interface ControllerSetup extends RateBounds {
   initialRttMs?: number;
   /** Bottleneck capacity, kb/s, for ISCC; default maxKbps (any tight upper bound on the rate works). */
   capacityKbps?: number;
+  /** MKC's gains and start-up; default the paper's gains, no start-up. */
+  mkc?: Omit<MkcParams, 'initialKbps' | 'minKbps' | 'maxKbps'>;
 }
 
 export interface RateControllerEntry {
@@ -45,7 +46,7 @@ export const RATE_CONTROLLERS: Readonly<Record<RateControllerName, RateControlle
     name: 'mkc',
     description: 'Max-min Kelly control (PELS eq. 8): r + alpha - beta r p per fresh loss or router feedback; alpha 20 kb/s, beta 0.5',
     feedback: ['rtcp', 'router'],
-    create: (s) => new MkcRateController({ ...MKC_PAPER_GAINS, ...bounds(s) }),
+    create: (s) => new MkcRateController({ ...MKC_PAPER_GAINS, ...s.mkc, ...bounds(s) }),
   },
   aimd: {
     name: 'aimd',
@@ -93,7 +94,5 @@ export const RATE_CONTROLLERS: Readonly<Record<RateControllerName, RateControlle
 
 /** The controller called `name`, or a RangeError listing the names there are. */
 export function createRateController(name: string, setup: ControllerSetup): RateController {
-  const parsed = rateControllerNameSchema.safeParse(name);
-  if (!parsed.success) throw new RangeError(`unknown rate controller "${name}"; one of ${RATE_CONTROLLER_NAMES.join(', ')}`);
-  return RATE_CONTROLLERS[parsed.data].create(setup);
+  return RATE_CONTROLLERS[parseRateControllerName(name)].create(setup);
 }

@@ -1,16 +1,27 @@
-import { COLORS, type Color } from '@pels/shared/pels/color';
-import { pooledLoss, type FeedbackEvent, type LossInterval } from '@pels/shared/pels/feedback';
-import type { ColorState } from '@pels/shared/protocol/api';
+import { COLORS, type Color } from '../pels/color';
+import { pooledLoss, type FeedbackEvent, type LossInterval } from '../pels/feedback';
+import type { ColorState } from '../protocol/api';
 
-/** The RTCP-derived counters mediasoup keeps per consumer (its stats of type outbound-rtp). */
-export interface ConsumerStatsSample {
+/**
+ * One color stream's counters as the sender sees them: its own packet count
+ * and the fields of the latest receiver report on the stream (what mediasoup
+ * keeps per consumer, its stats of type outbound-rtp).
+ */
+export interface StreamStats {
+  /** Packets sent so far. */
   packetCount: number;
+  /** Cumulative, as in the receiver report. */
   packetsLost: number;
   /** As in the receiver report: 0..255. */
   fractionLost: number;
+  /** Interarrival jitter, RTP timestamp units. */
   jitter: number;
+  /** From the report's LSR and DLSR, ms. */
   roundTripTime?: number;
 }
+
+/** How often a sender reads its streams' stats: a report is seen within this long of its arrival. */
+export const STATS_POLL_MS = 250;
 
 /** With one stream silent, step anyway after this long on the reports that came. */
 const MAX_WAIT_MS = 1500;
@@ -18,7 +29,7 @@ const MAX_WAIT_MS = 1500;
 interface PerColor {
   signature: string;
   atReport: { packetCount: number; packetsLost: number };
-  latest: ConsumerStatsSample | null;
+  latest: StreamStats | null;
   recentLoss: number | null;
   /** Intervals reported since the last control step. */
   pending: LossInterval | null;
@@ -26,9 +37,9 @@ interface PerColor {
 }
 
 /**
- * Turns mediasoup's per-consumer RTCP statistics into the PELS feedback
- * events. mediasoup's counters change when a receiver report arrives, so a
- * change of the report fields is a new report (the epoch). Each report
+ * Turns the per-stream RTCP statistics, polled, into the PELS feedback
+ * events. The counters change when a receiver report arrives, so a change of
+ * the report fields is a new report (the epoch). Each report
  * interval is used once. A control step waits until every enhancement stream
  * that carried packets has reported (or MAX_WAIT_MS), then takes p as the
  * pooled loss of yellow and red, like the paper's enhancement-layer loss,
@@ -52,8 +63,8 @@ export class ReceiverReportTracker {
     this.colors = { green: fresh(), yellow: fresh(), red: fresh() };
   }
 
-  /** Feeds one poll of the consumers' stats; returns the feedback event to step on, if any. */
-  update(samples: Partial<Record<Color, ConsumerStatsSample>>, nowMs: number): FeedbackEvent | null {
+  /** Feeds one poll of the streams' stats (none: only the time passes); returns the feedback event to step on, if any. */
+  update(samples: Partial<Record<Color, StreamStats>>, nowMs: number): FeedbackEvent | null {
     for (const color of COLORS) {
       const s = samples[color];
       if (!s) continue;

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ControlLoop } from './controlLoop';
-import { GAMMA_DEFAULTS, gammaStep } from './gammaController';
-import { MKC_PAPER_GAINS, mkcStep } from './mkc';
-import { MKC_STARTUP_DEFAULTS } from './mkcStartup';
+import { GAMMA_DEFAULTS, gammaStep } from '../pels/gammaController';
+import { MKC_PAPER_GAINS, mkcStep } from '../pels/mkc';
+import { MKC_STARTUP_DEFAULTS } from '../pels/mkcStartup';
 
 const MKC = { ...MKC_PAPER_GAINS, initialKbps: 300, minKbps: 250, maxKbps: 1500 };
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ReceiverReportTracker, type ConsumerStatsSample } from './receiverReports';
+import { ReceiverReportTracker, type StreamStats } from './receiverReports';
 
-const s = (packetCount: number, packetsLost: number, jitter: number, fractionLost = 0): ConsumerStatsSample => ({ packetCount, packetsLost, fractionLost, jitter, roundTripTime: 12.5 });
+const s = (packetCount: number, packetsLost: number, jitter: number, fractionLost = 0): StreamStats => ({ packetCount, packetsLost, fractionLost, jitter, roundTripTime: 12.5 });
 
 test('steps once both enhancement streams reported, with their pooled loss', () => {
   const t = new ReceiverReportTracker('v1');

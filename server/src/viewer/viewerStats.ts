@@ -1,0 +1,88 @@
+import type { types as ms } from 'mediasoup';
+import type { ReceiverReportsInput } from '@pels/shared/control/input';
+import { STATS_POLL_MS, type StreamStats } from '@pels/shared/control/receiverReports';
+import { COLORS, type Color } from '@pels/shared/pels/color';
+import type { RtxState } from '@pels/shared/protocol/api';
+
+/** The repair counters of one consumer's stats (cumulative). */
+type RepairCounts = Pick<ms.ConsumerStat, 'nackCount' | 'packetsRetransmitted' | 'pliCount' | 'firCount'>;
+
+export interface ViewerStatsSources {
+  consumers: ReadonlyMap<Color, ms.Consumer>;
+  transport(): ms.WebRtcTransport | null;
+  /** Bytes of media sent so far, all colors. */
+  sentBytes(): number;
+  /** Where each poll's RTCP statistics go (the viewer's control core). */
+  onReports(input: ReceiverReportsInput): void;
+}
+
+/**
+ * A viewer's stats polls. mediasoup's consumer stats change when a receiver
+ * report arrives (about once a second per stream); every STATS_POLL_MS their
+ * RTCP-derived counters go to the control core. The repair counters (NACKs,
+ * retransmissions, PLIs, FIRs), the sent rate and the transport's
+ * retransmitted bytes are kept for the viewer's state.
+ */
+export class ViewerStats {
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private sentRate = { atMs: Date.now(), bytes: 0, kbps: 0 };
+  private readonly repair: Partial<Record<Color, RepairCounts>> = {};
+  /** Retransmitted bytes on the wire (the transport's RTX counter). */
+  private rtxBytesSent = 0;
+
+  constructor(private readonly src: ViewerStatsSources) {}
+
+  start(): void {
+    if (!this.stopped) this.timer ??= setInterval(() => void this.poll(), STATS_POLL_MS);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Sent over the last second or so, kb/s. */
+  get sentKbps(): number {
+    return this.sentRate.kbps;
+  }
+
+  rtx(ssrcs: RtxState['ssrcs']): RtxState {
+    const total = (f: (r: RepairCounts) => number) => COLORS.reduce((n, k) => n + (this.repair[k] ? f(this.repair[k]) : 0), 0);
+    return { ssrcs, nacksReceived: total((r) => r.nackCount), packetsSent: total((r) => r.packetsRetransmitted), bytesSent: this.rtxBytesSent };
+  }
+
+  /** PLIs and FIRs received per color. */
+  keyframeRequests(): Record<Color, number> {
+    return Object.fromEntries(COLORS.map((k) => [k, (this.repair[k]?.pliCount ?? 0) + (this.repair[k]?.firCount ?? 0)])) as Record<Color, number>;
+  }
+
+  private async poll(): Promise<void> {
+    if (this.stopped) return;
+    const streams: Partial<Record<Color, StreamStats>> = {};
+    await Promise.all(
+      [...this.src.consumers].map(async ([color, consumer]) => {
+        const stats = await consumer.getStats().catch(() => []);
+        const out = stats.find((x) => x.type === 'outbound-rtp');
+        if (!out) return;
+        const { packetCount, packetsLost, fractionLost, jitter, roundTripTime } = out;
+        streams[color] = { packetCount, packetsLost, fractionLost, jitter, ...(roundTripTime !== undefined ? { roundTripTime } : {}) };
+        this.repair[color] = out;
+      }),
+    );
+    if (this.stopped) return;
+    const now = Date.now();
+    this.src.onReports({ kind: 'receiver-reports', atMs: now, streams });
+    if (now - this.sentRate.atMs >= 1000) {
+      void this.pollRtxBytes();
+      const bytes = this.src.sentBytes();
+      this.sentRate = { atMs: now, bytes, kbps: ((bytes - this.sentRate.bytes) * 8) / (now - this.sentRate.atMs) };
+    }
+  }
+
+  private async pollRtxBytes(): Promise<void> {
+    const stats = await this.src.transport()?.getStats().catch(() => []);
+    const bytes = stats?.[0]?.rtxBytesSent;
+    if (bytes !== undefined && !this.stopped) this.rtxBytesSent = bytes;
+  }
+}

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { TEMPORAL_PATTERN, type FrameInfo } from '../pels/frame';
+import { GAMMA_DEFAULTS, gammaStep } from '../pels/gammaController';
+import { MKC_PAPER_GAINS, mkcStep } from '../pels/mkc';
+import { ControlCore, type ControlCoreParams } from './controlCore';
+import type { StreamStats } from './receiverReports';
+
+const MKC = { ...MKC_PAPER_GAINS, initialKbps: 300, minKbps: 250, maxKbps: 1500 };
+const params = (over: Partial<ControlCoreParams> = {}): ControlCoreParams => ({ origin: 'v1', control: { mkc: MKC }, feedback: 'rtcp', mode: 'pels', ...over });
+const stats = (packetCount: number, packetsLost: number, jitter: number): StreamStats => ({ packetCount, packetsLost, fractionLost: 0, jitter, roundTripTime: 20 });
+const frames: FrameInfo[] = Array.from({ length: 16 }, (_, i) => ({ temporalId: TEMPORAL_PATTERN[i % 4]!, keyframe: i === 0, bytes: 1000 }));
+
+test('receiver reports step rate and gamma through the tracker, with the pooled enhancement loss', () => {
+  const core = new ControlCore(params());
+  const out = core.step({ kind: 'receiver-reports', atMs: 1000, streams: { green: stats(100, 0, 1), yellow: stats(100, 10, 1), red: stats(100, 30, 1) } });
+  assert.equal(out.decision, null);
+  assert.equal(out.state.rateKbps, mkcStep(300, 0.2, MKC_PAPER_GAINS));
+  assert.equal(out.state.gamma, gammaStep(GAMMA_DEFAULTS.initial, 0.2, GAMMA_DEFAULTS));
+  assert.deepEqual([out.state.lossP, out.state.feedbackSteps, out.state.rttMs, out.state.controller], [0.2, 1, 20, 'mkc']);
+  assert.deepEqual(out.state.perColor.red, { packetsSent: 100, packetsLost: 30, lossFraction: 0.3, recentLoss: 0 });
+});
+
+test('a tick lets the tracker give up on a silent stream: its packets count as lost', () => {
+  const core = new ControlCore(params());
+  core.step({ kind: 'receiver-reports', atMs: 0, streams: { yellow: stats(100, 0, 1), red: stats(100, 0, 1) } });
+  // Yellow reports, red sent 100 more packets and stays silent.
+  core.step({ kind: 'receiver-reports', atMs: 1000, streams: { yellow: stats(200, 0, 2), red: stats(200, 0, 1) } });
+  assert.equal(core.state.feedbackSteps, 1);
+  assert.equal(core.step({ kind: 'tick', atMs: 2600 }).state.lossP, 100 / 200);
+});
+
+test('only the configured kind of feedback steps the controllers; the other is still measured', () => {
+  const router = new ControlCore(params({ feedback: 'router' }));
+  router.step({ kind: 'receiver-reports', atMs: 1000, streams: { yellow: stats(100, 50, 1), red: stats(100, 50, 1) } });
+  assert.deepEqual([router.state.rateKbps, router.state.feedbackSteps, router.state.perColor.yellow.packetsLost], [300, 0, 50]);
+  router.step({ kind: 'router-feedback', atMs: 1100, epoch: 1, lossFraction: -1, origin: 'r1', sentAtMs: 1070 });
+  assert.equal(router.state.rateKbps, mkcStep(300, -1, MKC_PAPER_GAINS));
+  const rtcp = new ControlCore(params());
+  rtcp.step({ kind: 'router-feedback', atMs: 1100, epoch: 1, lossFraction: -1, origin: 'r1' });
+  assert.deepEqual([rtcp.state.rateKbps, rtcp.state.feedbackSteps], [300, 0]);
+});
+
+test('rate bounds clamp the rate; bounds no controller can run from (a floor of 0) are passed over', () => {
+  const core = new ControlCore(params());
+  assert.equal(core.step({ kind: 'rate-bounds', atMs: 10, minKbps: 400, maxKbps: 1500 }).state.rateKbps, 400);
+  assert.equal(core.step({ kind: 'rate-bounds', atMs: 20, minKbps: 0, maxKbps: 100 }).state.rateKbps, 400);
+});
+
+test('a mode change switches the coloring from the next frame on; rate and gamma go on', () => {
+  // A rate far above the frames', so every frame is sent and only the coloring differs.
+  const core = new ControlCore(params({ control: { mkc: { ...MKC, initialKbps: 100_000, minKbps: 100, maxKbps: 100_000 }, gamma: { ...GAMMA_DEFAULTS, initial: 1 } } }));
+  const pels = frames.slice(0, 8).map((frame, i) => core.step({ kind: 'frame', atMs: i * 33, frame }).decision!);
+  assert.ok(pels.every((d) => d.send));
+  // gamma 1: PELS makes all enhancement red.
+  assert.deepEqual([...new Set(pels.filter((_, i) => i % 4 !== 0).map((d) => d.color))], ['red']);
+  const before = core.state;
+  const after = core.step({ kind: 'mode', atMs: 300, mode: 'best-effort' }).state;
+  assert.deepEqual([after.mode, after.rateKbps, after.gamma], ['best-effort', before.rateKbps, before.gamma]);
+  const be = frames.slice(8).map((frame, i) => core.step({ kind: 'frame', atMs: (8 + i) * 33, frame }).decision!);
+  assert.ok(be.every((d) => d.send));
+  assert.deepEqual(be.slice(0, 4).map((d) => d.color), ['green', 'red', 'yellow', 'red']);
+  // nack selects and colors frames as best effort does.
+  const nack = new ControlCore(params({ mode: 'nack', control: { mkc: { ...MKC, initialKbps: 100_000, minKbps: 100, maxKbps: 100_000 } } }));
+  assert.deepEqual(frames.slice(0, 4).map((frame, i) => nack.step({ kind: 'frame', atMs: i * 33, frame }).decision!.color), ['green', 'red', 'yellow', 'red']);
+});
+
+test('another rate controller under the same core: named in the state, gamma steps with it, its timer runs on any input', () => {
+  const core = new ControlCore(params({ control: { controller: 'aimd', mkc: MKC } }));
+  assert.equal(core.state.controller, 'aimd');
+  core.step({ kind: 'receiver-reports', atMs: 0, streams: { yellow: stats(100, 0, 1), red: stats(100, 0, 1) } });
+  const start = core.state.rateKbps;
+  // AIMD adds a packet per round trip (20 ms from the reports): frames alone carry the time forward.
+  for (let i = 1; i <= 30; i++) core.step({ kind: 'frame', atMs: i * 33, frame: frames[i % 16]! });
+  assert.ok(core.state.rateKbps > start, `${core.state.rateKbps} > ${start}`);
+  core.step({ kind: 'receiver-reports', atMs: 1000, streams: { yellow: stats(200, 50, 2), red: stats(200, 50, 2) } });
+  assert.equal(core.state.lossP, 0.5);
+  assert.equal(core.state.gamma, gammaStep(gammaStep(GAMMA_DEFAULTS.initial, 0, GAMMA_DEFAULTS), 0.5, GAMMA_DEFAULTS));
+});
+
+test('a controller switch keeps the rate and gamma and names the new controller, and back', () => {
+  const core = new ControlCore(params());
+  core.step({ kind: 'receiver-reports', atMs: 1000, streams: { yellow: stats(100, 10, 1), red: stats(100, 30, 1) } });
+  const before = core.state;
+  const after = core.step({ kind: 'controller', atMs: 1100, controller: 'tfrc' }).state;
+  assert.deepEqual([after.controller, after.rateKbps, after.gamma], ['tfrc', before.rateKbps, before.gamma]);
+  // TFRC acts on its own receiver reports, not on the pooled RTCP loss: the rate holds while gamma still steps.
+  core.step({ kind: 'receiver-reports', atMs: 2000, streams: { yellow: stats(200, 10, 2), red: stats(200, 30, 2) } });
+  assert.deepEqual([core.state.rateKbps, core.state.feedbackSteps], [before.rateKbps, 2]);
+  assert.equal(core.step({ kind: 'controller', atMs: 2100, controller: 'mkc' }).state.controller, 'mkc');
+  core.step({ kind: 'receiver-reports', atMs: 3000, streams: { yellow: stats(300, 10, 3), red: stats(300, 30, 3) } });
+  assert.equal(core.state.rateKbps, mkcStep(before.rateKbps, 0, MKC_PAPER_GAINS));
+});

@@ -1,0 +1,67 @@
+/**
+ * The one input of a viewer's control core: everything that can change what
+ * it decides, each with the time it happened (the core keeps no clock).
+ */
+import type { Color } from '../pels/color';
+import type { FrameInfo } from '../pels/frame';
+import type { FlowModeName } from '../protocol/api';
+import type { RateControllerName } from '../rate/registry';
+import type { StreamStats } from './receiverReports';
+
+/** One poll of the color streams' RTCP statistics (a stream not yet sending is absent). */
+export interface ReceiverReportsInput {
+  kind: 'receiver-reports';
+  atMs: number;
+  streams: Partial<Record<Color, StreamStats>>;
+}
+
+/** A router agent's eq. 11 sample for the path this viewer's media takes. */
+export interface RouterFeedbackInput {
+  kind: 'router-feedback';
+  atMs: number;
+  /** The router's sample counter z. */
+  epoch: number;
+  /** (R - C) / R: at most 1, negative below capacity. */
+  lossFraction: number;
+  /** The router's ID: epochs compare only within one router. */
+  origin: string;
+  /** When the traffic the sample measured was sent, ms. */
+  sentAtMs?: number;
+}
+
+/** The stream's measured base rate (floor) and full rate (ceiling). */
+export interface RateBoundsInput {
+  kind: 'rate-bounds';
+  atMs: number;
+  minKbps: number;
+  maxKbps: number;
+}
+
+/** The flow mode in force changed (operator, or a path that cannot carry colors). */
+export interface ModeInput {
+  kind: 'mode';
+  atMs: number;
+  mode: FlowModeName;
+}
+
+/** The operator chose another rate controller for this viewer. */
+export interface ControllerInput {
+  kind: 'controller';
+  atMs: number;
+  controller: RateControllerName;
+}
+
+/** Only time passed: what is due now runs (a report wait that ran out, a controller's timer). */
+export interface TickInput {
+  kind: 'tick';
+  atMs: number;
+}
+
+/** A source frame, in encoder order: the core decides whether it goes out, and on which color. */
+export interface FrameInput {
+  kind: 'frame';
+  atMs: number;
+  frame: FrameInfo;
+}
+
+export type ControlInput = ReceiverReportsInput | RouterFeedbackInput | RateBoundsInput | ModeInput | ControllerInput | TickInput | FrameInput;

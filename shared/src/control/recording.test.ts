@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { TEMPORAL_PATTERN } from '../pels/frame';
+import { MKC_PAPER_GAINS } from '../pels/mkc';
+import { ControlCore, type ControlCoreParams } from './controlCore';
+import type { ControlInput } from './input';
+import { headerLine, parseRecording, replay, stepLine } from './recording';
+
+/** Eight seconds of one viewer of the default stream, recorded by a server with CONTROL_RECORD_DIR (a real player in Chromium). */
+const SERVER_RECORDING = readFileSync(new URL('../../testdata/control-recording.jsonl', import.meta.url), 'utf8');
+
+test("a server's recording replays through a new core to the same decisions, rates and gammas", () => {
+  const recording = parseRecording(SERVER_RECORDING);
+  assert.deepEqual(replay(recording), []);
+  // Not a trivial session: frames were decided, reports stepped the rate, the bounds moved.
+  const kinds = new Set(recording.steps.map((s) => s.input.kind));
+  assert.deepEqual([...kinds].sort(), ['frame', 'rate-bounds', 'receiver-reports']);
+  const rates = new Set(recording.steps.map((s) => s.rateKbps));
+  assert.ok(rates.size > 5, `${rates.size} rates`);
+  assert.ok(recording.steps.some((s) => s.decision?.color === 'red') && recording.steps.some((s) => s.decision?.color === 'yellow'));
+});
+
+test('a replay that comes out otherwise is reported, step by step', () => {
+  const recording = parseRecording(SERVER_RECORDING);
+  // Loss in the first report that stepped: every later rate differs.
+  const i = recording.steps.findIndex((s, k) => k > 0 && s.input.kind === 'receiver-reports' && s.rateKbps !== recording.steps[k - 1]!.rateKbps);
+  const input = recording.steps[i]!.input as Extract<ControlInput, { kind: 'receiver-reports' }>;
+  const green = input.streams.green!;
+  const tampered = recording.steps.map((s, k) => (k === i ? { ...s, input: { ...input, streams: { ...input.streams, green: { ...green, packetsLost: green.packetCount } } } } : s));
+  const mismatches = replay({ params: recording.params, steps: tampered });
+  assert.equal(mismatches[0]?.step, i);
+  assert.notEqual(mismatches[0]!.replayed.rateKbps, mismatches[0]!.recorded.rateKbps);
+});
+
+test('lines written as a core runs parse back and replay; a frame keeps only what the core reads', () => {
+  const params: ControlCoreParams = { origin: 'v9', control: { mkc: { ...MKC_PAPER_GAINS, initialKbps: 300, minKbps: 200, maxKbps: 900 } }, feedback: 'router', mode: 'pels' };
+  const core = new ControlCore(params);
+  const lines = [headerLine(params)];
+  const inputs: ControlInput[] = [
+    ...Array.from({ length: 12 }, (_, i): ControlInput => ({ kind: 'frame', atMs: i * 33, frame: Object.assign({ temporalId: TEMPORAL_PATTERN[i % 4]!, keyframe: i === 0, bytes: 1500 }, { data: Buffer.alloc(4) }) })),
+    { kind: 'router-feedback', atMs: 400, epoch: 1, lossFraction: 0.1, origin: 'r1', sentAtMs: 370 },
+    { kind: 'mode', atMs: 450, mode: 'best-effort' },
+    { kind: 'tick', atMs: 500 },
+  ];
+  for (const input of inputs) lines.push(stepLine(input, core.step(input)));
+  assert.doesNotMatch(lines[1]!, /data/);
+  const recording = parseRecording(lines.join('\n'));
+  assert.equal(recording.steps.length, inputs.length);
+  assert.deepEqual(replay(recording), []);
+});
+
+test('a file that is not a recording is refused with a reason', () => {
+  assert.throws(() => parseRecording('{"input":{}}\n'), /not a control recording/);
+  assert.throws(() => parseRecording(''), /not a control recording/);
+});
