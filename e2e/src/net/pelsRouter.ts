@@ -44,6 +44,12 @@ export interface RouterOptions {
    */
   redQueuePackets: number;
   internetQueuePackets: number;
+  /**
+   * TCP port whose data (server to viewers) goes to the video FIFO instead of
+   * the Internet queue: the testbed's bulk TCP flows sharing one drop-tail
+   * queue with the video. Best-effort mode only (PELS has no such FIFO).
+   */
+  sharedTcpPort?: number;
 }
 
 export const ROUTER_DEFAULTS: Omit<RouterOptions, 'capacityKbps' | 'mode' | 'queuePackets'> = {
@@ -96,6 +102,9 @@ export function routerCommands(dev: string, o: RouterOptions): string[][] {
     cmds.push(fifo(ROUTER_CLASSES.video, '10:', o.queuePackets));
     // All UDP (the video and its RTCP) in the one FIFO, marked or not.
     cmds.push(['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '10', 'u32', 'match', 'ip', 'protocol', '17', '0xff', 'flowid', ROUTER_CLASSES.video]);
+    if (o.sharedTcpPort !== undefined) {
+      cmds.push(['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '10', 'u32', 'match', 'ip', 'protocol', '6', '0xff', 'match', 'ip', 'sport', String(o.sharedTcpPort), '0xffff', 'flowid', ROUTER_CLASSES.video]);
+    }
   }
   if (o.lossPct > 0) {
     // Classic BPF: load the kernel's random number (SKF_AD_RANDOM), below the threshold -> class 1:99.
@@ -114,6 +123,7 @@ export function validateRouterOptions(o: RouterOptions): string[] {
   if (!(Number.isFinite(o.capacityKbps) && o.capacityKbps >= 64 && o.capacityKbps <= 1_000_000)) errors.push(`capacity must be in [64, 1000000] kb/s; got ${o.capacityKbps}`);
   if (!(Number.isFinite(o.lossPct) && o.lossPct >= 0 && o.lossPct < 100)) errors.push(`loss must be in [0, 100) percent; got ${o.lossPct}`);
   if (!(o.internetShare > 0 && o.internetShare < 1)) errors.push(`Internet share must be in (0, 1); got ${o.internetShare}`);
+  if (o.sharedTcpPort !== undefined && o.mode === 'pels') errors.push('TCP can share the video FIFO only in best-effort mode (PELS has one queue per color)');
   for (const [name, v] of [['queue limit', o.queuePackets], ['red queue limit', o.redQueuePackets], ['Internet queue limit', o.internetQueuePackets]] as const) {
     if (!(Number.isInteger(v) && v >= 2 && v <= 10000)) errors.push(`${name} must be an integer in [2, 10000] packets; got ${v}`);
   }

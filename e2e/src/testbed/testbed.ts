@@ -20,6 +20,8 @@ import { createTopology, type Topology } from '../net/topology';
 import { startServer, type RunningServer } from '../serverProcess';
 import { intervalLoss, jainIndex, mean, median, psnrSummary, round, timeToFullRateMs, type DisplaySample } from './metrics';
 import { TreeCpu } from './processCpu';
+import { TcpFlows, TCP_PORT, type TcpFlowEnd, type TcpOptions } from '../tcp/tcpFlows';
+import { tcpFlowResults, videoGoodputKbps, type TcpFlowResult } from './tcpMetrics';
 
 export interface TestbedOptions {
   viewers: number;
@@ -40,6 +42,8 @@ export interface TestbedOptions {
   timeseriesFile: string | undefined;
   /** Extra server environment (controller parameters). */
   serverEnv?: Record<string, string>;
+  /** Bulk TCP flows through the bottleneck; undefined: none. */
+  tcp?: TcpOptions;
 }
 
 export const TESTBED_DEFAULTS: TestbedOptions = {
@@ -91,6 +95,8 @@ export interface Sample {
   streamKbps: (number | null)[];
   router: RouterCounters | null;
   routerFeedback: RouterFeedbackState | null;
+  /** Each TCP flow's bytes received so far; null: no TCP flows running yet. */
+  tcpBytes: number[] | null;
 }
 
 export type Progress = (msg: string) => void;
@@ -135,7 +141,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
   process.once('SIGTERM', onSignal);
   try {
     let topo: Topology | null = null;
-    if (o.capacityKbps !== undefined || o.lossPct > 0 || o.feedback === 'router' || process.getuid?.() === 0) {
+    if (o.capacityKbps !== undefined || o.lossPct > 0 || o.feedback === 'router' || o.tcp || process.getuid?.() === 0) {
       topo = await createTopology();
       res.add(() => topo!.destroy());
       progress(`namespaces ${topo.serverNs} (server ${topo.serverIp}) and ${topo.clientNs} (viewers ${topo.clientIp})`);
@@ -148,9 +154,12 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
           queuePackets: o.queuePackets ?? defaultQueuePackets(o.capacityKbps),
           redQueuePackets: o.redQueuePackets,
           internetQueuePackets: ROUTER_DEFAULTS.internetQueuePackets,
+          ...(o.tcp?.queue === 'shared' ? { sharedTcpPort: TCP_PORT } : {}),
         });
         progress(`router: ${o.capacityKbps} kb/s, ${o.mode === 'pels' ? 'PELS priority queues' : 'one FIFO'}, loss ${o.lossPct}%`);
       }
+    } else if (o.tcp) {
+      throw new Error('TCP flows need network namespaces (root)');
     } else {
       progress('not root: viewers on loopback, no bottleneck');
     }
@@ -214,6 +223,13 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
     const api = async <T>(path: string): Promise<T | null> =>
       fetch(`${server.url}${path}`, { headers: operator, signal: AbortSignal.timeout(2000) }).then((r) => (r.ok ? (r.json() as Promise<T>) : null), () => null);
 
+    let tcp: TcpFlows | null = null;
+    const startTcp = async (): Promise<void> => {
+      tcp = await TcpFlows.start(topo!, o.tcp!);
+      res.add(() => tcp!.stop());
+      progress(`${o.tcp!.flows} TCP flow(s) started (${tcp.congestionControl}, ${o.tcp!.queue} queue)`);
+    };
+    if (o.tcp && o.tcp.startS === 0) await startTcp();
     const samples: Sample[] = [];
     /** Each page's clock at the start of the second half, for its display samples. */
     let halfAt: number[] = pages.map(() => 0);
@@ -227,7 +243,9 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
       const router = topo && o.capacityKbps !== undefined ? await readRouterCounters(topo.serverNs, topo.bottleneckDev).catch(() => null) : null;
       const states = players.map((p) => viewers.find((v) => v.id === p?.viewerId) ?? null);
       const streamKbps = states.map((v) => snapshot?.streams.find((x) => x.id === v?.streamId)?.layerKbps?.total ?? null);
-      samples.push({ t: s, atMs: snapshot ? Date.parse(snapshot.at) : null, players, api: states, streamKbps, router, routerFeedback });
+      const tcpBytes = (tcp as TcpFlows | null)?.bytes() ?? null;
+      samples.push({ t: s, atMs: snapshot ? Date.parse(snapshot.at) : null, players, api: states, streamKbps, router, routerFeedback, tcpBytes });
+      if (o.tcp && s === o.tcp.startS) await startTcp();
       if (s === Math.floor(o.seconds / 2)) {
         cpu.reset();
         halfAt = await Promise.all(pages.map((p) => p.page.evaluate(() => performance.now()).catch(() => Infinity)));
@@ -241,7 +259,9 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
           .then((xs) => psnrSummary(xs, halfAt[i]!), () => psnrSummary([], 0)),
       ),
     );
-    const result = summarize(o, samples, pages.map((p) => p.pageErrors), cpu.read(), agent?.deliveryErrors ?? 0, display);
+    const tcpRun = tcp as TcpFlows | null;
+    const tcpSummary = tcpRun ? { congestionControl: tcpRun.congestionControl, ends: [...tcpRun.ends] } : null;
+    const result = summarize(o, samples, pages.map((p) => p.pageErrors), cpu.read(), agent?.deliveryErrors ?? 0, display, tcpSummary);
     if (o.timeseriesFile) {
       await mkdir(join(o.timeseriesFile, '..'), { recursive: true });
       await writeFile(o.timeseriesFile, timeseriesCsv(samples));
@@ -295,7 +315,12 @@ export interface ViewerResult {
 export interface TestbedResult {
   config: Record<string, unknown>;
   viewers: ViewerResult[];
+  /** Over the viewers' MKC rates (second half). */
   jain: number | null;
+  /** With TCP flows: the flows, and Jain's index over every flow's throughput (video goodput and TCP, second half). */
+  tcp?: TcpFlowResult[];
+  tcpCongestionControl?: string;
+  jainAllFlows?: number | null;
   router?: { capacityKbps: number; feedbackDeliveryErrors: number; classes: Record<string, { sent: number; dropped: number }> };
   cpuPercentOfOneCore: Record<string, Record<string, number>>;
   timeseriesFile?: string;
@@ -308,6 +333,7 @@ function summarize(
   cpu: TestbedResult['cpuPercentOfOneCore'],
   deliveryErrors: number,
   display: ReturnType<typeof psnrSummary>[],
+  tcp: { congestionControl: string; ends: (TcpFlowEnd | null)[] } | null,
 ): TestbedResult {
   const half = samples.slice(Math.max(0, Math.floor(samples.length / 2) - 1));
   const first = half[0]!;
@@ -360,6 +386,13 @@ function summarize(
     jain: round(jainIndex(rates), 4),
     cpuPercentOfOneCore: cpu,
   };
+  if (o.tcp && tcp) {
+    const flows = tcpFlowResults(samples, tcp.ends, samples.length - half.length);
+    const video = viewers.map((v, i) => videoGoodputKbps(v.sentKbps, first.api[i], last.api[i]));
+    result.tcp = flows;
+    result.tcpCongestionControl = tcp.congestionControl;
+    result.jainAllFlows = round(jainIndex([...video.map((v) => v ?? 0), ...flows.map((f) => f.secondHalfKbps ?? 0)]), 4);
+  }
   if (o.capacityKbps !== undefined && last.router) {
     const classes: Record<string, { sent: number; dropped: number }> = {};
     for (const [name, q] of Object.entries(last.router)) classes[name] = { sent: q.packets, dropped: q.dropped };
