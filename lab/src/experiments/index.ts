@@ -7,9 +7,10 @@ import { mkcStartupExperiment } from './mkcStartup';
 import { psnrExperiment } from './psnr';
 import { scalabilityExperiment } from './scalability';
 import { tightLinkExperiment } from './tightLink';
+import { uptaExperiment } from './upta';
 import { utilityExperiment } from './utility';
 
-export const EXPERIMENTS: readonly Experiment[] = [utilityExperiment, gammaStabilityExperiment, gammaRedLossExperiment, delaysExperiment, mkcFairnessExperiment, mkcStartupExperiment, psnrExperiment, scalabilityExperiment, tightLinkExperiment];
+export const EXPERIMENTS: readonly Experiment[] = [utilityExperiment, gammaStabilityExperiment, gammaRedLossExperiment, delaysExperiment, mkcFairnessExperiment, mkcStartupExperiment, psnrExperiment, scalabilityExperiment, tightLinkExperiment, uptaExperiment];
 
 /** Experiments the CLI knows of but cannot run yet, with the reason. */
 export const UNAVAILABLE: Readonly<Record<string, string>> = {};

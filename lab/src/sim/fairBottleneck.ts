@@ -60,8 +60,8 @@ export class FairBottleneck {
   /** Per flow: packets dropped by UPTA, by the scheduler (buffer or CSFQ). */
   readonly uptaDrops: number[];
   readonly drops: number[];
-  /** Per flow: whether UPTA dropped its latest packet, and how often that flipped. */
-  readonly uptaToggles: number[];
+  /** Per flow: whether UPTA dropped its latest packet, and when that flipped (ms). */
+  readonly uptaToggles: number[][];
   private readonly uptaOn: boolean[];
 
   constructor(
@@ -76,7 +76,7 @@ export class FairBottleneck {
     this.lastFinish = new Array<number>(n).fill(0);
     this.uptaDrops = new Array<number>(n).fill(0);
     this.drops = new Array<number>(n).fill(0);
-    this.uptaToggles = new Array<number>(n).fill(0);
+    this.uptaToggles = Array.from({ length: n }, () => []);
     this.uptaOn = new Array<boolean>(n).fill(false);
     this.alpha = p.capacityKbps;
     this.arrived = new ArrivalRate(p.csfqAlphaMs);
@@ -103,7 +103,7 @@ export class FairBottleneck {
     const drop = isUseless(rate, share, q);
     if (drop !== this.uptaOn[flow]) {
       this.uptaOn[flow] = drop;
-      this.uptaToggles[flow]!++;
+      this.uptaToggles[flow]!.push(now);
     }
     return drop;
   }

@@ -64,22 +64,25 @@ export interface UptaScenarioResult {
   /** Download completion, s; null: persistent flow or not done. */
   downloadS: number | null;
   uptaDrops: number;
-  uptaToggles: number;
+  /** When UPTA started or stopped dropping the video, ms. */
+  uptaToggles: number[];
+  events: number;
 }
 
 const BIN_MS = 100;
 
 /**
  * A frame is intelligible when at most q of its packets were lost and so were
- * at most q of every frame back to its intra frame (an unintelligible
- * reference leaves what depends on it unintelligible).
+ * at most q of those of every frame back to its intra frame: a frame decoded
+ * from an unintelligible reference is unintelligible too. (q was found for
+ * random loss spread over the whole stream, so it stands for a frame's loss.)
  */
-export function intelligibleFrames(frameLoss: readonly number[], gop: number, q: number): number {
+export function intelligibleFrames(framePackets: ReadonlyArray<{ sent: number; lost: number }>, gop: number, q: number): number {
   let ok = 0;
   let chainOk = true;
-  frameLoss.forEach((loss, i) => {
+  framePackets.forEach((f, i) => {
     if (i % gop === 0) chainOk = true;
-    chainOk = chainOk && loss <= q;
+    chainOk = chainOk && f.sent > 0 && f.lost <= q * f.sent;
     if (chainOk) ok++;
   });
   return ok;
@@ -102,7 +105,7 @@ export function runUptaScenario(s: UptaScenarioParams, intelligibilityThreshold:
     binsKbps: bins,
     tcpWireBytesU: 0, tcpWireBytesI: 0, tcpGoodputBytes: 0, onOffBytesU: 0, videoBytesI: 0,
     videoSentU: 0, videoLostU: 0, videoSentI: 0, videoLostI: 0,
-    framesSent: frames, framesIntelligible: 0, downloadS: null, uptaDrops: 0, uptaToggles: 0,
+    framesSent: frames, framesIntelligible: 0, downloadS: null, uptaDrops: 0, uptaToggles: [], events: 0,
   };
   const inU = (ms: number): boolean => ms < s.onMs;
 
@@ -175,9 +178,10 @@ export function runUptaScenario(s: UptaScenarioParams, intelligibilityThreshold:
     if (inU(i * n.frameMs)) r.videoLostU += lost;
     else r.videoLostI += lost;
   });
-  r.framesIntelligible = intelligibleFrames(frameSent.map((sent, i) => (sent ? (sent - frameGot[i]!) / sent : 0)), n.gop, intelligibilityThreshold);
+  r.framesIntelligible = intelligibleFrames(frameSent.map((sent, i) => ({ sent, lost: sent - frameGot[i]! })), n.gop, intelligibilityThreshold);
   r.downloadS = sender.doneAtMs === undefined ? null : sender.doneAtMs / 1000;
   r.uptaDrops = router.uptaDrops[VIDEO]!;
   r.uptaToggles = router.uptaToggles[VIDEO]!;
+  r.events = events.eventsRun;
   return r;
 }
