@@ -31,3 +31,27 @@ test('a testbed run with one TCP flow reports the bytes it moved, its completion
   expect(result.jainAllFlows!).toBeGreaterThan(0);
   expect(result.jainAllFlows!).toBeLessThanOrEqual(1);
 });
+
+test('with --upta the router drops a video flow that cannot be intelligible at its fair share, and TCP gets the link', async () => {
+  const why = await namespaceSupport();
+  test.skip(why !== null, `needs network namespaces: ${why}`);
+  test.setTimeout(150_000);
+  // 600 kb/s shared by the video (about 1 Mb/s, base layer about 290 kb/s) and two TCP flows in one FIFO:
+  // a fair share of 200 kb/s would leave the video over 12% loss even at its base layer.
+  const { result } = await runTestbed(
+    {
+      ...TESTBED_DEFAULTS,
+      seconds: 30,
+      capacityKbps: 600,
+      mode: 'best-effort',
+      upta: 0.12,
+      tcp: { flows: 2, bytes: undefined, seconds: undefined, startS: 0, queue: 'shared', congestionControl: 'reno' },
+    },
+    () => {},
+  );
+  test.info().annotations.push({ type: 'upta', description: JSON.stringify({ tcp: result.tcp?.map((f) => f.secondHalfKbps), upta: result.upta, router: result.router }) });
+  expect(result.upta!.changes.some((c) => c.dropping)).toBe(true);
+  expect(result.router!.classes.upta!.dropped).toBeGreaterThan(100);
+  const tcpKbps = result.tcp!.reduce((a, f) => a + (f.secondHalfKbps ?? 0), 0);
+  expect(tcpKbps).toBeGreaterThan(0.5 * 600);
+});

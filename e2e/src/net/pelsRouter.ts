@@ -50,6 +50,8 @@ export interface RouterOptions {
    * queue with the video. Best-effort mode only (PELS has no such FIFO).
    */
   sharedTcpPort?: number;
+  /** A blackhole class for the flows useless-packet avoidance drops (the UPTA agent adds their filters). */
+  uptaClass?: boolean;
 }
 
 export const ROUTER_DEFAULTS: Omit<RouterOptions, 'capacityKbps' | 'mode' | 'queuePackets'> = {
@@ -64,7 +66,7 @@ export function defaultQueuePackets(capacityKbps: number): number {
   return Math.max(20, Math.round((capacityKbps * 500) / 8 / 1200));
 }
 
-export const ROUTER_CLASSES = { green: '1:11', yellow: '1:12', red: '1:13', internet: '1:20', video: '1:10', random: '1:99' } as const;
+export const ROUTER_CLASSES = { green: '1:11', yellow: '1:12', red: '1:13', internet: '1:20', video: '1:10', upta: '1:98', random: '1:99' } as const;
 
 const DSFIELD = { green: '0x88', yellow: '0x90', red: '0x98' } as const; // DSCP << 2: AF41, AF42, AF43
 
@@ -106,6 +108,12 @@ export function routerCommands(dev: string, o: RouterOptions): string[][] {
       cmds.push(['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '10', 'u32', 'match', 'ip', 'protocol', '6', '0xff', 'match', 'ip', 'sport', String(o.sharedTcpPort), '0xffff', 'flowid', ROUTER_CLASSES.video]);
     }
   }
+  if (o.uptaClass) {
+    cmds.push(
+      ['class', 'add', 'dev', dev, 'parent', '1:', 'classid', ROUTER_CLASSES.upta, 'htb', 'rate', '1gbit', 'quantum', '1514'],
+      ['qdisc', 'add', 'dev', dev, 'parent', ROUTER_CLASSES.upta, 'handle', '98:', 'blackhole'],
+    );
+  }
   if (o.lossPct > 0) {
     // Classic BPF: load the kernel's random number (SKF_AD_RANDOM), below the threshold -> class 1:99.
     const threshold = Math.round((o.lossPct / 100) * 2 ** 32);
@@ -145,9 +153,9 @@ export interface QueueCounters {
   backlogBytes: number;
 }
 
-export type RouterCounters = Partial<Record<'green' | 'yellow' | 'red' | 'video' | 'internet' | 'random', QueueCounters>>;
+export type RouterCounters = Partial<Record<'green' | 'yellow' | 'red' | 'video' | 'internet' | 'upta' | 'random', QueueCounters>>;
 
-const HANDLE_TO_QUEUE: Record<string, keyof RouterCounters> = { '11:': 'green', '12:': 'yellow', '13:': 'red', '10:': 'video', '20:': 'internet', '99:': 'random' };
+const HANDLE_TO_QUEUE: Record<string, keyof RouterCounters> = { '11:': 'green', '12:': 'yellow', '13:': 'red', '10:': 'video', '20:': 'internet', '98:': 'upta', '99:': 'random' };
 
 /** Parses `tc -s -j qdisc show`: the leaf queues' counters. */
 export function parseQdiscStats(json: string): RouterCounters {
@@ -155,8 +163,8 @@ export function parseQdiscStats(json: string): RouterCounters {
   for (const q of JSON.parse(json) as Array<{ handle: string; bytes: number; packets: number; drops: number; backlog: number }>) {
     const name = HANDLE_TO_QUEUE[q.handle];
     if (!name) continue;
-    // The blackhole qdisc counts what it swallowed as drops.
-    out[name] = { bytes: q.bytes, packets: q.packets, dropped: name === 'random' ? q.packets + q.drops : q.drops, backlogBytes: q.backlog };
+    // The blackhole qdiscs count what they swallowed as drops.
+    out[name] = { bytes: q.bytes, packets: q.packets, dropped: name === 'random' || name === 'upta' ? q.packets + q.drops : q.drops, backlogBytes: q.backlog };
   }
   return out;
 }

@@ -1,7 +1,7 @@
 /**
  * npm run testbed -- --viewers N --capacity-kbps C --loss PCT --mode pels|best-effort|nack
  *                    --feedback rtcp|router --seconds S [--source FILE] [--json]
- *                    [--tcp N [--tcp-bytes B] [--tcp-seconds S] [--tcp-start S] [--tcp-queue internet|shared] [--tcp-cc NAME]]
+ *                    [--tcp N [--tcp-bytes B] [--tcp-seconds S] [--tcp-start S] [--tcp-queue internet|shared] [--tcp-cc NAME]] [--upta Q]
  *
  * With --json, stdout holds one JSON object and nothing else; progress goes
  * to stderr. The per-second time series goes to a CSV file (path in the JSON).
@@ -14,7 +14,7 @@ import { runTestbed, TESTBED_DEFAULTS, type TestbedOptions } from './testbed';
 const USAGE = `usage: npm run testbed -- [--viewers N] [--seconds S] [--capacity-kbps C] [--loss PCT]
        [--mode pels|best-effort|nack] [--feedback rtcp|router] [--router-interval-ms T]
        [--queue-packets N] [--red-queue-packets N] [--internet-share F] [--source FILE|URL|lavfi:GRAPH] [--out FILE.csv] [--json]
-       [--tcp N] [--tcp-bytes B] [--tcp-seconds S] [--tcp-start S] [--tcp-queue internet|shared] [--tcp-cc reno|cubic|...]`;
+       [--tcp N] [--tcp-bytes B] [--tcp-seconds S] [--tcp-start S] [--tcp-queue internet|shared] [--tcp-cc reno|cubic|...] [--upta Q]`;
 
 class UsageError extends Error {}
 
@@ -49,6 +49,7 @@ function options(argv: string[]): TestbedOptions & { json: boolean } {
       'tcp-start': { type: 'string' },
       'tcp-queue': { type: 'string' },
       'tcp-cc': { type: 'string' },
+      upta: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -72,6 +73,7 @@ function options(argv: string[]): TestbedOptions & { json: boolean } {
   if (tcpQueue === 'shared' && mode === 'pels') throw new UsageError('--tcp-queue shared needs --mode best-effort or nack: PELS keeps one queue per color');
   const cc = values['tcp-cc'];
   if (cc !== undefined && !/^[a-z0-9_]{1,16}$/.test(cc)) throw new UsageError(`--tcp-cc must name a congestion control (e.g. reno, cubic); got "${cc}"`);
+  if (values.upta !== undefined && capacityKbps === undefined) throw new UsageError('--upta needs a bottleneck: give --capacity-kbps');
   const seconds = num('seconds', values.seconds, d.seconds, 4, 3600, true);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   return {
@@ -88,6 +90,7 @@ function options(argv: string[]): TestbedOptions & { json: boolean } {
     source: values.source,
     timeseriesFile: values.out ?? fileURLToPath(new URL(`../../out/testbed-${stamp}.csv`, import.meta.url)),
     json: values.json,
+    ...(values.upta === undefined ? {} : { upta: num('upta', values.upta, 0, 0.01, 0.99) }),
     ...(tcpFlows > 0
       ? {
           tcp: {

@@ -16,6 +16,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
 import { writeChromiumWrapper } from '../net/namespacedChromium';
 import { applyRouter, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, routerModeOf, type RouterCounters } from '../net/pelsRouter';
 import { RouterAgent } from '../net/routerAgent';
+import { UptaAgent, type UptaChange } from '../net/uptaAgent';
 import { createTopology, type Topology } from '../net/topology';
 import { startServer, type RunningServer } from '../serverProcess';
 import { intervalLoss, jainIndex, mean, median, psnrSummary, round, timeToFullRateMs, type DisplaySample } from './metrics';
@@ -44,6 +45,8 @@ export interface TestbedOptions {
   serverEnv?: Record<string, string>;
   /** Bulk TCP flows through the bottleneck; undefined: none. */
   tcp?: TcpOptions;
+  /** Useless-packet avoidance at the router: a video flow's loss threshold; undefined: off. */
+  upta?: number;
 }
 
 export const TESTBED_DEFAULTS: TestbedOptions = {
@@ -155,6 +158,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
           redQueuePackets: o.redQueuePackets,
           internetQueuePackets: ROUTER_DEFAULTS.internetQueuePackets,
           ...(o.tcp?.queue === 'shared' ? { sharedTcpPort: TCP_PORT } : {}),
+          ...(o.upta !== undefined ? { uptaClass: true } : {}),
         });
         progress(`router: ${o.capacityKbps} kb/s, ${o.mode === 'pels' ? 'PELS priority queues' : 'one FIFO'}, loss ${o.lossPct}%`);
       }
@@ -199,6 +203,14 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
       });
       await agent.start();
       res.add(async () => agent!.stop());
+    }
+
+    let upta: UptaAgent | null = null;
+    if (topo && o.capacityKbps !== undefined && o.upta !== undefined) {
+      upta = new UptaAgent({ ns: topo.serverNs, dev: topo.bottleneckDev, linkKbps: o.capacityKbps, threshold: o.upta, intervalMs: o.routerIntervalMs, tcpPort: TCP_PORT });
+      await upta.start();
+      res.add(() => upta!.stop());
+      progress(`useless-packet avoidance at the router: video loss threshold ${o.upta}`);
     }
 
     const browser = await launchBrowser(topo, viewerBase, res);
@@ -262,6 +274,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
     const tcpRun = tcp as TcpFlows | null;
     const tcpSummary = tcpRun ? { congestionControl: tcpRun.congestionControl, ends: [...tcpRun.ends] } : null;
     const result = summarize(o, samples, pages.map((p) => p.pageErrors), cpu.read(), agent?.deliveryErrors ?? 0, display, tcpSummary);
+    if (upta) result.upta = { threshold: o.upta!, changes: upta.changes, errors: upta.errors };
     if (o.timeseriesFile) {
       await mkdir(join(o.timeseriesFile, '..'), { recursive: true });
       await writeFile(o.timeseriesFile, timeseriesCsv(samples));
@@ -321,6 +334,8 @@ export interface TestbedResult {
   tcp?: TcpFlowResult[];
   tcpCongestionControl?: string;
   jainAllFlows?: number | null;
+  /** With --upta: when the router started or stopped dropping each video flow (ms from the agent's start). */
+  upta?: { threshold: number; changes: UptaChange[]; errors: number };
   router?: { capacityKbps: number; feedbackDeliveryErrors: number; classes: Record<string, { sent: number; dropped: number }> };
   cpuPercentOfOneCore: Record<string, Record<string, number>>;
   timeseriesFile?: string;
@@ -427,7 +442,7 @@ function fullRateAfterJoin(samples: Sample[], i: number): number | null {
 /** One row per second: per viewer rate, gamma, p, recent loss per color, frames decoded; the router's counters. */
 export function timeseriesCsv(samples: Sample[]): string {
   const n = Math.max(0, ...samples.map((s) => s.players.length));
-  const queues = ['green', 'yellow', 'red', 'video', 'internet', 'random'] as const;
+  const queues = ['green', 'yellow', 'red', 'video', 'internet', 'upta', 'random'] as const;
   const head = ['t', 'routerP'];
   for (let i = 1; i <= n; i++) {
     head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded'].map((k) => `v${i}.${k}`));

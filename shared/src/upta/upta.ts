@@ -72,3 +72,39 @@ export function lossAtShare(rateKbps: number, shareKbps: number): number {
 export function isUseless(rateKbps: number, shareKbps: number, threshold: number): boolean {
   return lossAtShare(rateKbps, shareKbps) > threshold;
 }
+
+/**
+ * UPTA's decision for one flow from noisy periodic measurements: drop as soon
+ * as the loss at the share exceeds q; stop only once it has stayed below
+ * `releaseShare` x q for `releaseMs`, so measurement noise near q does not
+ * switch the flow on and off.
+ */
+export class UselessFlowGate {
+  private dropping = false;
+  private belowSinceMs: number | undefined;
+
+  constructor(
+    private readonly threshold: number,
+    private readonly releaseShare = 0.8,
+    private readonly releaseMs = 1000,
+  ) {
+    if (!(threshold > 0 && threshold < 1)) throw new RangeError(`loss threshold must be in (0, 1); got ${threshold}`);
+  }
+
+  get isDropping(): boolean {
+    return this.dropping;
+  }
+
+  /** The flow's loss at its fair share now; returns whether its packets are to be dropped. */
+  update(loss: number, nowMs: number): boolean {
+    if (loss > this.threshold) {
+      this.dropping = true;
+      this.belowSinceMs = undefined;
+    } else if (this.dropping) {
+      if (loss >= this.releaseShare * this.threshold) this.belowSinceMs = undefined;
+      else if (this.belowSinceMs === undefined) this.belowSinceMs = nowMs;
+      else if (nowMs - this.belowSinceMs >= this.releaseMs) this.dropping = false;
+    }
+    return this.dropping;
+  }
+}
