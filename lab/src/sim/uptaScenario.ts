@@ -8,7 +8,7 @@
 import { EventQueue } from './eventQueue';
 import { FairBottleneck, type FairScheduler, type FlowPacket } from './fairBottleneck';
 import { Link } from './links';
-import { TcpReceiver, TcpRenoSender } from './tcpReno';
+import { TcpReceiver, TcpSender } from './tcp';
 
 export const VIDEO = 0;
 export const TCP = 1;
@@ -110,7 +110,7 @@ export function runUptaScenario(s: UptaScenarioParams, intelligibilityThreshold:
   const inU = (ms: number): boolean => ms < s.onMs;
 
   const receiver = new TcpReceiver();
-  let sender: TcpRenoSender;
+  let sender: TcpSender;
   const ackDelayMs = 2 * n.accessDelayMs + n.bottleneckDelayMs;
   const onArrive = (p: FlowPacket): void => {
     addBin(p.flow, p.bytes);
@@ -162,9 +162,9 @@ export function runUptaScenario(s: UptaScenarioParams, intelligibilityThreshold:
   for (let k = 0; k * onOffGap < s.onMs; k++) events.at(k * onOffGap, () => send(ONOFF, n.dataPacketBytes, k));
 
   const segments = s.downloadBytes === undefined ? undefined : Math.ceil(s.downloadBytes / n.tcpPayloadBytes);
-  sender = new TcpRenoSender(
+  sender = new TcpSender(
     events,
-    { segmentBytes: n.dataPacketBytes, payloadBytes: n.tcpPayloadBytes, windowSegments: n.tcpWindowSegments, initialCwnd: 1, minRtoMs: n.tcpMinRtoMs, ...(segments === undefined ? {} : { segments }) },
+    { flavour: 'reno', initialRtoMs: 1000, segmentBytes: n.dataPacketBytes, payloadBytes: n.tcpPayloadBytes, windowSegments: n.tcpWindowSegments, initialCwnd: 1, minRtoMs: n.tcpMinRtoMs, ...(segments === undefined ? {} : { segments }) },
     (seq, bytes) => send(TCP, bytes, seq),
   );
   events.at(0, () => sender.start());

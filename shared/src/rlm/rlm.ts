@@ -100,6 +100,15 @@ export class RlmReceiver {
     this.joinAt = nowMs + this.joinDelay();
   }
 
+  /** Packets received and lost (sequence gaps) on the subscribed layers so far. */
+  get packetsReceived(): number {
+    return this.received;
+  }
+
+  get packetsLost(): number {
+    return this.lost;
+  }
+
   /** When `tick` must run next, ms. */
   get nextWakeMs(): number {
     return Math.min(this.joinAt, this.detectAt ?? Number.POSITIVE_INFINITY);

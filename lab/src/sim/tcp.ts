@@ -1,13 +1,17 @@
 /**
- * TCP Reno for the lab: a sender with slow start, congestion avoidance, fast
- * retransmit and fast recovery on three duplicate ACKs, and a retransmission
- * timer (RFC 6298 estimator, Karn's rule, exponential backoff); a receiver
- * that acknowledges every segment cumulatively (no delayed ACKs, no SACK).
+ * TCP for the lab: a sender with slow start, congestion avoidance, a
+ * retransmission timer (RFC 6298 estimator, Karn's rule, exponential backoff)
+ * and, on three duplicate ACKs, Reno's fast retransmit and fast recovery or
+ * Tahoe's retransmit and slow start from one segment; a receiver that
+ * acknowledges every segment cumulatively (no delayed ACKs, no SACK).
  * Windows count segments. The network between them is the caller's.
  */
 import type { EventQueue } from './eventQueue';
 
-export interface TcpRenoParams {
+export type TcpFlavour = 'reno' | 'tahoe';
+
+export interface TcpParams {
+  flavour: TcpFlavour;
   /** Segment on the wire, headers included, bytes. */
   segmentBytes: number;
   /** Application bytes a segment carries. */
@@ -16,11 +20,13 @@ export interface TcpRenoParams {
   windowSegments: number;
   initialCwnd: number;
   minRtoMs: number;
+  /** Before the first RTT sample, ms. */
+  initialRtoMs: number;
   /** Segments to send; undefined: endless (a persistent bulk flow). */
   segments?: number;
 }
 
-export class TcpRenoSender {
+export class TcpSender {
   private una = 0;
   private next = 0;
   private cwnd: number;
@@ -29,7 +35,7 @@ export class TcpRenoSender {
   private recovering = false;
   private srtt: number | undefined;
   private rttvar = 0;
-  private rtoMs = 1000;
+  private rtoMs: number;
   private timerGen = 0;
   /** The segment being timed and when it was sent (Karn: never a retransmitted one). */
   private timed: { seq: number; atMs: number } | undefined;
@@ -41,10 +47,11 @@ export class TcpRenoSender {
 
   constructor(
     private readonly events: EventQueue,
-    private readonly p: TcpRenoParams,
+    private readonly p: TcpParams,
     private readonly transmit: (seq: number, bytes: number) => void,
   ) {
     this.cwnd = p.initialCwnd;
+    this.rtoMs = p.initialRtoMs;
   }
 
   get cwndSegments(): number {
@@ -53,6 +60,11 @@ export class TcpRenoSender {
 
   start(): void {
     this.fill();
+  }
+
+  /** Segments acknowledged so far. */
+  get acked(): number {
+    return this.una;
   }
 
   /** A cumulative ACK: the next segment the receiver expects. */
@@ -80,7 +92,11 @@ export class TcpRenoSender {
       this.armTimer();
     } else if (ack === this.una && this.next > this.una) {
       this.dupacks++;
-      if (this.dupacks === 3 && !this.recovering) {
+      if (this.dupacks === 3 && this.p.flavour === 'tahoe') {
+        this.ssthresh = Math.max(this.inFlight() / 2, 2);
+        this.restart();
+        this.armTimer();
+      } else if (this.dupacks === 3 && !this.recovering) {
         this.ssthresh = Math.max(this.inFlight() / 2, 2);
         this.cwnd = this.ssthresh + 3;
         this.recovering = true;
@@ -135,15 +151,19 @@ export class TcpRenoSender {
   private onTimeout(): void {
     this.timeouts++;
     this.ssthresh = Math.max(this.inFlight() / 2, 2);
+    this.rtoMs = Math.min(2 * this.rtoMs, 60_000);
+    this.restart();
+    this.armTimer();
+    this.fill();
+  }
+
+  /** Slow start from one segment, going back to the first unacknowledged one (everything after it is sent again). */
+  private restart(): void {
     this.cwnd = 1;
     this.dupacks = 0;
     this.recovering = false;
     this.timed = undefined;
-    // Go back N: everything unacknowledged is sent again as the window opens.
     this.next = this.una;
-    this.rtoMs = Math.min(2 * this.rtoMs, 60_000);
-    this.armTimer();
-    this.fill();
   }
 }
 
