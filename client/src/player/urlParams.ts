@@ -4,7 +4,9 @@
  * - `colors=green,yellow`: the colors to receive; green (the base layer) is always included;
  * - `deadline=MS`: how long a frame may wait for the frames before it (default 80);
  * - `mode=best-effort` or `mode=nack`: ask for a best-effort flow (no coloring), without or
- *   with retransmission on every stream, instead of PELS.
+ *   with retransmission on every stream, instead of PELS;
+ * - `rx=rlm` (or `mode=rlm`): receiver-driven layers: the server sends every frame of the
+ *   layers subscribed and the player joins and leaves layers itself by the loss it measures.
  */
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import { FLOW_MODES, type FlowModeName } from '@pels/shared/protocol/api';
@@ -30,7 +32,7 @@ export function parsePlayerParams(search: string): PlayerParams {
     streamId: q.get('stream') || undefined,
     colors: colorsParam === null ? [...COLORS] : normalizeColors(colorsParam.split(',').map((c) => c.trim().toLowerCase())),
     playoutDeadlineMs: q.has('deadline') && Number.isFinite(deadline) && deadline >= 0 ? deadline : DEFAULT_PLAYOUT_DEADLINE_MS,
-    mode: FLOW_MODES.find((m) => m === q.get('mode')) ?? 'pels',
+    mode: q.get('rx') === 'rlm' ? 'rlm' : (FLOW_MODES.find((m) => m === q.get('mode')) ?? 'pels'),
   };
 }
 

@@ -1,12 +1,14 @@
 import { BEST_EFFORT_DSCP, COLORS, DSCP, type Color } from '@pels/shared/pels/color';
 import type { ControlState } from '@pels/shared/pels/controlLoop';
-import { bestEffortPolicy, pelsPolicy, type FlowDecision, type FlowPolicy } from '@pels/shared/pels/flowPolicy';
+import { bestEffortPolicy, fixedPolicy, pelsPolicy, type FlowDecision, type FlowPolicy } from '@pels/shared/pels/flowPolicy';
 import type { FrameInfo } from '@pels/shared/pels/frame';
 import type { FlowModeName } from '@pels/shared/protocol/api';
 
 /** The flow policy of a mode, reading rate and gamma from the viewer's control loop. */
 export function policyFor(mode: FlowModeName, control: ControlState): FlowPolicy {
   // `nack` selects frames as best effort does: only retransmission differs.
+  // `rlm` sends every frame on its layer's stream: the viewer's subscription, not a rate, limits the flow.
+  if (mode === 'rlm') return fixedPolicy();
   return mode === 'pels' ? pelsPolicy(control) : bestEffortPolicy(control);
 }
 

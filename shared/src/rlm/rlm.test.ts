@@ -71,3 +71,17 @@ test('in measurement, more than 25% lost over at least W packets drops the top l
   assert.equal(r.subscription, 1, 'dropped to the base layer');
   assert.ok(t - 60_000 < 20_000, `took ${t - 60_000} ms`);
 });
+
+test('counter reports drive the same machine: a receiver climbs on clean reports and a failed experiment drops the layer', () => {
+  const r = new RlmReceiver({ ...params, layers: 3 }, mulberry32(12), 0);
+  let t = 0;
+  for (; t < 120_000 && r.subscription < 3; t += 200) {
+    while (r.nextWakeMs <= t) r.tick(r.nextWakeMs);
+    for (let layer = 1; layer <= r.subscription; layer++) r.onReport(layer, 5, 0, t);
+  }
+  assert.equal(r.subscription, 3);
+  // Loss right after the join: the experiment failed.
+  r.onReport(3, 3, 2, t + 200);
+  assert.equal(r.subscription, 2);
+  assert.ok(r.joinTimerMs[3]! >= 2 * params.initialJoinMs);
+});

@@ -127,6 +127,20 @@ export class RlmReceiver {
     }
   }
 
+  /**
+   * Packets counted on `layer` since the last report, for receivers that see
+   * counters (WebRTC stats) rather than each packet: any loss is a loss event.
+   */
+  onReport(layer: number, received: number, lost: number, nowMs: number): void {
+    if (layer < 1 || layer > this.subscription) return;
+    this.received += received;
+    if (layer === this.subscription) this.topLayerPackets += received;
+    if (lost > 0) {
+      this.lost += lost;
+      this.onLoss(nowMs);
+    }
+  }
+
   /** Another receiver of the session started a join experiment at `layer`. */
   onAnnounce(layer: number, nowMs: number): void {
     this.joinTs[layer] = nowMs;
