@@ -439,15 +439,17 @@ function fullRateAfterJoin(samples: Sample[], i: number): number | null {
   return timeToFullRateMs(points, Date.parse(joined), fullKbps);
 }
 
-/** One row per second: per viewer rate, gamma, p, recent loss per color, frames decoded; the router's counters. */
+/** One row per second: per viewer rate, gamma, p, recent loss per color, frames decoded, colors subscribed; the router's counters; each TCP flow's bytes. */
 export function timeseriesCsv(samples: Sample[]): string {
   const n = Math.max(0, ...samples.map((s) => s.players.length));
   const queues = ['green', 'yellow', 'red', 'video', 'internet', 'upta', 'random'] as const;
   const head = ['t', 'routerP'];
   for (let i = 1; i <= n; i++) {
-    head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded'].map((k) => `v${i}.${k}`));
+    head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded', 'colors'].map((k) => `v${i}.${k}`));
   }
   head.push(...queues.flatMap((q) => [`${q}.sent`, `${q}.dropped`]));
+  const tcpFlows = Math.max(0, ...samples.map((s) => s.tcpBytes?.length ?? 0));
+  for (let i = 1; i <= tcpFlows; i++) head.push(`t${i}.bytes`);
   const rows = [head.join(',')];
   for (const s of samples) {
     const row: (string | number)[] = [s.t, s.routerFeedback?.p ?? ''];
@@ -457,8 +459,10 @@ export function timeseriesCsv(samples: Sample[]): string {
       row.push(v?.rateKbps ?? '', v?.sentKbps ?? '', v?.gamma ?? '', v?.lossP ?? '');
       row.push(...COLORS.map((c) => v?.perColor[c].recentLoss ?? ''));
       row.push(p?.stats.framesDecoded.total ?? '');
+      row.push(v?.colors.length ?? '');
     }
     for (const q of queues) row.push(s.router?.[q]?.packets ?? '', s.router?.[q]?.dropped ?? '');
+    for (let i = 0; i < tcpFlows; i++) row.push(s.tcpBytes?.[i] ?? '');
     rows.push(row.map((x) => (typeof x === 'number' ? round(x, 4) : x)).join(','));
   }
   return rows.join('\n') + '\n';
