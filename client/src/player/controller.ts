@@ -190,6 +190,7 @@ export class PlayerController {
         if (state.transport !== this.view.mediaTransport) this.update({ mediaTransport: state.transport });
       }),
       receivedBytes: guard((bytes) => this.view.quality.onReceivedBytes(bytes)),
+      colors: guard((colors) => this.update({ colors })),
       playing: guard((stats) => {
         this.failures = 0;
         this.update({ state: 'playing', error: undefined, stats });

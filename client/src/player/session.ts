@@ -16,12 +16,16 @@ import { SignalingClient } from '../signaling/signalingClient';
 import { attachColorTransforms, msidStreamIdFor } from '../webrtc/colorTransforms';
 import { createRecvTransportWithPeerConnection } from '../webrtc/recvTransportPeerConnection';
 import { selectedCandidateType } from '../webrtc/selectedCandidate';
+import { layerCounters } from './layerCounters';
 import { networkStats } from './networkStats';
+import { RlmDriver } from './rlmDriver';
 import type { PlayerStats } from './stats';
 import type { PageToWorker, QualityUpdate, WorkerToPage } from './workerProtocol';
 import type { FlowModeName } from '@pels/shared/protocol/api';
 
 const QUALITY_REPORT_MS = 2000;
+/** How often receiver-driven layers read the loss counters: well inside RLM's detection time. */
+const RLM_POLL_MS = 200;
 
 export interface SessionOptions {
   signalingUrl: string;
@@ -44,6 +48,8 @@ export interface SessionEvents {
   quality(update: QualityUpdate): void;
   /** The server's state of this viewer (rate, gamma, per-color loss), once a second. */
   viewerState(state: ViewerStateUpdate): void;
+  /** The colors receiver-driven layers chose (`rlm` mode only). */
+  colors(colors: Color[]): void;
   /** Payload bytes received per color since the start (WebRTC stats), once a second. */
   receivedBytes(bytes: ColorBytes): void;
   playing(stats: PlayerStats): void;
@@ -72,6 +78,7 @@ export class PlayerSession {
   private transport: types.Transport | undefined;
   private colors: Color[];
   private statsTimer: ReturnType<typeof setInterval> | undefined;
+  private rlmTimer: ReturnType<typeof setInterval> | undefined;
   /** What the server was last told about a TURN relay (it assumes none). */
   private relayReported = false;
   private joined = false;
@@ -81,7 +88,8 @@ export class PlayerSession {
     private readonly options: SessionOptions,
     private readonly events: SessionEvents,
   ) {
-    this.colors = options.colors;
+    // Receiver-driven layers start from the base layer and join the others by experiment.
+    this.colors = options.mode === 'rlm' ? ['green'] : options.colors;
   }
 
   async start(): Promise<void> {
@@ -105,6 +113,7 @@ export class PlayerSession {
     // Sent before the socket closes; the answer no longer matters.
     if (this.joined) this.signaling?.request('leave', {}).catch(() => undefined);
     clearInterval(this.statsTimer);
+    clearInterval(this.rlmTimer);
     this.transport?.close();
     this.worker?.terminate();
     this.signaling?.close();
@@ -187,9 +196,27 @@ export class PlayerSession {
     this.checkOpen();
     // The server sets retransmission per consumer: an RTX stream in its parameters.
     const retransmitted = local.flatMap((c, i) => (c.rtpParameters.encodings?.[0]?.rtx ? [consumers[i]!.color] : []));
-    this.pollTransportStats(transport, new Map(local.map((c, i) => [c.rtpParameters.encodings?.[0]?.ssrc ?? 0, consumers[i]!.color])), retransmitted);
+    const colorOfSsrc = new Map(local.map((c, i) => [c.rtpParameters.encodings?.[0]?.ssrc ?? 0, consumers[i]!.color]));
+    this.pollTransportStats(transport, colorOfSsrc, retransmitted);
     if (this.colors.length < COLORS.length) await signaling.request('setColors', { colors: this.colors });
     await signaling.request('resume', {});
+    if (this.options.mode === 'rlm') this.runRlm(transport, colorOfSsrc);
+  }
+
+  /** Receiver-driven layers: the RLM machine reads the per-color loss counters and sets the colors. */
+  private runRlm(transport: types.Transport, colorOfSsrc: Map<number, Color>): void {
+    const driver = new RlmDriver(performance.now(), Math.random, (colors) => {
+      this.events.colors(colors);
+      this.setColors(colors).catch(() => undefined); // the next change asks again
+    });
+    this.rlmTimer = setInterval(() => {
+      transport.getStats().then(
+        (report) => {
+          if (!this.closed) driver.onCounters(layerCounters(report, colorOfSsrc), performance.now());
+        },
+        () => undefined, // the transport closed meanwhile
+      );
+    }, RLM_POLL_MS);
   }
 
   /** Bytes received per color for the utility; RTT and recovered packets for the worker. */

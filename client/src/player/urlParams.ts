@@ -7,6 +7,8 @@
  *   with retransmission on every stream, instead of PELS;
  * - `cc=NAME`: the rate controller (mkc, aimd, iiad, sqrt, tfrc, rap, fuzzy, iscc) instead of
  *   the stream's; the server refuses a name it does not know, and the player says so.
+ * - `rx=rlm` (or `mode=rlm`): receiver-driven layers: the server sends every frame of the
+ *   layers subscribed and the player joins and leaves layers itself by the loss it measures.
  */
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import { FLOW_MODES, type FlowModeName } from '@pels/shared/protocol/api';
@@ -34,7 +36,7 @@ export function parsePlayerParams(search: string): PlayerParams {
     streamId: q.get('stream') || undefined,
     colors: colorsParam === null ? [...COLORS] : normalizeColors(colorsParam.split(',').map((c) => c.trim().toLowerCase())),
     playoutDeadlineMs: q.has('deadline') && Number.isFinite(deadline) && deadline >= 0 ? deadline : DEFAULT_PLAYOUT_DEADLINE_MS,
-    mode: FLOW_MODES.find((m) => m === q.get('mode')) ?? 'pels',
+    mode: q.get('rx') === 'rlm' ? 'rlm' : (FLOW_MODES.find((m) => m === q.get('mode')) ?? 'pels'),
     controller: q.get('cc') || undefined,
   };
 }

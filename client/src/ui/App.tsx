@@ -3,7 +3,7 @@ import type { FlowModeName } from '@pels/shared/protocol/api';
 import type { PlayerController, PlayerView } from '../player/controller';
 import { PlayerPanel } from './PlayerPanel';
 
-const MODE_TITLE: Record<Exclude<FlowModeName, 'pels'>, string> = { 'best-effort': 'best effort', nack: 'best effort with NACK' };
+const MODE_TITLE: Record<Exclude<FlowModeName, 'pels'>, string> = { 'best-effort': 'best effort', nack: 'best effort with NACK', rlm: 'receiver-driven layers' };
 
 /** The single-player page. */
 export function App({ controller, mode }: { controller: PlayerController; mode: FlowModeName }) {

@@ -44,6 +44,14 @@ export interface RouterOptions {
    */
   redQueuePackets: number;
   internetQueuePackets: number;
+  /**
+   * TCP port whose data (server to viewers) goes to the video FIFO instead of
+   * the Internet queue: the testbed's bulk TCP flows sharing one drop-tail
+   * queue with the video. Best-effort mode only (PELS has no such FIFO).
+   */
+  sharedTcpPort?: number;
+  /** A blackhole class for the flows useless-packet avoidance drops (the UPTA agent adds their filters). */
+  uptaClass?: boolean;
 }
 
 export const ROUTER_DEFAULTS: Omit<RouterOptions, 'capacityKbps' | 'mode' | 'queuePackets'> = {
@@ -58,7 +66,7 @@ export function defaultQueuePackets(capacityKbps: number): number {
   return Math.max(20, Math.round((capacityKbps * 500) / 8 / 1200));
 }
 
-export const ROUTER_CLASSES = { green: '1:11', yellow: '1:12', red: '1:13', internet: '1:20', video: '1:10', random: '1:99' } as const;
+export const ROUTER_CLASSES = { green: '1:11', yellow: '1:12', red: '1:13', internet: '1:20', video: '1:10', upta: '1:98', random: '1:99' } as const;
 
 const DSFIELD = { green: '0x88', yellow: '0x90', red: '0x98' } as const; // DSCP << 2: AF41, AF42, AF43
 
@@ -108,6 +116,15 @@ export function routerCommands(dev: string, o: RouterOptions): string[][] {
     cmds.push(fifo(ROUTER_CLASSES.video, '10:', o.queuePackets));
     // All UDP (the video and its RTCP) in the one FIFO, marked or not.
     cmds.push(['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '10', 'u32', 'match', 'ip', 'protocol', '17', '0xff', 'flowid', ROUTER_CLASSES.video]);
+    if (o.sharedTcpPort !== undefined) {
+      cmds.push(['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '10', 'u32', 'match', 'ip', 'protocol', '6', '0xff', 'match', 'ip', 'sport', String(o.sharedTcpPort), '0xffff', 'flowid', ROUTER_CLASSES.video]);
+    }
+  }
+  if (o.uptaClass) {
+    cmds.push(
+      ['class', 'add', 'dev', dev, 'parent', '1:', 'classid', ROUTER_CLASSES.upta, 'htb', 'rate', '1gbit', 'quantum', '1514'],
+      ['qdisc', 'add', 'dev', dev, 'parent', ROUTER_CLASSES.upta, 'handle', '98:', 'blackhole'],
+    );
   }
   if (o.lossPct > 0) {
     // Classic BPF: load the kernel's random number (SKF_AD_RANDOM), below the threshold -> class 1:99.
@@ -126,6 +143,7 @@ export function validateRouterOptions(o: RouterOptions): string[] {
   if (!(Number.isFinite(o.capacityKbps) && o.capacityKbps >= 64 && o.capacityKbps <= 1_000_000)) errors.push(`capacity must be in [64, 1000000] kb/s; got ${o.capacityKbps}`);
   if (!(Number.isFinite(o.lossPct) && o.lossPct >= 0 && o.lossPct < 100)) errors.push(`loss must be in [0, 100) percent; got ${o.lossPct}`);
   if (!(o.internetShare > 0 && o.internetShare < 1)) errors.push(`Internet share must be in (0, 1); got ${o.internetShare}`);
+  if (o.sharedTcpPort !== undefined && o.mode === 'pels') errors.push('TCP can share the video FIFO only in best-effort mode (PELS has one queue per color)');
   for (const [name, v] of [['queue limit', o.queuePackets], ['red queue limit', o.redQueuePackets], ['Internet queue limit', o.internetQueuePackets]] as const) {
     if (!(Number.isInteger(v) && v >= 2 && v <= 10000)) errors.push(`${name} must be an integer in [2, 10000] packets; got ${v}`);
   }
@@ -160,9 +178,9 @@ export interface QueueCounters {
   backlogBytes: number;
 }
 
-export type RouterCounters = Partial<Record<'green' | 'yellow' | 'red' | 'video' | 'internet' | 'random', QueueCounters>>;
+export type RouterCounters = Partial<Record<'green' | 'yellow' | 'red' | 'video' | 'internet' | 'upta' | 'random', QueueCounters>>;
 
-const HANDLE_TO_QUEUE: Record<string, keyof RouterCounters> = { '11:': 'green', '12:': 'yellow', '13:': 'red', '10:': 'video', '20:': 'internet', '99:': 'random' };
+const HANDLE_TO_QUEUE: Record<string, keyof RouterCounters> = { '11:': 'green', '12:': 'yellow', '13:': 'red', '10:': 'video', '20:': 'internet', '98:': 'upta', '99:': 'random' };
 
 /** Parses `tc -s -j qdisc show`: the leaf queues' counters. */
 export function parseQdiscStats(json: string): RouterCounters {
@@ -170,8 +188,8 @@ export function parseQdiscStats(json: string): RouterCounters {
   for (const q of JSON.parse(json) as Array<{ handle: string; bytes: number; packets: number; drops: number; backlog: number }>) {
     const name = HANDLE_TO_QUEUE[q.handle];
     if (!name) continue;
-    // The blackhole qdisc counts what it swallowed as drops.
-    out[name] = { bytes: q.bytes, packets: q.packets, dropped: name === 'random' ? q.packets + q.drops : q.drops, backlogBytes: q.backlog };
+    // The blackhole qdiscs count what they swallowed as drops.
+    out[name] = { bytes: q.bytes, packets: q.packets, dropped: name === 'random' || name === 'upta' ? q.packets + q.drops : q.drops, backlogBytes: q.backlog };
   }
   return out;
 }

@@ -2,6 +2,7 @@
  * npm run testbed -- --viewers N --capacity-kbps C --loss PCT --mode pels|best-effort|nack
  *                    --feedback rtcp|router --seconds S [--cc NAME[,NAME...]]
  *                    [--capacity-step SECONDS:KBPS ...] [--source FILE] [--json]
+ *                    [--tcp N [--tcp-bytes B] [--tcp-seconds S] [--tcp-start S] [--tcp-queue internet|shared] [--tcp-cc NAME]] [--upta Q]
  *
  * With --json, stdout holds one JSON object and nothing else; progress goes
  * to stderr. The per-second time series goes to a CSV file (path in the JSON).
@@ -16,6 +17,7 @@ import { runTestbed, TESTBED_DEFAULTS, type TestbedOptions } from './testbed';
 const USAGE = `usage: npm run testbed -- [--viewers N] [--seconds S] [--capacity-kbps C] [--loss PCT]
        [--mode pels|best-effort|nack] [--feedback rtcp|router] [--router-interval-ms T]
        [--queue-packets N] [--red-queue-packets N] [--internet-share F] [--source FILE|URL|lavfi:GRAPH] [--out FILE.csv] [--json]
+       [--tcp N] [--tcp-bytes B] [--tcp-seconds S] [--tcp-start S] [--tcp-queue internet|shared] [--tcp-cc reno|cubic|...] [--upta Q]
        [--cc NAME[,NAME...]]  each viewer's rate controller, cycled over the viewers (${RATE_CONTROLLER_NAMES.join(', ')})
        [--capacity-step SECONDS:KBPS]  the bottleneck's capacity from then on (repeatable; needs --capacity-kbps)`;
 
@@ -48,6 +50,13 @@ function options(argv: string[]): TestbedOptions & { json: boolean } {
       'capacity-step': { type: 'string', multiple: true },
       source: { type: 'string' },
       out: { type: 'string' },
+      tcp: { type: 'string' },
+      'tcp-bytes': { type: 'string' },
+      'tcp-seconds': { type: 'string' },
+      'tcp-start': { type: 'string' },
+      'tcp-queue': { type: 'string' },
+      'tcp-cc': { type: 'string' },
+      upta: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -64,8 +73,16 @@ function options(argv: string[]): TestbedOptions & { json: boolean } {
   if (feedback !== 'rtcp' && feedback !== 'router') throw new UsageError(`--feedback must be rtcp or router; got "${feedback}"`);
   const capacityKbps = values['capacity-kbps'] === undefined ? undefined : num('capacity-kbps', values['capacity-kbps'], 0, 64, 1_000_000);
   if (feedback === 'router' && capacityKbps === undefined) throw new UsageError('--feedback router needs a bottleneck: give --capacity-kbps');
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const tcpFlows = num('tcp', values.tcp, 0, 0, 16, true);
+  const tcpQueue = values['tcp-queue'] ?? 'internet';
+  if (tcpQueue !== 'internet' && tcpQueue !== 'shared') throw new UsageError(`--tcp-queue must be internet or shared; got "${tcpQueue}"`);
+  if (tcpFlows > 0 && capacityKbps === undefined) throw new UsageError('--tcp needs a bottleneck: give --capacity-kbps');
+  if (tcpQueue === 'shared' && mode === 'pels') throw new UsageError('--tcp-queue shared needs --mode best-effort or nack: PELS keeps one queue per color');
+  const cc = values['tcp-cc'];
+  if (cc !== undefined && !/^[a-z0-9_]{1,16}$/.test(cc)) throw new UsageError(`--tcp-cc must name a congestion control (e.g. reno, cubic); got "${cc}"`);
+  if (values.upta !== undefined && capacityKbps === undefined) throw new UsageError('--upta needs a bottleneck: give --capacity-kbps');
   const seconds = num('seconds', values.seconds, d.seconds, 4, 3600, true);
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const stepArgs = values['capacity-step'] ?? [];
   if (stepArgs.length > 0 && capacityKbps === undefined) throw new UsageError('--capacity-step changes the bottleneck: give --capacity-kbps');
   let controllers: RateControllerName[];
@@ -92,6 +109,19 @@ function options(argv: string[]): TestbedOptions & { json: boolean } {
     source: values.source,
     timeseriesFile: values.out ?? fileURLToPath(new URL(`../../out/testbed-${stamp}.csv`, import.meta.url)),
     json: values.json,
+    ...(values.upta === undefined ? {} : { upta: num('upta', values.upta, 0, 0.01, 0.99) }),
+    ...(tcpFlows > 0
+      ? {
+          tcp: {
+            flows: tcpFlows,
+            bytes: values['tcp-bytes'] === undefined ? undefined : num('tcp-bytes', values['tcp-bytes'], 0, 1, 1e12, true),
+            seconds: values['tcp-seconds'] === undefined ? undefined : num('tcp-seconds', values['tcp-seconds'], 0, 1, 3600),
+            startS: num('tcp-start', values['tcp-start'], 0, 0, seconds - 1, true),
+            queue: tcpQueue,
+            congestionControl: cc,
+          },
+        }
+      : {}),
   };
 }
 

@@ -17,11 +17,14 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
 import { writeChromiumWrapper } from '../net/namespacedChromium';
 import { applyRouter, changeCapacity, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, routerModeOf, type RouterCounters } from '../net/pelsRouter';
 import { RouterAgent } from '../net/routerAgent';
+import { UptaAgent, type UptaChange } from '../net/uptaAgent';
 import { createTopology, type Topology } from '../net/topology';
 import { startServer, type RunningServer } from '../serverProcess';
 import { capacityAt, type CapacityStep } from './capacitySteps';
 import { intervalLoss, jainIndex, mean, median, psnrSummary, round, timeToFullRateMs, type DisplaySample } from './metrics';
 import { TreeCpu } from './processCpu';
+import { TcpFlows, TCP_PORT, type TcpFlowEnd, type TcpOptions } from '../tcp/tcpFlows';
+import { tcpFlowResults, videoGoodputKbps, type TcpFlowResult } from './tcpMetrics';
 
 export interface TestbedOptions {
   viewers: number;
@@ -46,6 +49,10 @@ export interface TestbedOptions {
   controllers: readonly RateControllerName[];
   /** Changes of the bottleneck's capacity during the run, in time order (needs capacityKbps). */
   capacitySteps: readonly CapacityStep[];
+  /** Bulk TCP flows through the bottleneck; undefined: none. */
+  tcp?: TcpOptions;
+  /** Useless-packet avoidance at the router: a video flow's loss threshold; undefined: off. */
+  upta?: number;
 }
 
 export const TESTBED_DEFAULTS: TestbedOptions = {
@@ -101,6 +108,8 @@ export interface Sample {
   routerFeedback: RouterFeedbackState | null;
   /** The bottleneck's capacity at this second, kb/s; null: no bottleneck. */
   capacityKbps: number | null;
+  /** Each TCP flow's bytes received so far; null: no TCP flows running yet. */
+  tcpBytes: number[] | null;
 }
 
 export type Progress = (msg: string) => void;
@@ -145,7 +154,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
   process.once('SIGTERM', onSignal);
   try {
     let topo: Topology | null = null;
-    if (o.capacityKbps !== undefined || o.lossPct > 0 || o.feedback === 'router' || process.getuid?.() === 0) {
+    if (o.capacityKbps !== undefined || o.lossPct > 0 || o.feedback === 'router' || o.tcp || process.getuid?.() === 0) {
       topo = await createTopology();
       res.add(() => topo!.destroy());
       progress(`namespaces ${topo.serverNs} (server ${topo.serverIp}) and ${topo.clientNs} (viewers ${topo.clientIp})`);
@@ -158,9 +167,13 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
           queuePackets: o.queuePackets ?? defaultQueuePackets(o.capacityKbps),
           redQueuePackets: o.redQueuePackets,
           internetQueuePackets: ROUTER_DEFAULTS.internetQueuePackets,
+          ...(o.tcp?.queue === 'shared' ? { sharedTcpPort: TCP_PORT } : {}),
+          ...(o.upta !== undefined ? { uptaClass: true } : {}),
         });
         progress(`router: ${o.capacityKbps} kb/s, ${o.mode === 'pels' ? 'PELS priority queues' : 'one FIFO'}, loss ${o.lossPct}%`);
       }
+    } else if (o.tcp) {
+      throw new Error('TCP flows need network namespaces (root)');
     } else {
       progress('not root: viewers on loopback, no bottleneck');
     }
@@ -202,6 +215,14 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
       res.add(async () => agent!.stop());
     }
 
+    let upta: UptaAgent | null = null;
+    if (topo && o.capacityKbps !== undefined && o.upta !== undefined) {
+      upta = new UptaAgent({ ns: topo.serverNs, dev: topo.bottleneckDev, linkKbps: o.capacityKbps, threshold: o.upta, intervalMs: o.routerIntervalMs, tcpPort: TCP_PORT });
+      await upta.start();
+      res.add(() => upta!.stop());
+      progress(`useless-packet avoidance at the router: video loss threshold ${o.upta}`);
+    }
+
     const browser = await launchBrowser(topo, viewerBase, res);
     const pages: { page: Page; pageErrors: string[] }[] = [];
     for (let i = 0; i < o.viewers; i++) {
@@ -225,6 +246,13 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
     const api = async <T>(path: string): Promise<T | null> =>
       fetch(`${server.url}${path}`, { headers: operator, signal: AbortSignal.timeout(2000) }).then((r) => (r.ok ? (r.json() as Promise<T>) : null), () => null);
 
+    let tcp: TcpFlows | null = null;
+    const startTcp = async (): Promise<void> => {
+      tcp = await TcpFlows.start(topo!, o.tcp!);
+      res.add(() => tcp!.stop());
+      progress(`${o.tcp!.flows} TCP flow(s) started (${tcp.congestionControl}, ${o.tcp!.queue} queue)`);
+    };
+    if (o.tcp && o.tcp.startS === 0) await startTcp();
     const samples: Sample[] = [];
     /** Each page's clock at the start of the second half, for its display samples. */
     let halfAt: number[] = pages.map(() => 0);
@@ -241,7 +269,9 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
       const states = players.map((p) => viewers.find((v) => v.id === p?.viewerId) ?? null);
       const streamKbps = states.map((v) => snapshot?.streams.find((x) => x.id === v?.streamId)?.layerKbps?.total ?? null);
       const capacityKbps = o.capacityKbps === undefined ? null : capacityAt(o.capacityKbps, o.capacitySteps, s);
-      samples.push({ t: s, atMs: snapshot ? Date.parse(snapshot.at) : null, players, api: states, streamKbps, router, routerFeedback, capacityKbps });
+      const tcpBytes = (tcp as TcpFlows | null)?.bytes() ?? null;
+      samples.push({ t: s, atMs: snapshot ? Date.parse(snapshot.at) : null, players, api: states, streamKbps, router, routerFeedback, capacityKbps, tcpBytes });
+      if (o.tcp && s === o.tcp.startS) await startTcp();
       if (s === Math.floor(o.seconds / 2)) {
         cpu.reset();
         halfAt = await Promise.all(pages.map((p) => p.page.evaluate(() => performance.now()).catch(() => Infinity)));
@@ -255,7 +285,10 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
           .then((xs) => psnrSummary(xs, halfAt[i]!), () => psnrSummary([], 0)),
       ),
     );
-    const result = summarize(o, samples, pages.map((p) => p.pageErrors), cpu.read(), agent?.deliveryErrors ?? 0, display, await steps.applied());
+    const tcpRun = tcp as TcpFlows | null;
+    const tcpSummary = tcpRun ? { congestionControl: tcpRun.congestionControl, ends: [...tcpRun.ends] } : null;
+    const result = summarize(o, samples, pages.map((p) => p.pageErrors), cpu.read(), agent?.deliveryErrors ?? 0, display, await steps.applied(), tcpSummary);
+    if (upta) result.upta = { threshold: o.upta!, changes: upta.changes, errors: upta.errors };
     if (o.timeseriesFile) {
       await mkdir(join(o.timeseriesFile, '..'), { recursive: true });
       await writeFile(o.timeseriesFile, timeseriesCsv(samples));
@@ -311,6 +344,7 @@ export interface ViewerResult {
 export interface TestbedResult {
   config: Record<string, unknown>;
   viewers: ViewerResult[];
+  /** Over the viewers' MKC rates (second half). */
   jain: number | null;
   router?: {
     capacityKbps: number;
@@ -319,6 +353,12 @@ export interface TestbedResult {
     feedbackDeliveryErrors: number;
     classes: Record<string, { sent: number; dropped: number }>;
   };
+  /** With TCP flows: the flows, and Jain's index over every flow's throughput (video goodput and TCP, second half). */
+  tcp?: TcpFlowResult[];
+  tcpCongestionControl?: string;
+  jainAllFlows?: number | null;
+  /** With --upta: when the router started or stopped dropping each video flow (ms from the agent's start). */
+  upta?: { threshold: number; changes: UptaChange[]; errors: number };
   cpuPercentOfOneCore: Record<string, Record<string, number>>;
   timeseriesFile?: string;
 }
@@ -331,6 +371,7 @@ function summarize(
   deliveryErrors: number,
   display: ReturnType<typeof psnrSummary>[],
   capacitySteps: AppliedStep[],
+  tcp: { congestionControl: string; ends: (TcpFlowEnd | null)[] } | null,
 ): TestbedResult {
   const half = samples.slice(Math.max(0, Math.floor(samples.length / 2) - 1));
   const first = half[0]!;
@@ -384,6 +425,13 @@ function summarize(
     jain: round(jainIndex(rates), 4),
     cpuPercentOfOneCore: cpu,
   };
+  if (o.tcp && tcp) {
+    const flows = tcpFlowResults(samples, tcp.ends, samples.length - half.length);
+    const video = viewers.map((v, i) => videoGoodputKbps(v.sentKbps, first.api[i], last.api[i]));
+    result.tcp = flows;
+    result.tcpCongestionControl = tcp.congestionControl;
+    result.jainAllFlows = round(jainIndex([...video.map((v) => v ?? 0), ...flows.map((f) => f.secondHalfKbps ?? 0)]), 4);
+  }
   if (o.capacityKbps !== undefined && last.router) {
     const classes: Record<string, { sent: number; dropped: number }> = {};
     for (const [name, q] of Object.entries(last.router)) classes[name] = { sent: q.packets, dropped: q.dropped };
@@ -449,15 +497,17 @@ function fullRateAfterJoin(samples: Sample[], i: number): number | null {
   return timeToFullRateMs(points, Date.parse(joined), fullKbps);
 }
 
-/** One row per second: per viewer rate, gamma, p, recent loss per color, frames decoded; the router's counters. */
+/** One row per second: per viewer rate, gamma, p, recent loss per color, frames decoded, colors subscribed; the router's counters; each TCP flow's bytes. */
 export function timeseriesCsv(samples: Sample[]): string {
   const n = Math.max(0, ...samples.map((s) => s.players.length));
-  const queues = ['green', 'yellow', 'red', 'video', 'internet', 'random'] as const;
+  const queues = ['green', 'yellow', 'red', 'video', 'internet', 'upta', 'random'] as const;
   const head = ['t', 'routerP'];
   for (let i = 1; i <= n; i++) {
-    head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded'].map((k) => `v${i}.${k}`));
+    head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded', 'colors'].map((k) => `v${i}.${k}`));
   }
   head.push(...queues.flatMap((q) => [`${q}.sent`, `${q}.dropped`]), 'capacityKbps');
+  const tcpFlows = Math.max(0, ...samples.map((s) => s.tcpBytes?.length ?? 0));
+  for (let i = 1; i <= tcpFlows; i++) head.push(`t${i}.bytes`);
   const rows = [head.join(',')];
   for (const s of samples) {
     const row: (string | number)[] = [s.t, s.routerFeedback?.p ?? ''];
@@ -467,9 +517,11 @@ export function timeseriesCsv(samples: Sample[]): string {
       row.push(v?.rateKbps ?? '', v?.sentKbps ?? '', v?.gamma ?? '', v?.lossP ?? '');
       row.push(...COLORS.map((c) => v?.perColor[c].recentLoss ?? ''));
       row.push(p?.stats.framesDecoded.total ?? '');
+      row.push(v?.colors.length ?? '');
     }
     for (const q of queues) row.push(s.router?.[q]?.packets ?? '', s.router?.[q]?.dropped ?? '');
     row.push(s.capacityKbps ?? '');
+    for (let i = 0; i < tcpFlows; i++) row.push(s.tcpBytes?.[i] ?? '');
     rows.push(row.map((x) => (typeof x === 'number' ? round(x, 4) : x)).join(','));
   }
   return rows.join('\n') + '\n';

@@ -15,7 +15,7 @@ export interface LinkParams {
  * the ones ahead of it, takes bytes*8/rate to transmit and delayMs to
  * propagate. Packets do not overtake each other.
  */
-export class Link {
+export class Link<P extends { bytes: number } = Packet> {
   /** Transmission end times of the packets still in the link's queue. */
   private readonly pending = new Fifo<number>();
   private busyUntilMs = 0;
@@ -24,13 +24,13 @@ export class Link {
   constructor(
     private readonly events: EventQueue,
     private readonly params: LinkParams,
-    private readonly deliver: (packet: Packet) => void,
+    private readonly deliver: (packet: P) => void,
   ) {
     if (!(params.rateKbps > 0)) throw new RangeError(`link rate must be > 0; got ${params.rateKbps}`);
     if (!(params.delayMs >= 0)) throw new RangeError(`link delay must be >= 0; got ${params.delayMs}`);
   }
 
-  send(packet: Packet): void {
+  send(packet: P): void {
     const now = this.events.nowMs;
     while ((this.pending.peek() ?? Number.POSITIVE_INFINITY) <= now) this.pending.shift();
     if (this.pending.length >= this.params.limitPackets) {

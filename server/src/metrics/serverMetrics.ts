@@ -123,7 +123,7 @@ export class ServerMetrics {
       packetsLost: { green: 0, yellow: 0, red: 0 },
       framesSent: { tid0: 0, tid1: 0, tid2: 0 },
       framesSkipped: 0,
-      sessions: { pels: 0, 'best-effort': 0, nack: 0 },
+      sessions: { pels: 0, 'best-effort': 0, nack: 0, rlm: 0 },
       rtx: { nacksReceived: 0, packetsSent: 0, bytesSent: 0 },
       keyframeRequests: { green: 0, yellow: 0, red: 0 },
     };

@@ -20,3 +20,11 @@ test('after consume a switch to or from nack is refused with a reason; PELS and 
   assert.equal(modeSwitchRefusal('pels', 'nack', false), null);
   assert.equal(modeSwitchRefusal('nack', 'pels', false), null);
 });
+
+test('rlm is unmarked and not retransmitted; a consuming viewer cannot switch to or from it', () => {
+  assert.deepEqual(['green', 'yellow', 'red'].map((c) => dscpFor('rlm', c as 'green')), [0, 0, 0]);
+  assert.deepEqual(retransmittedColors('rlm'), []);
+  assert.match(modeSwitchRefusal('pels', 'rlm', true)!, /to rlm/);
+  assert.match(modeSwitchRefusal('rlm', 'best-effort', true)!, /from rlm/);
+  assert.equal(modeSwitchRefusal('pels', 'rlm', false), null);
+});

@@ -21,9 +21,13 @@ export function retransmittedColors(mode: FlowModeName): Color[] {
  * (mediasoup fixes a consumer's RTP parameters, and the player's receivers with
  * them). A switch that would need other retransmission than a viewer consumed
  * with is refused: the reason, or null when the switch is allowed.
- * Between `pels` and `best-effort` a viewer keeps what it consumed with.
+ * Between `pels` and `best-effort` a viewer keeps what it consumed with. A
+ * consuming viewer cannot switch to or from `rlm` either.
  */
 export function modeSwitchRefusal(from: FlowModeName, to: FlowModeName, consuming: boolean): string | null {
-  if (!consuming || from === to || (from !== 'nack' && to !== 'nack')) return null;
+  if (!consuming || from === to) return null;
+  // Under `rlm` the player chooses the layers: a player that joined otherwise would get every frame with no control at all.
+  if (from === 'rlm' || to === 'rlm') return `cannot switch a consuming viewer ${to === 'rlm' ? 'to' : 'from'} rlm: receiver-driven layers run in the player, chosen when it joins`;
+  if (from !== 'nack' && to !== 'nack') return null;
   return `cannot switch a consuming viewer ${to === 'nack' ? 'to' : 'from'} nack: retransmission is set when the viewer starts consuming`;
 }

@@ -5,9 +5,12 @@ import type { Color } from '../pels/color';
 /**
  * How a viewer's flow is sent. `pels`: colored by importance (AF41/42/43), green
  * retransmitted (NACK + RTX); `best-effort`: one DSCP, no retransmission; `nack`:
- * one DSCP, every stream retransmitted (what a stock SFU with NACK does).
+ * one DSCP, every stream retransmitted (what a stock SFU with NACK does); `rlm`:
+ * receiver-driven layers, every frame of each temporal layer on its own stream
+ * (TID 0 green, 1 yellow, 2 red) with no sender rate control, one DSCP, no
+ * retransmission: the viewer chooses its layers with `setColors`.
  */
-export const FLOW_MODES = ['pels', 'best-effort', 'nack'] as const;
+export const FLOW_MODES = ['pels', 'best-effort', 'nack', 'rlm'] as const;
 export type FlowModeName = (typeof FLOW_MODES)[number];
 
 /**

@@ -1,0 +1,22 @@
+import { expect, test } from '@playwright/test';
+import { runTestbed, TESTBED_DEFAULTS } from '../src/testbed/testbed';
+
+/**
+ * Receiver-driven layers (`?rx=rlm`, flow mode `rlm`): the player starts on the
+ * base layer and joins the others by experiment; the server sends every frame
+ * of what the player subscribed, with no rate control of its own.
+ */
+test('an RLM player starts on green and joins yellow and red by itself on an open path', async () => {
+  test.setTimeout(150_000);
+  const { result, samples } = await runTestbed({ ...TESTBED_DEFAULTS, mode: 'rlm', seconds: 70 }, () => {});
+  const colors = samples.map((s) => s.api[0]?.colors.length ?? 0);
+  test.info().annotations.push({ type: 'rlm', description: JSON.stringify({ colors, fps: result.viewers[0]?.fps }) });
+  expect(result.viewers[0]!.errors).toEqual([]);
+  expect(result.viewers[0]!.mode).toBe('rlm');
+  // The server lists all colors until the player's first setColors: the base layer alone from then on, all three later.
+  const baseOnly = colors.indexOf(1);
+  expect(baseOnly).toBeGreaterThanOrEqual(0);
+  expect(colors.slice(baseOnly)).toContain(3);
+  expect(colors.at(-1)).toBe(3);
+  expect(result.viewers[0]!.fps!).toBeGreaterThan(5);
+});
