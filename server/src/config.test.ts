@@ -72,3 +72,12 @@ test('MKC_STARTUP: start-up on by default, off on request, anything else refused
   assert.equal(load({ MKC_STARTUP: 'off' }).control.mkc.startup, undefined);
   assert.throws(() => load({ MKC_STARTUP: 'yes' }), /^ConfigError: MKC_STARTUP must be on or off, got "yes"/);
 });
+
+test('renditions: by default one at half the size and a quarter of the rate; RENDITIONS lists them, none turns them off; switching thresholds checked', () => {
+  assert.deepEqual(load({}).renditions, [{ width: 320, height: 180, bitrateKbps: 250 }]);
+  assert.deepEqual(load({ VIDEO_KBPS: '2000', RENDITIONS: '480x270@800,320x180@300' }).renditions.map((r) => r.bitrateKbps), [800, 300]);
+  assert.deepEqual(load({ RENDITIONS: 'none' }).renditions, []);
+  assert.throws(() => load({ RENDITIONS: '320x180@2000' }), /^ConfigError: RENDITIONS: "320x180@2000": the rate must be/);
+  assert.equal(load({ RENDITION_MARGIN: '0.5' }).renditionPolicy.margin, 0.5);
+  assert.throws(() => load({ RENDITION_HYSTERESIS: '-1' }), /rendition switching: hysteresis must be/);
+});
