@@ -3,10 +3,12 @@ import type { types as ms } from 'mediasoup';
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import { ControlLoop, type ControlLoopParams } from '@pels/shared/pels/controlLoop';
 import type { FeedbackEvent } from '@pels/shared/pels/feedback';
+import type { RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
 import type { FlowModeName, MediaTransport, RtxState, ViewerState } from '@pels/shared/protocol/api';
 import type { ConsumerParams, DtlsParametersData, Request, RtpCapabilitiesData, TransportParams, ViewerClosed } from '@pels/shared/protocol/signaling';
 import { ClosedError, RequestError } from '../errors';
 import { ReceiverReportTracker, type ConsumerStatsSample } from '../feedback/receiverReports';
+import { RenditionSwitch } from '../flow/renditionSwitch';
 import { ViewerFlow } from '../flow/viewerFlow';
 import type { LayeredFrame } from '../layering/layeredFrame';
 import type { FeedbackSource } from '../config';
@@ -43,8 +45,11 @@ export interface ViewerSessionOptions {
   /** The DTLS deadline and where its expiries are counted. */
   limits: Pick<Limits, 'settings' | 'rejections'>;
   log: Logger;
-  /** Asks the stream's encoder for a keyframe (throttled there; one serves every viewer). */
-  onKeyframeRequest: (reason: KeyframeReason) => void;
+  /** How many renditions the stream has, and when the viewer moves between them. */
+  renditions: number;
+  renditionPolicy: RenditionPolicyParams;
+  /** Asks a rendition's encoder for a keyframe (throttled there; one serves every viewer). */
+  onKeyframeRequest: (reason: KeyframeReason, rendition: number) => void;
   /** Told once when the session closes, whatever closed it. */
   onClose: (closed: ViewerClosed) => void;
 }
@@ -87,6 +92,7 @@ export class ViewerSession {
   private retransmitted: readonly Color[] | null = null;
   /** A player that joined but never completes DTLS holds a viewer's place and a transport: it gets this long. */
   private readonly dtlsDeadline: NodeJS.Timeout;
+  private readonly rendition: RenditionSwitch;
 
   private constructor(
     private readonly opts: ViewerSessionOptions,
@@ -102,6 +108,7 @@ export class ViewerSession {
     this.requestedMode = opts.mode;
     this.mode = opts.mode;
     this.reports = new ReceiverReportTracker(opts.id);
+    this.rendition = new RenditionSwitch(opts.renditions, opts.renditionPolicy, (r) => opts.onKeyframeRequest('switch', r), Date.now());
     direct.on('rtcp', (buf) => this.onRtcp(buf));
     direct.on('routerclose', () => this.close('media router closed'));
     const { dtlsTimeoutMs } = opts.limits.settings;
@@ -247,6 +254,11 @@ export class ViewerSession {
     this.feedbackSteps++;
   }
 
+  /** Each rendition's measured base-layer rate, for choosing among them (null while unknown). */
+  setRenditionBaseRates(baseKbps: readonly (number | null)[]): void {
+    this.rendition.setBaseRates(baseKbps);
+  }
+
   /** The stream's measured base rate (floor) and full rate (ceiling) for MKC. */
   setRateBounds(minKbps: number, maxKbps: number, nowMs: number): void {
     if (!this.closed) this.control.setRateBounds(minKbps, maxKbps, nowMs);
@@ -279,6 +291,7 @@ export class ViewerSession {
         : null,
       rtx: this.rtxState(),
       keyframeRequests: Object.fromEntries(COLORS.map((k) => [k, (this.repair[k]?.pliCount ?? 0) + (this.repair[k]?.firCount ?? 0)])) as Record<Color, number>,
+      rendition: this.rendition.state(Date.now()),
     };
   }
 
@@ -299,7 +312,7 @@ export class ViewerSession {
     this.sending = true;
     // The green consumer starts at a keyframe: ask for one rather than wait for the periodic one.
     this.awaitingKeyframe = true;
-    this.opts.onKeyframeRequest('join');
+    this.opts.onKeyframeRequest('join', this.rendition.keyframeRendition);
   }
 
   async setColors(colors: readonly Color[]): Promise<Color[]> {
@@ -340,9 +353,11 @@ export class ViewerSession {
     if (this.consumers.size) await this.markDscp();
   }
 
-  /** Sends one source frame to this viewer, colored by the flow's policy. */
-  sendFrame(frame: LayeredFrame, nowMs: number): void {
+  /** Sends one source frame to this viewer, in the rendition it gets (`frames` by rendition), colored by the flow's policy. */
+  sendFrame(frames: readonly LayeredFrame[], nowMs: number): void {
     if (!this.sending || this.closed) return;
+    const frame = this.rendition.pick(frames, this.control.rateKbps, !this.control.inStartup, nowMs);
+    if (!frame) return;
     const out = this.flow.onFrame(frame, nowMs);
     if (!out) return;
     const producer = this.producers[out.color];
@@ -442,7 +457,7 @@ export class ViewerSession {
       const color = COLORS.find((c) => this.flow.ssrcs[c] === fb.mediaSsrc);
       // Green: the player's base chain is broken, the stream's encoder makes a keyframe (a join's request already asked for one).
       if (color === 'green') {
-        if (this.sending && !this.awaitingKeyframe) this.opts.onKeyframeRequest('pli');
+        if (this.sending && !this.awaitingKeyframe) this.opts.onKeyframeRequest('pli', this.rendition.keyframeRendition);
       } else if (color) this.sendSyntheticKeyframe(color, false);
     }
   }
