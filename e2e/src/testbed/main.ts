@@ -1,5 +1,5 @@
 /**
- * npm run testbed -- --viewers N --capacity-kbps C --loss PCT --mode pels|best-effort|nack
+ * npm run testbed -- --viewers N --capacity-kbps C [--capacity-step SECONDS:KBPS ...] --loss PCT --mode pels|best-effort|nack
  *                    --feedback rtcp|router --seconds S [--source FILE] [--json]
  *
  * With --json, stdout holds one JSON object and nothing else; progress goes
@@ -8,9 +8,10 @@
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { FLOW_MODES, type FlowModeName } from '@pels/shared/protocol/api';
+import { parseCapacityStep } from './capacitySteps';
 import { runTestbed, TESTBED_DEFAULTS, type TestbedOptions } from './testbed';
 
-const USAGE = `usage: npm run testbed -- [--viewers N] [--seconds S] [--capacity-kbps C] [--loss PCT]
+const USAGE = `usage: npm run testbed -- [--viewers N] [--seconds S] [--capacity-kbps C] [--capacity-step SECONDS:KBPS]... [--loss PCT]
        [--mode pels|best-effort|nack] [--feedback rtcp|router] [--router-interval-ms T]
        [--queue-packets N] [--red-queue-packets N] [--internet-share F] [--source FILE|URL|lavfi:GRAPH] [--out FILE.csv] [--json]`;
 
@@ -32,6 +33,7 @@ function options(argv: string[]): TestbedOptions & { json: boolean } {
       viewers: { type: 'string' },
       seconds: { type: 'string' },
       'capacity-kbps': { type: 'string' },
+      'capacity-step': { type: 'string', multiple: true },
       loss: { type: 'string' },
       mode: { type: 'string' },
       feedback: { type: 'string' },
@@ -57,6 +59,7 @@ function options(argv: string[]): TestbedOptions & { json: boolean } {
   if (feedback !== 'rtcp' && feedback !== 'router') throw new UsageError(`--feedback must be rtcp or router; got "${feedback}"`);
   const capacityKbps = values['capacity-kbps'] === undefined ? undefined : num('capacity-kbps', values['capacity-kbps'], 0, 64, 1_000_000);
   if (feedback === 'router' && capacityKbps === undefined) throw new UsageError('--feedback router needs a bottleneck: give --capacity-kbps');
+  const capacitySteps = capacityStepsFrom(values['capacity-step'] ?? [], capacityKbps);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   return {
     viewers: num('viewers', values.viewers, d.viewers, 1, 32, true),
@@ -64,6 +67,7 @@ function options(argv: string[]): TestbedOptions & { json: boolean } {
     mode,
     feedback,
     capacityKbps,
+    capacitySteps,
     lossPct: num('loss', values.loss, d.lossPct, 0, 99.9),
     routerIntervalMs: num('router-interval-ms', values['router-interval-ms'], d.routerIntervalMs, 10, 5000, true),
     queuePackets: values['queue-packets'] === undefined ? undefined : num('queue-packets', values['queue-packets'], 0, 2, 10000, true),
@@ -73,6 +77,15 @@ function options(argv: string[]): TestbedOptions & { json: boolean } {
     timeseriesFile: values.out ?? fileURLToPath(new URL(`../../out/testbed-${stamp}.csv`, import.meta.url)),
     json: values.json,
   };
+}
+
+function capacityStepsFrom(raw: string[], capacityKbps: number | undefined): TestbedOptions['capacitySteps'] {
+  if (raw.length && capacityKbps === undefined) throw new UsageError('--capacity-step needs a bottleneck: give --capacity-kbps');
+  try {
+    return raw.map(parseCapacityStep);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
 }
 
 const progress = (msg: string): void => void process.stderr.write(`[testbed] ${msg}\n`);

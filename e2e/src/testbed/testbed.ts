@@ -19,6 +19,7 @@ import { RouterAgent } from '../net/routerAgent';
 import { createTopology, type Topology } from '../net/topology';
 import { startServer, type RunningServer } from '../serverProcess';
 import { intervalLoss, jainIndex, mean, median, psnrSummary, round, timeToFullRateMs, type DisplaySample } from './metrics';
+import { scheduleCapacitySteps, type CapacityStep } from './capacitySteps';
 import { TreeCpu } from './processCpu';
 
 export interface TestbedOptions {
@@ -28,6 +29,8 @@ export interface TestbedOptions {
   feedback: 'rtcp' | 'router';
   /** Bottleneck rate; undefined: no shaping. */
   capacityKbps: number | undefined;
+  /** Changes of the bottleneck rate during the run (needs capacityKbps); the router is rebuilt, so its counters restart. */
+  capacitySteps?: CapacityStep[];
   lossPct: number;
   /** Router sampling interval T for eq. 11. */
   routerIntervalMs: number;
@@ -128,6 +131,20 @@ export interface TestbedRun {
   samples: Sample[];
 }
 
+/** Builds the bottleneck router at this rate (again, for a capacity step). */
+async function applyCapacity(topo: Topology, o: TestbedOptions, capacityKbps: number, progress: Progress): Promise<void> {
+  await applyRouter(topo.serverNs, topo.bottleneckDev, {
+    capacityKbps,
+    lossPct: o.lossPct,
+    mode: routerModeOf(o.mode),
+    internetShare: o.internetShare,
+    queuePackets: o.queuePackets ?? defaultQueuePackets(capacityKbps),
+    redQueuePackets: o.redQueuePackets,
+    internetQueuePackets: ROUTER_DEFAULTS.internetQueuePackets,
+  });
+  progress(`router: ${capacityKbps} kb/s, ${o.mode === 'pels' ? 'PELS priority queues' : 'one FIFO'}, loss ${o.lossPct}%`);
+}
+
 export async function runTestbed(o: TestbedOptions, progress: Progress): Promise<TestbedRun> {
   const res = new Resources();
   const onSignal = () => void res.release().then(() => process.exit(130));
@@ -140,16 +157,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
       res.add(() => topo!.destroy());
       progress(`namespaces ${topo.serverNs} (server ${topo.serverIp}) and ${topo.clientNs} (viewers ${topo.clientIp})`);
       if (o.capacityKbps !== undefined) {
-        await applyRouter(topo.serverNs, topo.bottleneckDev, {
-          capacityKbps: o.capacityKbps,
-          lossPct: o.lossPct,
-          mode: routerModeOf(o.mode),
-          internetShare: o.internetShare,
-          queuePackets: o.queuePackets ?? defaultQueuePackets(o.capacityKbps),
-          redQueuePackets: o.redQueuePackets,
-          internetQueuePackets: ROUTER_DEFAULTS.internetQueuePackets,
-        });
-        progress(`router: ${o.capacityKbps} kb/s, ${o.mode === 'pels' ? 'PELS priority queues' : 'one FIFO'}, loss ${o.lossPct}%`);
+        await applyCapacity(topo, o, o.capacityKbps, progress);
       }
     } else {
       progress('not root: viewers on loopback, no bottleneck');
@@ -202,6 +210,11 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
       pages.push({ page, pageErrors });
     }
     progress(`${o.viewers} viewer(s) started; running ${o.seconds} s`);
+    if (topo && o.capacityKbps !== undefined && o.capacitySteps?.length) {
+      const t = topo;
+      const cancelSteps = scheduleCapacitySteps(o.capacitySteps, (s) => applyCapacity(t, o, s.kbps, progress), (err) => progress(`capacity step failed: ${String(err)}`));
+      res.add(async () => cancelSteps());
+    }
 
     const cpu = new TreeCpu({ server: server.pid, browser: process.pid });
     const playerSample = (p: Page): Promise<PlayerSample | null> =>
@@ -289,6 +302,11 @@ export interface ViewerResult {
   rtx?: { sent: number | null; recovered: number; overheadPct: number | null };
   /** Key-frame requests the player sent on green. */
   pliSent?: number;
+  /**
+   * Renditions (0: full size): time in each over the whole run and switches (the server's),
+   * and each change the per-second samples saw: second of the run and the rendition it went to.
+   */
+  rendition?: { timeMs: number[]; switches: number; changes: { t: number; to: number }[] };
   errors: string[];
 }
 
@@ -332,6 +350,7 @@ function summarize(
           framesSent: b.framesSent,
           framesSkipped: b.framesSkipped,
           dscp: b.dscp,
+          rendition: { timeMs: b.rendition.timeMs.map((ms) => Math.round(ms)), switches: b.rendition.switches, changes: renditionChanges(samples, i) },
         }
       : {};
     return {
@@ -368,6 +387,19 @@ function summarize(
   return result;
 }
 
+/** The samples where viewer i's rendition differs from the sample before. */
+function renditionChanges(samples: Sample[], i: number): { t: number; to: number }[] {
+  const out: { t: number; to: number }[] = [];
+  let current = 0;
+  for (const s of samples) {
+    const r = s.api[i]?.rendition.current;
+    if (r === undefined || r === current) continue;
+    out.push({ t: s.t, to: r });
+    current = r;
+  }
+  return out;
+}
+
 /** Retransmitted bytes between two states as a percentage of the bytes sent meanwhile (mean sent rate over `seconds`). */
 function rtxOverheadPct(a: ViewerState | null | undefined, b: ViewerState | null | undefined, sentKbps: number | null | undefined, seconds: number): number | null {
   if (!a || !b || !sentKbps) return null;
@@ -397,7 +429,7 @@ export function timeseriesCsv(samples: Sample[]): string {
   const queues = ['green', 'yellow', 'red', 'video', 'internet', 'random'] as const;
   const head = ['t', 'routerP'];
   for (let i = 1; i <= n; i++) {
-    head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded'].map((k) => `v${i}.${k}`));
+    head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded', 'rendition'].map((k) => `v${i}.${k}`));
   }
   head.push(...queues.flatMap((q) => [`${q}.sent`, `${q}.dropped`]));
   const rows = [head.join(',')];
@@ -408,7 +440,7 @@ export function timeseriesCsv(samples: Sample[]): string {
       const p = s.players[i];
       row.push(v?.rateKbps ?? '', v?.sentKbps ?? '', v?.gamma ?? '', v?.lossP ?? '');
       row.push(...COLORS.map((c) => v?.perColor[c].recentLoss ?? ''));
-      row.push(p?.stats.framesDecoded.total ?? '');
+      row.push(p?.stats.framesDecoded.total ?? '', v?.rendition.current ?? '');
     }
     for (const q of queues) row.push(s.router?.[q]?.packets ?? '', s.router?.[q]?.dropped ?? '');
     rows.push(row.map((x) => (typeof x === 'number' ? round(x, 4) : x)).join(','));
