@@ -14,6 +14,8 @@ export class RenditionSwitch {
   private readonly policy: RenditionPolicy;
   private baseKbps: (number | null)[];
   private pendingTarget: number | null = null;
+  /** The base layer's loss in the latest receiver report; spent by the switch it causes. */
+  private baseLoss = 0;
   private switches = 0;
   private readonly timeMs: number[];
   private sinceMs: number;
@@ -40,6 +42,11 @@ export class RenditionSwitch {
     return this.pendingTarget ?? this.policy.current;
   }
 
+  /** The base layer's loss in a new receiver report (0..1). */
+  setBaseLoss(loss: number): void {
+    this.baseLoss = loss;
+  }
+
   /** Each rendition's measured base-layer rate (null while unknown). */
   setBaseRates(baseKbps: readonly (number | null)[]): void {
     this.baseKbps = [...baseKbps];
@@ -56,6 +63,8 @@ export class RenditionSwitch {
       this.account(nowMs);
       this.policy.switched(target, nowMs);
       this.switches++;
+      // That loss was the rendition left behind's: the next report speaks for this one.
+      this.baseLoss = 0;
       this.pendingTarget = null;
     }
     return frames[this.policy.current];
@@ -67,7 +76,7 @@ export class RenditionSwitch {
   }
 
   private retarget(rateKbps: number, nowMs: number): void {
-    const target = this.policy.target(rateKbps, this.baseKbps, nowMs);
+    const target = this.policy.target(rateKbps, this.baseKbps, nowMs, this.baseLoss);
     if (target === this.policy.current) {
       this.pendingTarget = null;
     } else if (target !== this.pendingTarget) {

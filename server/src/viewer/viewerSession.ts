@@ -250,6 +250,7 @@ export class ViewerSession {
   onFeedback(ev: FeedbackEvent): void {
     if (this.closed || ev.kind !== this.opts.feedback) return;
     if (this.control.onFeedback(ev) !== 'fresh') return;
+    if (ev.baseLossFraction !== undefined) this.rendition.setBaseLoss(ev.baseLossFraction);
     this.lastP = ev.lossFraction;
     this.feedbackSteps++;
   }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RENDITION_POLICY_DEFAULTS, RenditionPolicy, validateRenditionPolicyParams, type RenditionPolicyParams } from './renditionPolicy';
 
-const P: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000 };
+const P: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05 };
 /** Base rates: the top rendition's base 240 kb/s (down below 360, up at 480), the low one's 60 (down below 90). */
 const BASES = [240, 60];
 
@@ -19,6 +19,18 @@ test('down at once below the base rate plus the margin; not at or above it', () 
   assert.equal(p.target(359, BASES, 200), 1);
   // The target is not a switch: the policy stays until told.
   assert.equal(p.current, 0);
+});
+
+test('base-layer loss above the limit moves down one rendition whatever the rate, and holds an up switch back', () => {
+  const p = new RenditionPolicy(P, 3, 0, 0);
+  assert.equal(p.target(2000, [240, 60, 15], 0, 0.05), 0);
+  assert.equal(p.target(2000, [240, 60, 15], 0, 0.2), 1);
+  p.switched(1, 0);
+  assert.equal(p.target(2000, [240, 60, 15], 5000, 0.2), 2);
+  assert.equal(p.target(2000, [240, 60, 15], 5000, 0), 1);
+  assert.equal(p.target(2000, [240, 60, 15], 6000, 0.06), 2);
+  assert.equal(p.target(2000, [240, 60, 15], 7000, 0), 1, 'the hold restarted');
+  assert.equal(p.target(2000, [240, 60, 15], 8000, 0), 0);
 });
 
 test('up only when the rate clears the hysteresis for the hold time and the dwell has passed', () => {

@@ -7,7 +7,9 @@
  *
  * - Down at once when the rate falls below the current rendition's base rate
  *   plus `margin` (a share of that base rate): the base layer would not fit
- *   with room for some enhancement.
+ *   with room for some enhancement. Down at once too when the base layer's
+ *   own loss exceeds `baseLossLimit`: the rate controller steps on the
+ *   enhancement layers' loss, so this is where the base not fitting shows.
  * - Up when the rate has stayed at or above the higher rendition's base rate
  *   plus `margin + hysteresis` for `upHoldMs`, and the viewer has been in its
  *   rendition at least the dwell time. On the lower rendition the viewer sends
@@ -28,20 +30,23 @@ export interface RenditionPolicyParams {
   maxDwellMs: number;
   /** A down switch this soon after an up switch makes the up switch a failed probe. */
   failWindowMs: number;
+  /** Base-layer loss (0..1) in a receiver report above which the viewer moves down, whatever the rate. */
+  baseLossLimit: number;
 }
 
 export const RENDITION_POLICY_DEFAULTS: Readonly<RenditionPolicyParams> = {
-  margin: 0.7,
+  margin: 1,
   hysteresis: 0.3,
   upHoldMs: 1000,
   minDwellMs: 2000,
   maxDwellMs: 8000,
   failWindowMs: 10_000,
+  baseLossLimit: 0.05,
 };
 
 export function validateRenditionPolicyParams(p: RenditionPolicyParams): string[] {
   const errors: string[] = [];
-  for (const k of ['margin', 'hysteresis', 'upHoldMs', 'minDwellMs', 'maxDwellMs', 'failWindowMs'] as const) {
+  for (const k of ['margin', 'hysteresis', 'upHoldMs', 'minDwellMs', 'maxDwellMs', 'failWindowMs', 'baseLossLimit'] as const) {
     if (!(Number.isFinite(p[k]) && p[k] >= 0)) errors.push(`${k} must be a finite number >= 0; got ${p[k]}`);
   }
   if (p.maxDwellMs < p.minDwellMs) errors.push(`maxDwellMs (${p.maxDwellMs}) must be >= minDwellMs (${p.minDwellMs})`);
@@ -86,14 +91,16 @@ export class RenditionPolicy {
   /**
    * The rendition the viewer should be in now. `baseKbps[i]` is rendition i's
    * measured base-layer rate, null while unknown (nothing moves on an unknown rate).
+   * `baseLoss`: the base layer's loss in the latest receiver report.
    */
-  target(rateKbps: number, baseKbps: readonly (number | null)[], nowMs: number): number {
+  target(rateKbps: number, baseKbps: readonly (number | null)[], nowMs: number, baseLoss = 0): number {
     const cur = this.currentIndex;
     const fits = (i: number, extra: number): boolean | null => {
       const base = baseKbps[i];
       return base === null || base === undefined ? null : rateKbps >= base * (1 + this.params.margin + extra);
     };
-    if (cur < this.count - 1 && fits(cur, 0) === false) {
+    const baseLost = baseLoss > this.params.baseLossLimit;
+    if (cur < this.count - 1 && (fits(cur, 0) === false || baseLost)) {
       this.upSinceMs = null;
       // The highest lower rendition that fits; the lowest when none does.
       for (let i = cur + 1; i < this.count - 1; i++) if (fits(i, 0) !== false) return i;
@@ -107,7 +114,7 @@ export class RenditionPolicy {
         break;
       }
     }
-    if (up < 0) {
+    if (up < 0 || baseLost) {
       this.upSinceMs = null;
       return cur;
     }
