@@ -127,6 +127,18 @@ export async function applyRouter(ns: string, dev: string, o: RouterOptions): Pr
   for (const cmd of routerCommands(dev, o)) await run('tc', cmd, ns);
 }
 
+/**
+ * Changes a running router's rate in place (`tc class change`): its queues
+ * and counters carry on, as on a link whose capacity changes. Queue limits
+ * stay those it was built with.
+ */
+export async function changeRouterCapacity(ns: string, dev: string, o: RouterOptions): Promise<void> {
+  const errors = validateRouterOptions(o);
+  if (errors.length) throw new RangeError(errors.join('; '));
+  const shaping = routerCommands(dev, o).filter((cmd) => cmd[0] === 'class' && cmd[7] !== ROUTER_CLASSES.random);
+  for (const cmd of shaping) await run('tc', ['class', 'change', ...cmd.slice(2)], ns);
+}
+
 export interface QueueCounters {
   /** Bytes and packets the queue sent on. */
   bytes: number;

@@ -14,7 +14,7 @@ import type { OperatorSnapshot } from '@pels/shared/protocol/operator';
 import type { RouterFeedbackState } from '@pels/shared/protocol/routerFeedback';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
 import { writeChromiumWrapper } from '../net/namespacedChromium';
-import { applyRouter, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, routerModeOf, type RouterCounters } from '../net/pelsRouter';
+import { applyRouter, changeRouterCapacity, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, routerModeOf, type RouterCounters } from '../net/pelsRouter';
 import { RouterAgent } from '../net/routerAgent';
 import { createTopology, type Topology } from '../net/topology';
 import { startServer, type RunningServer } from '../serverProcess';
@@ -29,7 +29,7 @@ export interface TestbedOptions {
   feedback: 'rtcp' | 'router';
   /** Bottleneck rate; undefined: no shaping. */
   capacityKbps: number | undefined;
-  /** Changes of the bottleneck rate during the run (needs capacityKbps); the router is rebuilt, so its counters restart. */
+  /** Changes of the bottleneck rate during the run (needs capacityKbps), made in place: queues and counters carry on. */
   capacitySteps?: CapacityStep[];
   lossPct: number;
   /** Router sampling interval T for eq. 11. */
@@ -131,14 +131,16 @@ export interface TestbedRun {
   samples: Sample[];
 }
 
-/** Builds the bottleneck router at this rate (again, for a capacity step). */
-async function applyCapacity(topo: Topology, o: TestbedOptions, capacityKbps: number, progress: Progress): Promise<void> {
-  await applyRouter(topo.serverNs, topo.bottleneckDev, {
+/** Builds the bottleneck router at this rate; `step`: changes the running one's rate in place. */
+async function applyCapacity(topo: Topology, o: TestbedOptions, capacityKbps: number, progress: Progress, step = false): Promise<void> {
+  // A step keeps the queue limits the run started with.
+  const queueKbps = step ? o.capacityKbps! : capacityKbps;
+  await (step ? changeRouterCapacity : applyRouter)(topo.serverNs, topo.bottleneckDev, {
     capacityKbps,
     lossPct: o.lossPct,
     mode: routerModeOf(o.mode),
     internetShare: o.internetShare,
-    queuePackets: o.queuePackets ?? defaultQueuePackets(capacityKbps),
+    queuePackets: o.queuePackets ?? defaultQueuePackets(queueKbps),
     redQueuePackets: o.redQueuePackets,
     internetQueuePackets: ROUTER_DEFAULTS.internetQueuePackets,
   });
@@ -212,7 +214,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
     progress(`${o.viewers} viewer(s) started; running ${o.seconds} s`);
     if (topo && o.capacityKbps !== undefined && o.capacitySteps?.length) {
       const t = topo;
-      const cancelSteps = scheduleCapacitySteps(o.capacitySteps, (s) => applyCapacity(t, o, s.kbps, progress), (err) => progress(`capacity step failed: ${String(err)}`));
+      const cancelSteps = scheduleCapacitySteps(o.capacitySteps, (s) => applyCapacity(t, o, s.kbps, progress, true), (err) => progress(`capacity step failed: ${String(err)}`));
       res.add(async () => cancelSteps());
     }
 
