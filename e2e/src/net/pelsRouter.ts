@@ -128,15 +128,15 @@ export async function applyRouter(ns: string, dev: string, o: RouterOptions): Pr
 }
 
 /**
- * Changes a running router's rate in place (`tc class change`): its queues
- * and counters carry on, as on a link whose capacity changes. Queue limits
- * stay those it was built with.
+ * Changes a running router's rate and queue limits in place (`tc class
+ * change`, `tc qdisc change`): the packets queued and the counters carry on,
+ * as on a link whose capacity changes.
  */
 export async function changeRouterCapacity(ns: string, dev: string, o: RouterOptions): Promise<void> {
   const errors = validateRouterOptions(o);
   if (errors.length) throw new RangeError(errors.join('; '));
-  const shaping = routerCommands(dev, o).filter((cmd) => cmd[0] === 'class' && cmd[7] !== ROUTER_CLASSES.random);
-  for (const cmd of shaping) await run('tc', ['class', 'change', ...cmd.slice(2)], ns);
+  const changes = routerCommands(dev, o).filter((cmd) => (cmd[0] === 'class' && cmd[7] !== ROUTER_CLASSES.random) || (cmd[0] === 'qdisc' && cmd.includes('pfifo')));
+  for (const cmd of changes) await run('tc', [cmd[0]!, 'change', ...cmd.slice(2)], ns);
 }
 
 export interface QueueCounters {

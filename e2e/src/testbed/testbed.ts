@@ -131,16 +131,14 @@ export interface TestbedRun {
   samples: Sample[];
 }
 
-/** Builds the bottleneck router at this rate; `step`: changes the running one's rate in place. */
+/** Builds the bottleneck router at this rate; `step`: changes the running one's rate and queue limits in place. */
 async function applyCapacity(topo: Topology, o: TestbedOptions, capacityKbps: number, progress: Progress, step = false): Promise<void> {
-  // A step keeps the queue limits the run started with.
-  const queueKbps = step ? o.capacityKbps! : capacityKbps;
   await (step ? changeRouterCapacity : applyRouter)(topo.serverNs, topo.bottleneckDev, {
     capacityKbps,
     lossPct: o.lossPct,
     mode: routerModeOf(o.mode),
     internetShare: o.internetShare,
-    queuePackets: o.queuePackets ?? defaultQueuePackets(queueKbps),
+    queuePackets: o.queuePackets ?? defaultQueuePackets(capacityKbps),
     redQueuePackets: o.redQueuePackets,
     internetQueuePackets: ROUTER_DEFAULTS.internetQueuePackets,
   });
