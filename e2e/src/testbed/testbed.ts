@@ -72,6 +72,7 @@ interface PlayerStats {
   checksumsCompared: number;
   packetsRecovered: number;
   pliSent: number;
+  renditionSwitches: number;
 }
 
 
@@ -304,9 +305,10 @@ export interface ViewerResult {
   pliSent?: number;
   /**
    * Renditions (0: full size): time in each over the whole run and switches (the server's),
-   * and each change the per-second samples saw: second of the run and the rendition it went to.
+   * and each change the per-second samples saw: second of the run and the rendition it went to;
+   * the switches the player saw in the frames it decoded.
    */
-  rendition?: { timeMs: number[]; switches: number; changes: { t: number; to: number }[] };
+  rendition?: { timeMs: number[]; switches: number; changes: { t: number; to: number }[]; playerSwitches?: number };
   errors: string[];
 }
 
@@ -369,6 +371,7 @@ function summarize(
       decodeErrors: end.stats.decodeErrors,
       rtx: { sent: b?.rtx.packetsSent ?? null, recovered: end.stats.packetsRecovered, overheadPct: rtxOverheadPct(a, b, server.sentKbps, elapsed) },
       pliSent: end.stats.pliSent,
+      ...(server.rendition ? { rendition: { ...server.rendition, playerSwitches: end.stats.renditionSwitches } } : {}),
       errors,
     };
   });
