@@ -263,3 +263,24 @@ test('lower renditions come from the same decode: one encoder each, the same fra
   assert.ok(keyframes[1].some((p) => p > 10 && p <= 12), `rendition 1 keyframes at ${keyframes[1].join()}`);
   assert.deepEqual(keyframes[0].filter((p) => p < 30), [0]);
 });
+
+test("when a lower rendition's encoder dies, FFmpeg and the other encoder end with it and all start again", async (t) => {
+  const enc = { ...small, width: 188, height: 104 };
+  const graph = 'testsrc2=size=188x104:rate=30';
+  const ingest = new FfmpegIngest(await resolveSource(`lavfi:${graph}`, []), enc, log, { ...fast, renditions: [{ width: 94, height: 52, bitrateKbps: 50 }] });
+  t.after(() => ingest.close());
+  const statuses: IngestStatus[] = [];
+  ingest.on('status', (s) => statuses.push(s));
+  ingest.start();
+  await waitFor(ingest, (s) => s.state === 'running');
+  const [ffmpeg, top, low] = [ffmpegPid(graph), encoderPid(188), encoderPid(94)];
+  process.kill(low, 'SIGKILL');
+  await waitFor(ingest, (s) => s.state === 'running' && s.restarts === 1);
+  assert.match(statuses.find((s) => s.state === 'restarting')?.error ?? '', /^vp8 encoder of rendition 1 exited \(killed by SIGKILL\)$/);
+  assert.equal(alive(ffmpeg), false, 'the first FFmpeg is gone');
+  assert.equal(alive(top), false, "the top rendition's first encoder is gone");
+  // Both renditions' frames come again.
+  const seen = new Set<number>();
+  ingest.on('frame', (_f, r) => seen.add(r));
+  while (seen.size < 2) await once(ingest, 'frame');
+});
