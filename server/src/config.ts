@@ -5,7 +5,9 @@ import { MKC_PAPER_GAINS, validateMkcParams } from '@pels/shared/pels/mkc';
 import { MKC_STARTUP_DEFAULTS } from '@pels/shared/pels/mkcStartup';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_ENCODE, type EncodeSettings } from './ingest/sourceSpec';
+import { defaultRenditions, parseRenditions } from './ingest/renditionList';
+import { DEFAULT_ENCODE, type EncodeSettings, type Rendition } from './ingest/sourceSpec';
+import { RENDITION_POLICY_DEFAULTS, validateRenditionPolicyParams, type RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
 import { DEFAULT_LIMITS, type LimitSettings } from './limits/limits';
 import { parseIceServers, parseTurnUrls, type IceSettings } from './net/iceServers';
 
@@ -28,6 +30,9 @@ export interface ServerConfig {
   /** MEDIA_DIR: the directories file sources must resolve inside. */
   mediaDirs: string[];
   encode: EncodeSettings;
+  /** RENDITIONS: each stream's lower renditions, highest first; RENDITION_MARGIN, RENDITION_HYSTERESIS: when a viewer moves between them. */
+  renditions: Rendition[];
+  renditionPolicy: RenditionPolicyParams;
   rtc: {
     /** Address mediasoup's WebRTC transports listen on. */
     listenIp: string;
@@ -128,6 +133,20 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
   };
   const problems = [...validateMkcParams(control.mkc), ...validateGammaParams(control.gamma!)];
   if (problems.length) throw new ConfigError(`controller parameters: ${problems.join('; ')}`);
+  const encode: EncodeSettings = { ...DEFAULT_ENCODE, bitrateKbps, keyframeInterval };
+  let renditions: Rendition[];
+  try {
+    renditions = env.RENDITIONS ? parseRenditions(env.RENDITIONS, encode) : defaultRenditions(encode);
+  } catch (err) {
+    throw new ConfigError(`RENDITIONS: ${(err as Error).message}`);
+  }
+  const renditionPolicy: RenditionPolicyParams = {
+    ...RENDITION_POLICY_DEFAULTS,
+    margin: numberFrom(env, 'RENDITION_MARGIN', RENDITION_POLICY_DEFAULTS.margin),
+    hysteresis: numberFrom(env, 'RENDITION_HYSTERESIS', RENDITION_POLICY_DEFAULTS.hysteresis),
+  };
+  const policyProblems = validateRenditionPolicyParams(renditionPolicy);
+  if (policyProblems.length) throw new ConfigError(`rendition switching: ${policyProblems.join('; ')}`);
   const feedback = env.FEEDBACK || 'rtcp';
   if (feedback !== 'rtcp' && feedback !== 'router') throw new ConfigError(`FEEDBACK must be rtcp or router, got "${feedback}"`);
   const operatorToken = tokenFrom(env, 'OPERATOR_TOKEN');
@@ -145,11 +164,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     tls: tlsFrom(env),
     source: env.SOURCE || DEFAULT_SOURCE,
     mediaDirs: mediaDirsFrom(env),
-    encode: {
-      ...DEFAULT_ENCODE,
-      bitrateKbps,
-      keyframeInterval,
-    },
+    encode,
+    renditions,
+    renditionPolicy,
     keyframeMinGapMs: intFrom(env, 'KEYFRAME_MIN_GAP_MS', 1000, 0, 60_000),
     rtc: {
       listenIp: env.RTC_LISTEN_IP || '127.0.0.1',

@@ -111,6 +111,8 @@ async function main(): Promise<void> {
     new Stream({
       ...s,
       encode: config.encode,
+      renditions: config.renditions,
+      renditionPolicy: config.renditionPolicy,
       webRtcServer: () => media.webRtcServer,
       keyframeMinGapMs: config.keyframeMinGapMs,
       createRouter: () => media.createRouter(),

@@ -40,6 +40,12 @@ const COLUMNS: Column[] = [
   { key: 'lossYellow', label: 'Loss Y', title: 'yellow loss, last receiver report', cell: (r) => percent(r.lossYellow) },
   { key: 'lossRed', label: 'Loss R', title: 'red loss, last receiver report', cell: (r) => percent(r.lossRed) },
   { key: 'psnrDb', label: 'PSNR', title: 'Y-PSNR of what the viewer displayed, dB', cell: (r) => fixed(r.psnrDb, 1) },
+  {
+    key: 'rendition',
+    label: 'Rend.',
+    title: 'rendition sent (0: full size; higher: smaller and lower rate), and switches so far',
+    cell: (r) => <span className="rendition">{`${r.rendition} · ${r.renditionSwitches} sw`}</span>,
+  },
   { key: 'rttMs', label: 'RTT', title: 'round-trip time, ms', cell: (r) => fixed(r.rttMs, 0) },
   { key: 'connectedAt', label: 'Connected', cell: (r, now) => <span title={new Date(r.connectedAt).toLocaleString()}>{since(r.connectedAt, now)}</span> },
 ];

@@ -30,6 +30,7 @@ function syntheticViewers(n = 100): OperatorViewer[] {
       display: null,
       rtx: { ssrcs: {}, nacksReceived: 0, packetsSent: 0, bytesSent: 0 },
       keyframeRequests: { green: 0, yellow: 0, red: 0 },
+      rendition: { current: i % 2, pending: null, switches: i % 3, timeMs: [1000, 0] },
     };
   });
 }

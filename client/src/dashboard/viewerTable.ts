@@ -22,6 +22,9 @@ export interface ViewerRow {
   lossYellow: number | null;
   lossRed: number | null;
   psnrDb: number | null;
+  /** The rendition sent (0: full size) and the switches so far. */
+  rendition: number;
+  renditionSwitches: number;
   rttMs: number | null;
   /** ms since the epoch. */
   connectedAt: number;
@@ -57,6 +60,8 @@ export function toRow(v: OperatorViewer): ViewerRow {
     lossYellow: v.perColor.yellow.recentLoss,
     lossRed: v.perColor.red.recentLoss,
     psnrDb: v.psnrDb,
+    rendition: v.rendition.current,
+    renditionSwitches: v.rendition.switches,
     rttMs: v.rttMs,
     connectedAt: Date.parse(v.connectedAt),
   };

@@ -49,8 +49,10 @@ class Player {
   private green: RTCRtpScriptTransformer | undefined;
   private readonly keyframeRequests = new KeyframeRequestThrottle();
   private readonly frameMs: number;
+  private readonly renditions: Init['renditions'];
 
   constructor(init: Init) {
+    this.renditions = init.renditions;
     const frameMs = init.ticksPerFrame / 90; // RTP video clock: 90 kHz
     this.frameMs = frameMs;
     this.indexer = new FrameIndexer(init.timestampBase, init.ticksPerFrame, init.indexHint);
@@ -58,7 +60,7 @@ class Player {
     this.quality = new QualityMonitor(frameMs, (message) => console.warn(message));
     this.display = new FrameDisplay({
       frameMs,
-      renderer: new CanvasRenderer(init.canvas),
+      renderer: new CanvasRenderer(init.canvas, init.renditions[0]),
       onSamples: (samples) => this.quality.displayed(samples),
       onError: (message) => this.stats.error(message),
     });
@@ -178,8 +180,10 @@ class Player {
     const now = performance.now();
     // The decoder was given the unwrapped RTP timestamp; it comes back as the frame's timestamp.
     const index = this.indexer.indexOf(frame.timestamp);
-    this.stats.decoded(temporalId, frame.displayWidth, frame.displayHeight, now);
-    this.quality.decoded(index, frame.clone());
+    // The stream's renditions differ in size: a frame's size says which one it is.
+    const rendition = Math.max(0, this.renditions.findIndex((r) => r.width === frame.displayWidth && r.height === frame.displayHeight));
+    this.stats.decoded(temporalId, frame.displayWidth, frame.displayHeight, rendition, now);
+    this.quality.decoded(index, frame.clone(), rendition);
     this.display.decoded(index, frame, now);
     if (!this.playing) {
       this.playing = true;

@@ -12,6 +12,7 @@ const stream = (state: StreamState, error?: string): StreamInfo => ({
   ...(error ? { error } : {}),
   width: 640,
   height: 360,
+  renditions: [{ width: 640, height: 360, bitrateKbps: 1000 }],
   frameRate: 30,
   ticksPerFrame: 3000,
   framesIngested: 0,

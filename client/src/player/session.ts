@@ -255,6 +255,7 @@ export class PlayerSession {
       type: 'init',
       canvas,
       ticksPerFrame: stream.ticksPerFrame,
+      renditions: stream.renditions.map(({ width, height }) => ({ width, height })),
       playoutDeadlineMs: this.options.playoutDeadlineMs,
       timestampBase,
       indexHint: stream.framesIngested,

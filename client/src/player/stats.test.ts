@@ -15,7 +15,8 @@ describe('StatsCollector', () => {
   it('counts per layer and per color and reports fps per layer', () => {
     const s = new StatsCollector();
     // 2 s of a 0,2,1,2 pattern at 30 fps.
-    for (let i = 0; i < 60; i++) s.decoded(([0, 2, 1, 2] as const)[i % 4]!, 640, 360, i * (1000 / 30));
+    // The first second in rendition 1, then rendition 0: one switch.
+    for (let i = 0; i < 60; i++) s.decoded(([0, 2, 1, 2] as const)[i % 4]!, 640, 360, i < 30 ? 1 : 0, i * (1000 / 30));
     s.received('green');
     s.received('red');
     s.skipped();
@@ -32,6 +33,7 @@ describe('StatsCollector', () => {
     assert.equal(snap.lastError, 'EncodingError: boom');
     assert.equal(snap.width, 640);
     assert.equal(snap.height, 360);
+    assert.deepEqual([snap.rendition, snap.renditionSwitches], [0, 1]);
     assert.deepEqual({ freezes: snap.freezes, checksumMismatches: snap.checksumMismatches, checksumsCompared: snap.checksumsCompared, psnr: snap.psnr }, quality);
   });
 });

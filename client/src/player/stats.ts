@@ -37,8 +37,12 @@ export interface PlayerStats extends QualityStats {
   /** Key-frame requests (PLI) the player sent on green while its base chain was broken. */
   pliSent: number;
   lastError?: string;
+  /** Size of the last decoded frame (a lower rendition is smaller; it is shown at the stream's size). */
   width: number;
   height: number;
+  /** The stream rendition of the last decoded frame (0: full size), and how often it changed. */
+  rendition: number;
+  renditionSwitches: number;
 }
 
 export const FPS_WINDOW_MS = 2000;
@@ -55,6 +59,8 @@ export function emptyStats(): PlayerStats {
     pliSent: 0,
     width: 0,
     height: 0,
+    rendition: 0,
+    renditionSwitches: 0,
     freezes: 0,
     checksumMismatches: 0,
     checksumsCompared: 0,
@@ -97,7 +103,9 @@ export class StatsCollector {
     this.stats.framesReceived[color]++;
   }
 
-  decoded(temporalId: TemporalId, width: number, height: number, nowMs: number): void {
+  decoded(temporalId: TemporalId, width: number, height: number, rendition: number, nowMs: number): void {
+    if (this.stats.framesDecoded.total > 0 && rendition !== this.stats.rendition) this.stats.renditionSwitches++;
+    this.stats.rendition = rendition;
     this.stats.framesDecoded.total++;
     this.stats.framesDecoded[LAYER_KEYS[temporalId]]++;
     this.totalRate.add(nowMs);

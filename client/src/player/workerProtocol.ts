@@ -15,6 +15,8 @@ export type PageToWorker =
       canvas: OffscreenCanvas;
       /** RTP ticks between frames, from `join`. */
       ticksPerFrame: number;
+      /** The stream's renditions, from `join`: [0] is the size every frame is shown at. */
+      renditions: { width: number; height: number }[];
       playoutDeadlineMs: number;
       /** From `join`: RTP timestamps to stream frame indexes (quality/frameIndex.ts). */
       timestampBase: number;

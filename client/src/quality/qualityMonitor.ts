@@ -39,9 +39,10 @@ export class QualityMonitor {
     this.coverage.arrived(index, color, tid, bytes, fate);
   }
 
-  /** Frame `index` was decoded; takes ownership of `frame` (a clone: the display keeps its own). */
-  decoded(index: number, frame: VideoFrame): void {
+  /** Frame `index` was decoded, in `rendition`; takes ownership of `frame` (a clone: the display keeps its own). */
+  decoded(index: number, frame: VideoFrame, rendition: number): void {
     this.coverage.decoded(index);
+    this.tables.decodedRendition(index, rendition);
     this.checksum.hash(frame).then(
       (crc) => this.tables.decodedChecksum(index, crc),
       (err: unknown) => this.onError(`checksum of frame ${index}: ${err instanceof Error ? err.message : String(err)}`),

@@ -33,6 +33,20 @@ describe('QualityTables', () => {
     assert.deepEqual(t.checksums, { compared: 3, mismatches: 1 });
   });
 
+  it('keeps a table per rendition: a frame decoded in a lower one is checked and scored with that one\'s rows', () => {
+    const t = new QualityTables();
+    const low = (index: number): QualityFrame => ({ index, tid: 0, crc: 1000 + index, psnr: [[index, 27]], rendition: 1 });
+    t.addRows([row(5), row(6)]);
+    t.decodedRendition(6, 1);
+    t.decodedChecksum(6, 1006); // before rendition 1's row
+    t.addRows([low(5), low(6)]);
+    t.decodedRendition(5, 0);
+    t.decodedChecksum(5, 5);
+    assert.deepEqual(t.checksums, { compared: 2, mismatches: 0 });
+    assert.equal(t.psnr(6, 6), 27);
+    assert.equal(t.psnr(5, 5), 30);
+  });
+
   it('keeps only the newest rows', () => {
     const t = new QualityTables(2);
     t.addRows([row(1), row(2), row(3)]);

@@ -62,6 +62,10 @@ export function StatsPanel({ stats, transportState, mediaTransport, viewerId }: 
         </dd>
         <dt>Size</dt>
         <dd>{stats.width ? `${stats.width}×${stats.height}` : '–'}</dd>
+        <dt>Rendition / switches</dt>
+        <dd data-testid="rendition" title="0 is the stream at full size; a lower rendition is decoded smaller and shown at the same size">
+          {stats.framesDecoded.total ? `${stats.rendition} / ${stats.renditionSwitches}` : '–'}
+        </dd>
         <dt>Connection</dt>
         <dd data-testid="connection">
           {transportState ?? '–'}

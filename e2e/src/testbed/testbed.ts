@@ -84,6 +84,7 @@ interface PlayerStats {
   checksumsCompared: number;
   packetsRecovered: number;
   pliSent: number;
+  renditionSwitches: number;
 }
 
 
@@ -338,6 +339,12 @@ export interface ViewerResult {
   rtx?: { sent: number | null; recovered: number; overheadPct: number | null };
   /** Key-frame requests the player sent on green. */
   pliSent?: number;
+  /**
+   * Renditions (0: full size): time in each over the whole run and switches (the server's),
+   * and each change the per-second samples saw: second of the run and the rendition it went to;
+   * the switches the player saw in the frames it decoded.
+   */
+  rendition?: { timeMs: number[]; switches: number; changes: { t: number; to: number }[]; playerSwitches?: number };
   errors: string[];
 }
 
@@ -397,6 +404,7 @@ function summarize(
           framesSent: b.framesSent,
           framesSkipped: b.framesSkipped,
           dscp: b.dscp,
+          rendition: { timeMs: b.rendition.timeMs.map((ms) => Math.round(ms)), switches: b.rendition.switches, changes: renditionChanges(samples, i) },
         }
       : {};
     return {
@@ -415,6 +423,7 @@ function summarize(
       decodeErrors: end.stats.decodeErrors,
       rtx: { sent: b?.rtx.packetsSent ?? null, recovered: end.stats.packetsRecovered, overheadPct: rtxOverheadPct(a, b, server.sentKbps, elapsed) },
       pliSent: end.stats.pliSent,
+      ...(server.rendition ? { rendition: { ...server.rendition, playerSwitches: end.stats.renditionSwitches } } : {}),
       errors,
     };
   });
@@ -474,6 +483,19 @@ function startCapacitySteps(o: TestbedOptions, topo: Topology | null, agent: Rou
   return { applied: () => Promise.all(done), cancel: () => timers.forEach(clearTimeout) };
 }
 
+/** The samples where viewer i's rendition differs from the sample before. */
+function renditionChanges(samples: Sample[], i: number): { t: number; to: number }[] {
+  const out: { t: number; to: number }[] = [];
+  let current = 0;
+  for (const s of samples) {
+    const r = s.api[i]?.rendition.current;
+    if (r === undefined || r === current) continue;
+    out.push({ t: s.t, to: r });
+    current = r;
+  }
+  return out;
+}
+
 /** Retransmitted bytes between two states as a percentage of the bytes sent meanwhile (mean sent rate over `seconds`). */
 function rtxOverheadPct(a: ViewerState | null | undefined, b: ViewerState | null | undefined, sentKbps: number | null | undefined, seconds: number): number | null {
   if (!a || !b || !sentKbps) return null;
@@ -503,7 +525,7 @@ export function timeseriesCsv(samples: Sample[]): string {
   const queues = ['green', 'yellow', 'red', 'video', 'internet', 'upta', 'random'] as const;
   const head = ['t', 'routerP'];
   for (let i = 1; i <= n; i++) {
-    head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded', 'colors'].map((k) => `v${i}.${k}`));
+    head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded', 'colors', 'rendition'].map((k) => `v${i}.${k}`));
   }
   head.push(...queues.flatMap((q) => [`${q}.sent`, `${q}.dropped`]), 'capacityKbps');
   const tcpFlows = Math.max(0, ...samples.map((s) => s.tcpBytes?.length ?? 0));
@@ -518,6 +540,7 @@ export function timeseriesCsv(samples: Sample[]): string {
       row.push(...COLORS.map((c) => v?.perColor[c].recentLoss ?? ''));
       row.push(p?.stats.framesDecoded.total ?? '');
       row.push(v?.colors.length ?? '');
+      row.push(v?.rendition.current ?? '');
     }
     for (const q of queues) row.push(s.router?.[q]?.packets ?? '', s.router?.[q]?.dropped ?? '');
     row.push(s.capacityKbps ?? '');

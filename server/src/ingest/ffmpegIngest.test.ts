@@ -236,3 +236,51 @@ test('an encoder that is not there: failed with the reason, and FFmpeg is not st
   assert.equal(s.error, 'vp8 encoder did not start: cannot run /nonexistent/pels-vp8enc: spawn /nonexistent/pels-vp8enc ENOENT (scripts/setup.sh builds it)');
   assert.equal(spawnSync('pgrep', ['-f', graph]).status, 1, 'no FFmpeg');
 });
+
+test('lower renditions come from the same decode: one encoder each, the same frames (pts) at their own size, keyframes asked for per rendition', async () => {
+  const renditions = [{ width: 80, height: 46, bitrateKbps: 60 }];
+  const ingest = new FfmpegIngest(await resolveSource('lavfi:testsrc2=size=160x90:rate=30', []), small, log, { ...fast, renditions });
+  const pts: [number[], number[]] = [[], []];
+  const keyframes: [number[], number[]] = [[], []];
+  const sizes = new Set<string>();
+  ingest.on('frame', (f, rendition) => {
+    const r = rendition as 0 | 1;
+    const h = parseVp8FrameHeader(f.data);
+    pts[r].push(Number(f.pts));
+    if (h.keyframe) {
+      keyframes[r].push(Number(f.pts));
+      sizes.add(`${r}:${h.width}x${h.height}`);
+    }
+    if (r === 1 && Number(f.pts) === 10) ingest.requestKeyframe(1);
+  });
+  ingest.start();
+  await waitFor(ingest, (s) => s.state === 'running');
+  while (pts[1].length < 30 || pts[0].length < 30) await once(ingest, 'frame');
+  ingest.close();
+  assert.deepEqual(pts[0].slice(0, 30), pts[1].slice(0, 30));
+  assert.deepEqual([...sizes].sort(), ['0:160x90', '1:80x46']);
+  // The request went to rendition 1's encoder only: its next frame or the one after is a keyframe.
+  assert.ok(keyframes[1].some((p) => p > 10 && p <= 12), `rendition 1 keyframes at ${keyframes[1].join()}`);
+  assert.deepEqual(keyframes[0].filter((p) => p < 30), [0]);
+});
+
+test("when a lower rendition's encoder dies, FFmpeg and the other encoder end with it and all start again", async (t) => {
+  const enc = { ...small, width: 188, height: 104 };
+  const graph = 'testsrc2=size=188x104:rate=30';
+  const ingest = new FfmpegIngest(await resolveSource(`lavfi:${graph}`, []), enc, log, { ...fast, renditions: [{ width: 94, height: 52, bitrateKbps: 50 }] });
+  t.after(() => ingest.close());
+  const statuses: IngestStatus[] = [];
+  ingest.on('status', (s) => statuses.push(s));
+  ingest.start();
+  await waitFor(ingest, (s) => s.state === 'running');
+  const [ffmpeg, top, low] = [ffmpegPid(graph), encoderPid(188), encoderPid(94)];
+  process.kill(low, 'SIGKILL');
+  await waitFor(ingest, (s) => s.state === 'running' && s.restarts === 1);
+  assert.match(statuses.find((s) => s.state === 'restarting')?.error ?? '', /^vp8 encoder of rendition 1 exited \(killed by SIGKILL\)$/);
+  assert.equal(alive(ffmpeg), false, 'the first FFmpeg is gone');
+  assert.equal(alive(top), false, "the top rendition's first encoder is gone");
+  // Both renditions' frames come again.
+  const seen = new Set<number>();
+  ingest.on('frame', (_f, r) => seen.add(r));
+  while (seen.size < 2) await once(ingest, 'frame');
+});

@@ -5,7 +5,7 @@ import type { Logger } from '../log';
 import type { IvfFrame } from './ivfReader';
 import { resolveMediaFile } from './mediaFiles';
 import { operatorSourceText, redactCredentials } from './sourceRedaction';
-import { ffmpegArgs, REFERENCE_FD, type EncodeSettings, type SourceSpec } from './sourceSpec';
+import { ffmpegArgs, REFERENCE_FD, renditionEncode, type EncodeSettings, type Rendition, type SourceSpec } from './sourceSpec';
 import { ENCODER_PATH, Vp8Encoder } from './vp8Encoder';
 
 export type IngestState = StreamState;
@@ -30,13 +30,16 @@ export interface IngestOptions {
   stallNoticeMs?: number;
   /** No frame for this long: FFmpeg or the encoder is stuck, restart both. */
   stallTimeoutMs?: number;
+  /** Lower renditions (1, 2, ...), each encoded by an encoder of its own from the same decode. */
+  renditions?: readonly Rendition[];
 }
 
-/** One run: FFmpeg decoding into the encoder. */
+/** One run: FFmpeg decoding into the encoders, one per rendition. */
 interface Run {
-  /** Null when the encoder did not start (FFmpeg is not started then). */
+  /** Null when an encoder did not start (FFmpeg is not started then). */
   ffmpeg: ChildProcess | null;
-  encoder: Vp8Encoder;
+  /** By rendition: [0] the stream's own encoding. */
+  encoders: Vp8Encoder[];
   /** Ended by the ingest (stall, close, drain timeout), not by a fault of its own. */
   encoderKilled: boolean;
 }
@@ -56,7 +59,8 @@ function exitMessage(name: string, code: number | null, signal: NodeJS.Signals |
 }
 
 type IngestEvents = {
-  frame: [IvfFrame];
+  /** An encoded frame of rendition `rendition` (0: the stream's own encoding). */
+  frame: [IvfFrame, number];
   status: [IngestStatus];
   /** A run (FFmpeg and the encoder) started: the frames (their pts) and reference bytes that follow are its own. */
   run: [];
@@ -66,8 +70,9 @@ type IngestEvents = {
 
 /**
  * Runs a source through FFmpeg (decode, scale) and the VP8 encoder
- * (vp8Encoder.ts), and emits the encoded frames as they come. The two run as
- * one: either exiting for any reason ends the run, the other is ended too,
+ * (vp8Encoder.ts), one encoder per rendition, and emits the encoded frames as
+ * they come. They run as one: any of them exiting for any reason ends the run,
+ * the others are ended too,
  * and the ingest restarts both with backoff; a source that cannot be opened
  * is reported as failed (and retried, slower). A running source that sends no
  * frame for a while is reported as stalled at once, and restarted if it stays
@@ -81,7 +86,8 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
   private retryTimer: NodeJS.Timeout | null = null;
   private stallTimer: NodeJS.Timeout | null = null;
   private status: IngestStatus = { state: 'starting', restarts: 0 };
-  private readonly opts: Required<IngestOptions>;
+  private readonly opts: Required<Omit<IngestOptions, 'renditions'>>;
+  private readonly renditions: readonly Rendition[];
 
   constructor(
     private readonly spec: SourceSpec,
@@ -99,6 +105,7 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
       stallNoticeMs: opts.stallNoticeMs ?? 2000,
       stallTimeoutMs: opts.stallTimeoutMs ?? 10_000,
     };
+    this.renditions = opts.renditions ?? [];
     this.backoffMs = this.opts.initialBackoffMs;
   }
 
@@ -125,13 +132,13 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
    * The encoder's next frame is a keyframe. Between runs there is no encoder
    * to ask: a run starts with a keyframe anyway.
    */
-  requestKeyframe(): void {
-    this.current?.encoder.requestKeyframe();
+  requestKeyframe(rendition = 0): void {
+    this.current?.encoders[rendition]?.requestKeyframe();
   }
 
-  /** A new target bitrate, from the running encoder's next frame and for every later run. */
+  /** A new target bitrate of the stream's own encoding, from the running encoder's next frame and for every later run. */
   setBitrate(kbps: number): void {
-    this.current?.encoder.setBitrate(kbps);
+    this.current?.encoders[0]?.setBitrate(kbps);
     this.encode = { ...this.encode, bitrateKbps: kbps };
   }
 
@@ -157,25 +164,35 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     this.setStatus(this.restarts === 0 ? 'starting' : 'restarting', this.status.error);
     const startedAt = Date.now();
     let gotFrame = false;
-    const encoder = new Vp8Encoder(this.encode, this.opts.encoderPath);
-    // Started first: FFmpeg writes its raw frames straight into the encoder's input.
-    const ffmpeg: ChildProcess | null = encoder.pid === undefined ? null : spawn(this.opts.ffmpegPath, ffmpegArgs(spec, this.encode), { stdio: ['ignore', encoder.input, 'pipe', 'pipe'] });
-    encoder.releaseInput();
-    const run: Run = { ffmpeg, encoder, encoderKilled: false };
+    const encoders = [this.encode, ...this.renditions.map((r) => renditionEncode(this.encode, r))].map((enc) => new Vp8Encoder(enc, this.opts.encoderPath));
+    const [encoder, ...lower] = encoders as [Vp8Encoder, ...Vp8Encoder[]];
+    // Started first: FFmpeg writes its raw frames straight into the encoders' inputs (rendition k > 0 on renditionFd(k)).
+    const allStarted = encoders.every((e) => e.pid !== undefined);
+    const stdio = ['ignore', encoder.input, 'pipe', 'pipe', ...lower.map((e) => e.input)] as const;
+    const ffmpeg: ChildProcess | null = allStarted ? spawn(this.opts.ffmpegPath, ffmpegArgs(spec, this.encode, this.renditions), { stdio: [...stdio] }) : null;
+    for (const e of encoders) e.releaseInput();
+    // An encoder that started while another did not has no input writer: ending it ends the run.
+    if (!allStarted) for (const e of encoders) e.kill();
+    const run: Run = { ffmpeg, encoders, encoderKilled: false };
     this.current = run;
-    this.log.info({ source: operatorSourceText(spec), ffmpegPid: ffmpeg?.pid, encoderPid: encoder.pid }, 'ingest started');
+    this.log.info({ source: operatorSourceText(spec), ffmpegPid: ffmpeg?.pid, encoderPids: encoders.map((e) => e.pid) }, 'ingest started');
     this.armStallTimer(run);
     this.emit('run');
 
-    encoder.on('frame', (f) => {
-      if (this.closed) return;
-      if (!gotFrame || this.status.state === 'stalled') {
-        gotFrame = true;
-        this.setStatus('running');
-      }
-      this.armStallTimer(run);
-      this.emit('frame', f);
-    });
+    // Rendition 0's frames keep the run alive: the others come from the same decode.
+    encoders.forEach((e, rendition) =>
+      e.on('frame', (f) => {
+        if (this.closed) return;
+        if (rendition === 0) {
+          if (!gotFrame || this.status.state === 'stalled') {
+            gotFrame = true;
+            this.setStatus('running');
+          }
+          this.armStallTimer(run);
+        }
+        this.emit('frame', f, rendition);
+      }),
+    );
     const ffmpegStderr: string[] = [];
     if (ffmpeg) {
       // Always read: FFmpeg would block on a full reference pipe, and stop decoding.
@@ -194,24 +211,32 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
       ? new Promise<RunEnd>((resolve) =>
           ffmpeg.on('close', (code, signal) => {
             // The encoder sees the end of its input and writes the frames it still has; one that does not, is ended.
-            setTimeout(() => killEncoder(run), ENCODER_DRAIN_MS).unref();
+            setTimeout(() => killEncoders(run), ENCODER_DRAIN_MS).unref();
             // FFmpeg quotes the URL it was given: mask its credentials before the message reaches the log or the dashboard.
             resolve(exitMessage('ffmpeg', code, signal, ffmpegStderr.map(redactCredentials)));
           }),
         )
       : null;
-    const encoderEnd = new Promise<RunEnd & { ownFault: boolean }>((resolve) =>
-      encoder.on('close', ({ code, signal, stderrTail }) => {
-        ffmpeg?.kill('SIGKILL');
-        const end =
-          encoder.pid === undefined
-            ? { message: `vp8 encoder did not start: ${stderrTail.join(' | ')}`, code, signal }
-            : exitMessage('vp8 encoder', code, signal, stderrTail);
-        // An encoder that ends cleanly or by our hand ended because FFmpeg did.
-        resolve({ ...end, ownFault: code !== 0 && !run.encoderKilled });
-      }),
+    const encoderEnds = encoders.map(
+      (e, rendition) =>
+        new Promise<RunEnd & { ownFault: boolean; notStarted: boolean }>((resolve) =>
+          e.on('close', ({ code, signal, stderrTail }) => {
+            // An encoder that ends cleanly or by our hand ended because FFmpeg (or another encoder) did.
+            const ownFault = code !== 0 && !run.encoderKilled;
+            ffmpeg?.kill('SIGKILL');
+            // One encoder failing ends the run: the others follow (after a clean end they are draining their own frames).
+            if (code !== 0) killEncoders(run);
+            const name = rendition === 0 ? 'vp8 encoder' : `vp8 encoder of rendition ${rendition}`;
+            const end =
+              e.pid === undefined
+                ? { message: `${name} did not start: ${stderrTail.join(' | ')}`, code, signal }
+                : exitMessage(name, code, signal, stderrTail);
+            resolve({ ...end, ownFault, notStarted: e.pid === undefined });
+          }),
+        ),
     );
-    const [ffmpegExit, encoderExit] = await Promise.all([ffmpegEnd, encoderEnd]);
+    const [ffmpegExit, ...encoderExits] = await Promise.all([ffmpegEnd, ...encoderEnds]);
+    const encoderExit = encoderExits.find((x) => x.notStarted) ?? encoderExits.find((x) => x.ownFault) ?? encoderExits[0]!;
     if (this.current === run) this.current = null;
     if (this.stallTimer) clearTimeout(this.stallTimer);
     if (this.closed) return;
@@ -258,10 +283,10 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
 /** SIGKILL ends a stopped process too. */
 function killRun(run: Run): void {
   run.ffmpeg?.kill('SIGKILL');
-  killEncoder(run);
+  killEncoders(run);
 }
 
-function killEncoder(run: Run): void {
+function killEncoders(run: Run): void {
   run.encoderKilled = true;
-  run.encoder.kill();
+  for (const e of run.encoders) e.kill();
 }

@@ -42,13 +42,36 @@ export interface EncodeSettings {
 
 export const DEFAULT_ENCODE: EncodeSettings = { width: 640, height: 360, frameRate: 30, bitrateKbps: 1000, keyframeInterval: 60 };
 
+/**
+ * A lower rendition of a stream: the same frames, scaled down and encoded at
+ * a lower rate by an encoder of its own (same frame rate, keyframe interval
+ * and temporal layers as the stream's own encoding, rendition 0).
+ */
+export interface Rendition {
+  width: number;
+  height: number;
+  bitrateKbps: number;
+}
+
+/** The encoder settings of a lower rendition of a stream encoded with `enc`. */
+export function renditionEncode(enc: EncodeSettings, r: Rendition): EncodeSettings {
+  return { ...enc, width: r.width, height: r.height, bitrateKbps: r.bitrateKbps };
+}
+
 /** The file descriptor FFmpeg writes the reference planes to (stdin, stdout, stderr, then this). */
 export const REFERENCE_FD = 3;
+
+/** The file descriptor FFmpeg writes lower rendition `k` (1, 2, ...) to: after the reference. */
+export function renditionFd(k: number): number {
+  return REFERENCE_FD + k;
+}
 
 /**
  * FFmpeg arguments: the source decoded, scaled and padded to the encode size
  * at the encode frame rate, as raw yuv420p frames on stdout (the encoder's
  * input, see vp8Encoder.ts), in real time.
+ * Each lower rendition gets the same frames scaled down, on renditionFd(k):
+ * one decode feeds every rendition's encoder.
  * The same frames also go, as raw Y planes (width * height bytes per frame),
  * to REFERENCE_FD: the reference the server scores its own decode against.
  * `extractplanes=y` copies the plane exactly (`-pix_fmt gray` would rescale it).
@@ -59,7 +82,7 @@ export const REFERENCE_FD = 3;
  * and a file is named `file:<absolute path>` so no part of its name is read
  * as a protocol.
  */
-export function ffmpegArgs(spec: ParsedSource, enc: EncodeSettings = DEFAULT_ENCODE): string[] {
+export function ffmpegArgs(spec: ParsedSource, enc: EncodeSettings = DEFAULT_ENCODE, lower: readonly Rendition[] = []): string[] {
   const whitelist = protocolWhitelist(spec);
   const input = [
     '-re',
@@ -70,13 +93,17 @@ export function ffmpegArgs(spec: ParsedSource, enc: EncodeSettings = DEFAULT_ENC
     spec.kind === 'lavfi' ? spec.graph : spec.kind === 'file' ? `file:${spec.path}` : spec.url,
   ];
   const { width: w, height: h } = enc;
+  const lowerLabels = lower.map((_, i) => `[low${i + 1}]`).join('');
+  const lowerScales = lower.map((r, i) => `;[low${i + 1}]scale=${r.width}:${r.height}[enc${i + 1}]`).join('');
+  const raw = (label: string, fd: number) => ['-map', `[${label}]`, '-f', 'rawvideo', '-flush_packets', '1', `pipe:${fd}`];
   return [
     '-hide_banner', '-nostdin', '-loglevel', 'error',
     ...input,
     '-an',
     '-filter_complex',
-    `[0:v]scale=${w}:${h}:force_original_aspect_ratio=decrease,pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2,fps=${enc.frameRate},format=yuv420p,split=2[enc][src];[src]extractplanes=y[ref]`,
-    '-map', '[enc]', '-f', 'rawvideo', '-flush_packets', '1', 'pipe:1',
-    '-map', '[ref]', '-f', 'rawvideo', '-flush_packets', '1', `pipe:${REFERENCE_FD}`,
+    `[0:v]scale=${w}:${h}:force_original_aspect_ratio=decrease,pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2,fps=${enc.frameRate},format=yuv420p,split=${2 + lower.length}[enc][src]${lowerLabels};[src]extractplanes=y[ref]${lowerScales}`,
+    ...raw('enc', 1),
+    ...raw('ref', REFERENCE_FD),
+    ...lower.flatMap((_, i) => raw(`enc${i + 1}`, renditionFd(i + 1))),
   ];
 }

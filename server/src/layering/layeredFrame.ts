@@ -26,12 +26,13 @@ export class FrameLayering {
 
   constructor(private readonly ticksPerFrame: number) {}
 
-  next(data: Uint8Array): LayeredFrame {
+  /** The next frame; at `index` when given (renditions share their indexes), else the one after the last. */
+  next(data: Uint8Array, index = this.index): LayeredFrame {
     const h = parseVp8FrameHeader(data);
     const tid = h.temporalId;
     const layerSync = tid > 0 && this.lowestSinceBase > tid;
     this.lowestSinceBase = tid === 0 ? Infinity : Math.min(this.lowestSinceBase, tid);
-    const index = this.index++;
+    this.index = index + 1;
     return { index, ticks: index * this.ticksPerFrame, keyframe: h.keyframe, temporalId: tid, layerSync, nonReference: isNonReference(h), bytes: data.length, data };
   }
 }

@@ -63,8 +63,9 @@ export class PsnrTableBuilder {
     return [];
   }
 
-  addDecoded(index: number, tid: TemporalId, plane: Uint8Array): QualityFrame[] {
-    this.decoded.set(index, { plane, crc: crc32(plane), tid });
+  /** `plane` as decoded (its CRC32 is the row's); `scored` the same frame as displayed, at the source's size (a lower rendition scaled up). */
+  addDecoded(index: number, tid: TemporalId, plane: Uint8Array, scored: Uint8Array = plane): QualityFrame[] {
+    this.decoded.set(index, { plane: scored, crc: crc32(plane), tid });
     for (const j of this.decoded.keys()) if (j < index - this.back - MAX_SOURCE_LAG) this.decoded.delete(j);
     const source = this.sources.get(index);
     if (!source) return [];

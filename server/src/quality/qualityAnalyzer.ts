@@ -7,8 +7,11 @@ import { QualityThread } from './qualityThread';
 import { SourceAlignment } from './sourceAlignment';
 
 export interface QualityAnalyzerOptions {
+  /** The source's (display) size: the reference planes'. */
   width: number;
   height: number;
+  /** A lower rendition: its number (tags its rows) and its encoded size, scaled up to width x height to be scored. */
+  rendition?: { index: number; width: number; height: number };
   frameRate: number;
   ffmpegPath?: string;
   /** Rows of the stream's PSNR table, in index order. */
@@ -32,7 +35,8 @@ export class QualityAnalyzer {
   private closed = false;
 
   constructor(private readonly opts: QualityAnalyzerOptions) {
-    this.thread = new QualityThread(opts.onRows, opts.log);
+    const r = opts.rendition;
+    this.thread = new QualityThread(r ? (rows) => opts.onRows(rows.map((row) => ({ ...row, rendition: r.index }))) : opts.onRows, opts.log);
     this.splitter = new PlaneSplitter(opts.width * opts.height);
   }
 
@@ -70,12 +74,14 @@ export class QualityAnalyzer {
   }
 
   private startDecoder(): LibvpxDecoder {
+    const { rendition: r, width, height } = this.opts;
+    const scale = r ? { from: { width: r.width, height: r.height }, to: { width, height } } : undefined;
     const decoder: LibvpxDecoder = new LibvpxDecoder({
-      width: this.opts.width,
-      height: this.opts.height,
+      width: r?.width ?? width,
+      height: r?.height ?? height,
       frameRate: this.opts.frameRate,
       ffmpegPath: this.opts.ffmpegPath ?? 'ffmpeg',
-      onPlane: (d) => this.thread.post({ type: 'decoded', ...d }),
+      onPlane: (d) => this.thread.post(scale ? { type: 'decoded', ...d, scale } : { type: 'decoded', ...d }),
       onFailure: (reason) => {
         if (this.decoder === decoder) this.decoder = null;
         this.opts.log.warn({ reason }, 'quality decoder stopped; restarting it at the next keyframe');

@@ -45,6 +45,8 @@ before(async () => {
     name: 'test pattern',
     source: await resolveSource(`lavfi:${GRAPH}`, []),
     encode: { ...DEFAULT_ENCODE, width: 160, height: 90, bitrateKbps: 200 },
+    renditions: [],
+    renditionPolicy: loadConfig({}, '.').renditionPolicy,
     webRtcServer: () => media.webRtcServer,
     keyframeMinGapMs: 1000,
     createRouter: () => media.createRouter(),

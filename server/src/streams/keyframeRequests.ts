@@ -1,9 +1,9 @@
 import type { KeyframeCounts } from '@pels/shared/protocol/operator';
 import { KeyframeThrottle } from './keyframeThrottle';
 
-/** Why a keyframe was asked for: a viewer starts receiving (`join`), or a player lost its base chain (`pli`: a PLI or FIR on green). */
+/** Why a keyframe was asked for: a viewer starts receiving (`join`), a player lost its base chain (`pli`: a PLI or FIR on green), or a viewer moves to this rendition (`switch`). */
 export type KeyframeReason = keyof KeyframeCounts['requests'];
-export const KEYFRAME_REASONS: readonly KeyframeReason[] = ['join', 'pli'];
+export const KEYFRAME_REASONS: readonly KeyframeReason[] = ['join', 'pli', 'switch'];
 
 /**
  * A stream's keyframe requests: throttled (KeyframeThrottle), held ones
@@ -12,7 +12,7 @@ export const KEYFRAME_REASONS: readonly KeyframeReason[] = ['join', 'pli'];
 export class KeyframeRequests {
   private readonly throttle: KeyframeThrottle;
   private timer: NodeJS.Timeout | null = null;
-  private readonly counts: KeyframeCounts = { requests: { join: 0, pli: 0 }, forced: 0 };
+  private readonly counts: KeyframeCounts = { requests: { join: 0, pli: 0, switch: 0 }, forced: 0 };
 
   constructor(
     minGapMs: number,

@@ -8,8 +8,8 @@ import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import type { KeyframeCounts, LayerKbps } from '@pels/shared/protocol/operator';
 import { FfmpegIngest, type IngestStatus } from '../ingest/ffmpegIngest';
 import { operatorSourceText, PUBLIC_SOURCE_ERROR, publicSourceLabel } from '../ingest/sourceRedaction';
-import type { EncodeSettings, SourceSpec } from '../ingest/sourceSpec';
-import { FrameLayering } from '../layering/layeredFrame';
+import type { RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
+import type { EncodeSettings, Rendition, SourceSpec } from '../ingest/sourceSpec';
 import { LayerRateMeter } from '../layering/layerRates';
 import type { FeedbackSource } from '../config';
 import type { Limits } from '../limits/limits';
@@ -18,7 +18,8 @@ import type { DscpMarker } from '../net/dscpMarker';
 import { QualityAnalyzer } from '../quality/qualityAnalyzer';
 import { QualityFeed, type QualityListener } from '../quality/qualityFeed';
 import { ViewerSession } from '../viewer/viewerSession';
-import { KeyframeRequests } from './keyframeRequests';
+import { KeyframeRequests, type KeyframeReason } from './keyframeRequests';
+import { RenditionFrames } from './renditionFrames';
 
 export interface StreamOptions {
   id: string;
@@ -26,6 +27,9 @@ export interface StreamOptions {
   /** Checked by the source policy (resolveSource). */
   source: SourceSpec;
   encode: EncodeSettings;
+  /** Lower renditions, highest first (rendition 0 is `encode`), and when a viewer moves between them. */
+  renditions: readonly Rendition[];
+  renditionPolicy: RenditionPolicyParams;
   /** The media worker's current WebRtcServer (the one RTC port), for new viewers' transports. */
   webRtcServer: () => ms.WebRtcServer;
   /** Least time between keyframes the viewers' requests force (KEYFRAME_MIN_GAP_MS). */
@@ -58,76 +62,106 @@ type StreamEvents = {
 };
 
 /**
- * One source: its ingest (FFmpeg and the encoder), its mediasoup router and
- * its viewers. Frames flow one way: ingest -> layering -> each viewer's flow;
- * the viewers' keyframe requests go back to the encoder, throttled.
+ * One source: its ingest (FFmpeg and an encoder per rendition), its mediasoup
+ * router and its viewers. Frames flow one way: ingest -> layering, one set of
+ * renditions per source frame -> each viewer's flow, which sends one of them;
+ * the viewers' keyframe requests go back to the encoders, throttled per rendition.
+ * Each rendition's quality is measured at the stream's size.
  */
 export class Stream extends EventEmitter<StreamEvents> {
   readonly id: string;
   private router: ms.Router | null = null;
   private readonly ingest: FfmpegIngest;
-  private readonly layering: FrameLayering;
+  private readonly renditionFrames: RenditionFrames;
   private readonly viewers = new Map<string, ViewerSession>();
   private framesIngested = 0;
   private closed = false;
   /** The operator's rate controller for this stream; null: RATE_CONTROLLER's. */
   private controllerChoice: RateControllerName | null = null;
   private readonly ticksPerFrame: number;
-  private readonly layerRates = new LayerRateMeter();
+  /** By rendition, as the next three. */
+  private readonly layerRates: LayerRateMeter[];
   private readonly boundsTimer: NodeJS.Timeout;
-  private readonly quality: QualityAnalyzer;
-  private readonly qualityFeed: QualityFeed;
-  private readonly keyframes: KeyframeRequests;
+  private readonly quality: QualityAnalyzer[];
+  /** Each rendition's PSNR table has its own feed: their rows share indexes. */
+  private readonly qualityFeeds: QualityFeed[];
+  private readonly keyframes: KeyframeRequests[];
 
   constructor(private readonly opts: StreamOptions) {
     super();
     this.id = opts.id;
     this.ticksPerFrame = Math.round(90000 / opts.encode.frameRate);
-    this.layering = new FrameLayering(this.ticksPerFrame);
-    this.ingest = new FfmpegIngest(opts.source, opts.encode, opts.log.child({ stream: opts.id }));
+    const count = 1 + opts.renditions.length;
+    this.renditionFrames = new RenditionFrames(count, this.ticksPerFrame);
+    this.ingest = new FfmpegIngest(opts.source, opts.encode, opts.log.child({ stream: opts.id }), { renditions: opts.renditions });
     this.ingest.on('status', () => this.emit('info', this.publicInfo()));
-    this.keyframes = new KeyframeRequests(opts.keyframeMinGapMs, () => this.ingest.requestKeyframe());
+    const renditionIndexes = Array.from({ length: count }, (_, r) => r);
+    this.keyframes = renditionIndexes.map((r) => new KeyframeRequests(opts.keyframeMinGapMs, () => this.ingest.requestKeyframe(r)));
+    this.layerRates = renditionIndexes.map(() => new LayerRateMeter());
     const fps = opts.encode.frameRate;
-    this.qualityFeed = new QualityFeed({ windowFrames: QUALITY_WINDOW_S * fps, backlogFrames: QUALITY_BACKLOG_S * fps, intervalMs: QUALITY_BATCH_MS });
-    this.quality = new QualityAnalyzer({
-      width: opts.encode.width,
-      height: opts.encode.height,
-      frameRate: fps,
-      onRows: (rows) => this.qualityFeed.add(rows),
-      log: opts.log.child({ stream: opts.id, component: 'quality' }),
+    this.qualityFeeds = renditionIndexes.map(() => new QualityFeed({ windowFrames: QUALITY_WINDOW_S * fps, backlogFrames: QUALITY_BACKLOG_S * fps, intervalMs: QUALITY_BATCH_MS }));
+    this.quality = renditionIndexes.map((r) => {
+      const lower = r === 0 ? undefined : opts.renditions[r - 1]!;
+      return new QualityAnalyzer({
+        width: opts.encode.width,
+        height: opts.encode.height,
+        ...(lower ? { rendition: { index: r, width: lower.width, height: lower.height } } : {}),
+        frameRate: fps,
+        onRows: (rows) => this.qualityFeeds[r]!.add(rows),
+        log: opts.log.child({ stream: opts.id, component: 'quality', rendition: r }),
+      });
     });
-    this.ingest.on('run', () => this.quality.newRun());
-    this.ingest.on('reference', (chunk) => this.quality.onReference(chunk));
-    this.ingest.on('frame', (f) => {
-      let frame;
+    this.ingest.on('run', () => {
+      this.renditionFrames.newRun();
+      for (const q of this.quality) q.newRun();
+    });
+    this.ingest.on('reference', (chunk) => {
+      for (const q of this.quality) q.onReference(chunk);
+    });
+    this.ingest.on('frame', (f, rendition) => {
+      let sets;
       try {
-        frame = this.layering.next(f.data);
+        sets = this.renditionFrames.push(rendition, f.data, Number(f.pts));
       } catch (err) {
-        this.opts.log.warn({ stream: this.id, err }, 'skipping a frame whose VP8 header cannot be read');
+        this.opts.log.warn({ stream: this.id, rendition, err }, 'skipping a frame whose VP8 header cannot be read');
         return;
       }
-      this.framesIngested++;
-      if (frame.keyframe) this.keyframes.onKeyframe();
-      const now = Date.now();
-      this.layerRates.add(frame.temporalId, frame.bytes, now);
-      for (const v of this.viewers.values()) v.sendFrame(frame, now);
-      // After the viewers: measuring quality never delays a frame.
-      this.quality.onFrame(frame, Number(f.pts));
+      for (const { pts, frames } of sets) {
+        this.framesIngested++;
+        const now = Date.now();
+        frames.forEach((frame, r) => {
+          if (frame.keyframe) this.keyframes[r]!.onKeyframe();
+          this.layerRates[r]!.add(frame.temporalId, frame.bytes, now);
+        });
+        for (const v of this.viewers.values()) v.sendFrame(frames, now);
+        // After the viewers: measuring quality never delays a frame.
+        frames.forEach((frame, r) => this.quality[r]!.onFrame(frame, pts));
+      }
     });
     this.boundsTimer = setInterval(() => this.updateRateBounds(), BOUNDS_UPDATE_MS);
   }
 
-  /** MKC's floor is the base layer (always sent) and its ceiling the whole stream. */
-  private rateBounds(): { minKbps: number; maxKbps: number } {
-    const r = this.layerRates.rates(Date.now());
-    if (!r) return { minKbps: this.opts.control.mkc.minKbps, maxKbps: this.opts.control.mkc.maxKbps };
-    return { minKbps: r.tid0, maxKbps: Math.max(r.tid0, r.total * CEILING_HEADROOM) };
+  /**
+   * MKC's floor is the lowest rendition's base layer (always sent) and its
+   * ceiling the whole top rendition. `startKbps`: the top rendition's base
+   * rate, where a new viewer starts.
+   */
+  private rateBounds(): { minKbps: number; maxKbps: number; startKbps: number } {
+    const now = Date.now();
+    const top = this.layerRates[0]!.rates(now);
+    const lowest = this.layerRates.at(-1)!.rates(now);
+    if (!top || !lowest) return { minKbps: this.opts.control.mkc.minKbps, maxKbps: this.opts.control.mkc.maxKbps, startKbps: this.opts.control.mkc.minKbps };
+    return { minKbps: lowest.tid0, maxKbps: Math.max(top.tid0, top.total * CEILING_HEADROOM), startKbps: top.tid0 };
   }
 
   private updateRateBounds(): void {
     const { minKbps, maxKbps } = this.rateBounds();
     const now = Date.now();
-    for (const v of this.viewers.values()) v.setRateBounds(minKbps, maxKbps, now);
+    const bases = this.layerRates.map((m) => m.rates(now)?.tid0 ?? null);
+    for (const v of this.viewers.values()) {
+      v.setRateBounds(minKbps, maxKbps, now);
+      v.setRenditionBaseRates(bases);
+    }
   }
 
   async start(): Promise<void> {
@@ -168,6 +202,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       ...(error !== undefined ? { error } : {}),
       width: enc.width,
       height: enc.height,
+      renditions: [enc, ...this.opts.renditions].map(({ width, height, bitrateKbps }) => ({ width, height, bitrateKbps })),
       frameRate: enc.frameRate,
       ticksPerFrame: this.ticksPerFrame,
       framesIngested: this.framesIngested,
@@ -175,14 +210,20 @@ export class Stream extends EventEmitter<StreamEvents> {
     };
   }
 
-  /** Measured bitrate of each layer; null until a second of frames has come. */
+  /** Measured bitrate of each layer of the top rendition; null until a second of frames has come. */
   layerKbps(): LayerKbps | null {
-    return this.layerRates.rates(Date.now());
+    return this.layerRates[0]!.rates(Date.now());
   }
 
-  /** Keyframe requests of the viewers by reason, and the keyframes they forced. */
+  /** Keyframe requests of the viewers by reason, and the keyframes they forced, over all renditions. */
   keyframeCounts(): KeyframeCounts {
-    return this.keyframes.totals;
+    const sum: KeyframeCounts = { requests: { join: 0, pli: 0, switch: 0 }, forced: 0 };
+    for (const k of this.keyframes) {
+      const t = k.totals;
+      for (const reason of Object.keys(sum.requests) as KeyframeReason[]) sum.requests[reason] += t.requests[reason];
+      sum.forced += t.forced;
+    }
+    return sum;
   }
 
   /** Controller parameters for viewers that join from now on; current viewers keep theirs. */
@@ -205,9 +246,10 @@ export class Stream extends EventEmitter<StreamEvents> {
     return () => this.off('info', listener);
   }
 
-  /** The stream's PSNR table rows, in batches; returns the unsubscribe function. */
+  /** The stream's PSNR table rows (every rendition's), in batches; returns the unsubscribe function. */
   subscribeQuality(listener: QualityListener): () => void {
-    return this.qualityFeed.subscribe(listener);
+    const unsubscribe = this.qualityFeeds.map((f) => f.subscribe(listener));
+    return () => unsubscribe.forEach((u) => u());
   }
 
   viewerStates(): ViewerState[] {
@@ -234,21 +276,23 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (!this.router || this.router.closed) throw new RequestError('unavailable', 'media router is not available, try again');
     const webRtcServer = this.opts.webRtcServer();
     const release = this.opts.limits.viewers.take(this.id);
-    const bounds = this.rateBounds();
+    const { startKbps, ...bounds } = this.rateBounds();
     const { mkc } = this.opts.control;
     const viewer = await ViewerSession.create({
       id,
       streamId: this.id,
       router: this.router,
       mode,
-      control: { ...this.opts.control, controller, mkc: { ...mkc, ...bounds, initialKbps: Math.max(mkc.initialKbps, bounds.minKbps) } },
+      control: { ...this.opts.control, controller, mkc: { ...mkc, ...bounds, initialKbps: Math.max(mkc.initialKbps, startKbps) } },
       feedback: this.opts.feedback,
       ...(this.opts.controlRecordDir !== undefined ? { controlRecordDir: this.opts.controlRecordDir } : {}),
       dscp: this.opts.dscp,
       webRtcServer,
       limits: this.opts.limits,
       log: this.opts.log,
-      onKeyframeRequest: (reason) => this.keyframes.request(reason),
+      renditions: this.keyframes.length,
+      renditionPolicy: this.opts.renditionPolicy,
+      onKeyframeRequest: (reason, rendition) => this.keyframes[rendition]?.request(reason),
       onClose: (closed) => {
         release();
         this.viewers.delete(id);
@@ -269,10 +313,10 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.closed = true;
     clearInterval(this.boundsTimer);
     for (const v of [...this.viewers.values()]) v.close('stream closed');
-    this.keyframes.close();
+    for (const k of this.keyframes) k.close();
     this.ingest.close();
-    this.quality.close();
-    this.qualityFeed.close();
+    for (const q of this.quality) q.close();
+    for (const f of this.qualityFeeds) f.close();
     this.router?.close();
   }
 }

@@ -62,6 +62,8 @@ test('a viewer asks for a keyframe when it starts receiving, and for each PLI on
     webRtcServer: media.webRtcServer,
     limits: new Limits(config.limits),
     log,
+    renditions: 1,
+    renditionPolicy: config.renditionPolicy,
     onKeyframeRequest: (reason) => reasons.push(reason),
     onClose: () => {},
   });
@@ -74,18 +76,18 @@ test('a viewer asks for a keyframe when it starts receiving, and for each PLI on
   assert.deepEqual([...reasons], ['join']);
 
   // The first keyframe goes out on green; a receiver of green then loses its base chain and sends a PLI.
-  session.sendFrame(frames[0]!, Date.now());
+  session.sendFrame([frames[0]!], Date.now());
   const receiver = await router.createDirectTransport();
   t.after(() => receiver.close());
   const green: ms.Consumer = await receiver.consume({ producerId: producerOf('green'), rtpCapabilities: router.rtpCapabilities });
   await green.requestKeyFrame();
   await until('a request for the PLI on green', () => reasons.includes('pli'));
   // The stream's answer: a keyframe (mediasoup stops asking once it has one).
-  session.sendFrame(frames[0]!, Date.now());
+  session.sendFrame([frames[0]!], Date.now());
 
   const synthetic = session.flow.counters.syntheticKeyframes;
   // A yellow frame gives the yellow stream something to ask a keyframe for.
-  session.sendFrame(frames[2]!, Date.now());
+  session.sendFrame([frames[2]!], Date.now());
   const yellow = await receiver.consume({ producerId: producerOf('yellow'), rtpCapabilities: router.rtpCapabilities });
   await yellow.requestKeyFrame();
   await until('a synthetic keyframe on yellow', () => session.flow.counters.syntheticKeyframes > synthetic);

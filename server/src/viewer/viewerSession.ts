@@ -2,11 +2,13 @@ import { randomInt } from 'node:crypto';
 import type { types as ms } from 'mediasoup';
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
-import type { RouterFeedbackInput } from '@pels/shared/control/input';
+import type { ReceiverReportsInput, RouterFeedbackInput } from '@pels/shared/control/input';
 import type { RateControllerName } from '@pels/shared/rate/names';
 import type { FlowModeName, MediaTransport, ViewerState } from '@pels/shared/protocol/api';
 import type { ConsumerParams, DtlsParametersData, Request, RtpCapabilitiesData, TransportParams, ViewerClosed } from '@pels/shared/protocol/signaling';
+import type { RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
 import { ClosedError, RequestError } from '../errors';
+import { RenditionSwitch } from '../flow/renditionSwitch';
 import { ViewerFlow } from '../flow/viewerFlow';
 import type { LayeredFrame } from '../layering/layeredFrame';
 import type { FeedbackSource } from '../config';
@@ -43,8 +45,11 @@ export interface ViewerSessionOptions {
   /** The DTLS deadline and where its expiries are counted. */
   limits: Pick<Limits, 'settings' | 'rejections'>;
   log: Logger;
-  /** Asks the stream's encoder for a keyframe (throttled there; one serves every viewer). */
-  onKeyframeRequest: (reason: KeyframeReason) => void;
+  /** How many renditions the stream has, and when the viewer moves between them. */
+  renditions: number;
+  renditionPolicy: RenditionPolicyParams;
+  /** Asks a rendition's encoder for a keyframe (throttled there; one serves every viewer). */
+  onKeyframeRequest: (reason: KeyframeReason, rendition: number) => void;
   /** Told once when the session closes, whatever closed it. */
   onClose: (closed: ViewerClosed) => void;
 }
@@ -81,6 +86,7 @@ export class ViewerSession {
   private retransmitted: readonly Color[] | null = null;
   /** A player that joined but never completes DTLS holds a viewer's place and a transport: it gets this long. */
   private readonly dtlsDeadline: NodeJS.Timeout;
+  private readonly rendition: RenditionSwitch;
 
   private constructor(
     private readonly opts: ViewerSessionOptions,
@@ -97,10 +103,11 @@ export class ViewerSession {
       consumers: this.consumers,
       transport: () => this.webRtcTransport,
       sentBytes: () => COLORS.reduce((sum, k) => sum + flow.counters.byColor[k].bytes, 0),
-      onReports: (input) => this.control.step(input),
+      onReports: (input) => this.onReports(input),
     });
     this.requestedMode = opts.mode;
     this.mode = opts.mode;
+    this.rendition = new RenditionSwitch(opts.renditions, opts.renditionPolicy, (r) => opts.onKeyframeRequest('switch', r), Date.now());
     direct.on('rtcp', (buf) => this.onRtcp(buf));
     direct.on('routerclose', () => this.close('media router closed'));
     const { dtlsTimeoutMs } = opts.limits.settings;
@@ -242,9 +249,23 @@ export class ViewerSession {
     if (!this.closed) this.displayReport = report;
   }
 
+  /** The consumers' receiver-report statistics, polled: they step the control core, and green's loss can move the rendition down. */
+  private onReports(input: ReceiverReportsInput): void {
+    const before = this.control.state.feedbackSteps;
+    const { state } = this.control.step(input);
+    // Under RTCP feedback a fresh report steps the controller: green's loss over it says whether the base layer fits.
+    const greenLoss = state.perColor.green.recentLoss;
+    if (state.feedbackSteps !== before && greenLoss !== null) this.rendition.setBaseLoss(greenLoss);
+  }
+
   /** A router agent's feedback for this viewer's path (the control core acts on it when FEEDBACK=router). */
   onRouterFeedback(input: RouterFeedbackInput): void {
     if (!this.closed) this.control.step(input);
+  }
+
+  /** Each rendition's measured base-layer rate, for choosing among them (null while unknown). */
+  setRenditionBaseRates(baseKbps: readonly (number | null)[]): void {
+    this.rendition.setBaseRates(baseKbps);
   }
 
   /** The stream's measured base rate (floor) and full rate (ceiling) for the rate controller. */
@@ -280,6 +301,7 @@ export class ViewerSession {
         : null,
       rtx: this.stats.rtx(this.rtxSsrcs()),
       keyframeRequests: this.stats.keyframeRequests(),
+      rendition: this.rendition.state(Date.now()),
     };
   }
 
@@ -290,7 +312,7 @@ export class ViewerSession {
     this.sending = true;
     // The green consumer starts at a keyframe: ask for one rather than wait for the periodic one.
     this.awaitingKeyframe = true;
-    this.opts.onKeyframeRequest('join');
+    this.opts.onKeyframeRequest('join', this.rendition.keyframeRendition);
   }
 
   async setColors(colors: readonly Color[]): Promise<Color[]> {
@@ -338,9 +360,12 @@ export class ViewerSession {
     if (this.consumers.size) await this.markDscp();
   }
 
-  /** Sends one source frame to this viewer, colored by the flow's policy. */
-  sendFrame(frame: LayeredFrame, nowMs: number): void {
+  /** Sends one source frame to this viewer, in the rendition it gets (`frames` by rendition), colored by the flow's policy. */
+  sendFrame(frames: readonly LayeredFrame[], nowMs: number): void {
     if (!this.sending || this.closed) return;
+    const { rateKbps, startup } = this.control.state;
+    const frame = this.rendition.pick(frames, rateKbps, !startup, nowMs);
+    if (!frame) return;
     const out = this.flow.onFrame(frame, nowMs);
     if (!out) return;
     const producer = this.producers[out.color];
@@ -412,7 +437,7 @@ export class ViewerSession {
       const color = COLORS.find((c) => this.flow.ssrcs[c] === fb.mediaSsrc);
       // Green: the player's base chain is broken, the stream's encoder makes a keyframe (a join's request already asked for one).
       if (color === 'green') {
-        if (this.sending && !this.awaitingKeyframe) this.opts.onKeyframeRequest('pli');
+        if (this.sending && !this.awaitingKeyframe) this.opts.onKeyframeRequest('pli', this.rendition.keyframeRendition);
       } else if (color) this.sendSyntheticKeyframe(color, false);
     }
   }

@@ -76,6 +76,19 @@ export interface ViewerState {
   rtx: RtxState;
   /** Key-frame requests (PLI and FIR) the viewer sent on each color stream. */
   keyframeRequests: Record<Color, number>;
+  rendition: RenditionState;
+}
+
+/** Which of the stream's renditions (StreamInfo.renditions) the viewer receives, and how it got there. */
+export interface RenditionState {
+  /** The rendition being sent (0: the stream's own encoding, at full size). */
+  current: number;
+  /** Where the viewer is moving, waiting for that rendition's keyframe; null when it is not. */
+  pending: number | null;
+  /** Switches made so far. */
+  switches: number;
+  /** Milliseconds spent sending each rendition, by index. */
+  timeMs: number[];
 }
 
 /** Retransmission (NACK + RTX), set per color stream when the viewer starts consuming, by the mode then in force. */

@@ -62,7 +62,8 @@ export interface LayerKbps {
 
 /** A source's keyframe requests since it started, by reason, and the keyframes its encoder was asked for (fewer: requests are throttled). */
 export interface KeyframeCounts {
-  requests: { join: number; pli: number };
+  /** `switch`: a viewer moving to another rendition waits for its keyframe. */
+  requests: { join: number; pli: number; switch: number };
   forced: number;
 }
 

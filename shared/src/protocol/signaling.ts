@@ -103,6 +103,12 @@ export interface StreamInfo {
   error?: string;
   width: number;
   height: number;
+  /**
+   * The sizes and target rates the stream is encoded at, highest first: [0] is
+   * width x height, the lower ones are for viewers whose rate cannot carry it.
+   * A player shows every rendition at width x height.
+   */
+  renditions: { width: number; height: number; bitrateKbps: number }[];
   frameRate: number;
   /** RTP clock ticks between consecutive frames (90 kHz clock). */
   ticksPerFrame: number;
@@ -174,13 +180,16 @@ export type Response<M extends Method = Method> =
  * own decode of the stream: `psnr` holds [j, dB] for each decoded frame j that may be
  * shown while frame `index` is due (index itself first, then earlier frames repeated
  * when later ones are missing); `crc` is the CRC32 of decoded frame `index`'s Y plane
- * (width * height bytes, no stride padding); `tid` its temporal layer.
+ * (width * height bytes, no stride padding); `tid` its temporal layer. Each
+ * rendition of the stream has its own table.
  */
 export const qualityFrameSchema = z.object({
   index: z.number().int().nonnegative(),
   tid: z.union([z.literal(0), z.literal(1), z.literal(2)]),
   crc: z.number().int().min(0).max(0xffffffff),
   psnr: z.array(z.tuple([z.number().int().nonnegative(), z.number()])),
+  /** Which rendition's decode the row is of (absent: 0, the stream's own encoding); every rendition is scored at the stream's size. */
+  rendition: z.number().int().positive().optional(),
 });
 export type QualityFrame = z.infer<typeof qualityFrameSchema>;
 

@@ -1,0 +1,29 @@
+import { expect, test } from '@playwright/test';
+import { namespaceSupport } from '../src/net/topology';
+import { runTestbed, TESTBED_DEFAULTS } from '../src/testbed/testbed';
+
+/**
+ * A viewer whose link narrows below what the full-size rendition's base
+ * layer needs moves to the lower rendition, and back once the link widens,
+ * with no decode error. Timings vary from run to run; the values are attached.
+ */
+test('a viewer on a narrowing link moves to the low rendition and back, with no decode errors', async () => {
+  test.setTimeout(240_000);
+  const unsupported = await namespaceSupport();
+  test.skip(unsupported !== null, `needs network namespaces: ${unsupported}`);
+  const { result } = await runTestbed(
+    { ...TESTBED_DEFAULTS, viewers: 1, seconds: 60, capacityKbps: 2000, capacitySteps: [{ atS: 15, kbps: 300 }, { atS: 35, kbps: 2000 }] },
+    () => {},
+  );
+  const v = result.viewers[0]!;
+  test.info().annotations.push({ type: 'viewer', description: JSON.stringify(v) });
+  expect(v.errors).toEqual([]);
+  const r = v.rendition!;
+  expect(r, 'the viewer state has its rendition').toBeDefined();
+  // Down while the link is narrow, up again after it widens (moves up while it is narrow are probes); the player decoded both.
+  expect(r.changes.some((c) => c.to === 1 && c.t > 15 && c.t <= 35), JSON.stringify(r.changes)).toBe(true);
+  expect(r.changes.some((c) => c.to === 0 && c.t > 35), JSON.stringify(r.changes)).toBe(true);
+  expect(r.timeMs[1]).toBeGreaterThan(0);
+  expect(r.playerSwitches).toBeGreaterThanOrEqual(2);
+  expect(v.decodeErrors).toBe(0);
+});

@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
+import type { LayeredFrame } from '../layering/layeredFrame';
+import { RenditionSwitch } from './renditionSwitch';
+
+const PARAMS: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05 };
+
+function frame(index: number, rendition: number, keyframe: boolean): LayeredFrame {
+  return { index, ticks: index * 3000, keyframe, temporalId: keyframe ? 0 : ([0, 2, 1, 2] as const)[index % 4]!, layerSync: false, nonReference: false, bytes: 100 + rendition, data: new Uint8Array([rendition]) };
+}
+
+/** Rendition 1 has a keyframe at `keyAt` (and index 0); rendition 0 only at index 0. */
+function set(index: number, keyAt: ReadonlySet<number>): LayeredFrame[] {
+  return [frame(index, 0, index === 0), frame(index, 1, index === 0 || keyAt.has(index))];
+}
+
+test('moves down at the target rendition\'s keyframe, asking for it once; sends the current one until then', () => {
+  const asked: number[] = [];
+  const sw = new RenditionSwitch(2, PARAMS, (r) => void asked.push(r), 0);
+  sw.setBaseRates([240, 60]);
+  const keyAt = new Set([5]);
+  const sent: number[] = [];
+  for (let i = 0; i < 8; i++) sent.push(sw.pick(set(i, keyAt), i < 2 ? 1000 : 200, true, i * 33)!.data[0]!);
+  assert.deepEqual(sent, [0, 0, 0, 0, 0, 1, 1, 1]);
+  assert.deepEqual(asked, [1]);
+  const s = sw.state(8 * 33);
+  assert.equal(s.current, 1);
+  assert.equal(s.switches, 1);
+  assert.equal(s.pending, null);
+  assert.deepEqual(s.timeMs, [165, 99]);
+});
+
+test('no moves during start-up or with one rendition; a target given up before its keyframe is forgotten', () => {
+  const asked: number[] = [];
+  const sw = new RenditionSwitch(2, PARAMS, (r) => void asked.push(r), 0);
+  sw.setBaseRates([240, 60]);
+  assert.equal(sw.pick(set(1, new Set([1])), 100, false, 0)!.data[0], 0);
+  assert.equal(asked.length, 0);
+  sw.pick(set(2, new Set()), 100, true, 33);
+  assert.equal(sw.keyframeRendition, 1);
+  sw.pick(set(3, new Set()), 1000, true, 66);
+  assert.equal(sw.keyframeRendition, 0);
+  assert.equal(sw.pick(set(4, new Set([4])), 1000, true, 99)!.data[0], 0);
+  const one = new RenditionSwitch(1, PARAMS, (r) => void asked.push(r), 0);
+  assert.equal(one.pick([frame(1, 0, false)], 1, true, 0)!.data[0], 0);
+  assert.deepEqual(asked, [1]);
+});

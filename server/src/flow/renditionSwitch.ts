@@ -1,0 +1,92 @@
+import { RenditionPolicy, type RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
+import type { RenditionState } from '@pels/shared/protocol/api';
+import type { LayeredFrame } from '../layering/layeredFrame';
+
+/**
+ * One viewer's choice among the stream's renditions, frame set by frame set:
+ * the policy (renditionPolicy.ts) names a target from the viewer's rate; the
+ * target rendition's encoder is asked for a keyframe (once per target), and
+ * the switch happens at that rendition's next keyframe, so the player's
+ * decoder never gets a frame whose references it lacks, and no source frame
+ * is skipped or sent twice.
+ */
+export class RenditionSwitch {
+  private readonly policy: RenditionPolicy;
+  private baseKbps: (number | null)[];
+  private pendingTarget: number | null = null;
+  /** The base layer's loss in the latest receiver report; spent by the switch it causes. */
+  private baseLoss = 0;
+  private switches = 0;
+  private readonly timeMs: number[];
+  private sinceMs: number;
+
+  constructor(
+    private readonly count: number,
+    params: RenditionPolicyParams,
+    /** Asks a rendition's encoder for a keyframe (throttled by the stream). */
+    private readonly requestKeyframe: (rendition: number) => void,
+    nowMs: number,
+  ) {
+    this.policy = new RenditionPolicy(params, count, 0, nowMs);
+    this.baseKbps = new Array<number | null>(count).fill(null);
+    this.timeMs = new Array<number>(count).fill(0);
+    this.sinceMs = nowMs;
+  }
+
+  get current(): number {
+    return this.policy.current;
+  }
+
+  /** Where the viewer's own keyframe requests (join, a broken base chain) go: the rendition it is moving to, else the one it gets. */
+  get keyframeRendition(): number {
+    return this.pendingTarget ?? this.policy.current;
+  }
+
+  /** The base layer's loss in a new receiver report (0..1). */
+  setBaseLoss(loss: number): void {
+    this.baseLoss = loss;
+  }
+
+  /** Each rendition's measured base-layer rate (null while unknown). */
+  setBaseRates(baseKbps: readonly (number | null)[]): void {
+    this.baseKbps = [...baseKbps];
+  }
+
+  /**
+   * The frame of this set to send, by rendition. `settled`: the rate is a
+   * measured one (not the controller's start-up), so targets may change.
+   */
+  pick(frames: readonly LayeredFrame[], rateKbps: number, settled: boolean, nowMs: number): LayeredFrame | undefined {
+    if (this.count > 1 && settled) this.retarget(rateKbps, nowMs);
+    const target = this.pendingTarget;
+    if (target !== null && frames[target]?.keyframe) {
+      this.account(nowMs);
+      this.policy.switched(target, nowMs);
+      this.switches++;
+      // That loss was the rendition left behind's: the next report speaks for this one.
+      this.baseLoss = 0;
+      this.pendingTarget = null;
+    }
+    return frames[this.policy.current];
+  }
+
+  state(nowMs: number): RenditionState {
+    this.account(nowMs);
+    return { current: this.policy.current, pending: this.pendingTarget, switches: this.switches, timeMs: [...this.timeMs] };
+  }
+
+  private retarget(rateKbps: number, nowMs: number): void {
+    const target = this.policy.target(rateKbps, this.baseKbps, nowMs, this.baseLoss);
+    if (target === this.policy.current) {
+      this.pendingTarget = null;
+    } else if (target !== this.pendingTarget) {
+      this.pendingTarget = target;
+      this.requestKeyframe(target);
+    }
+  }
+
+  private account(nowMs: number): void {
+    this.timeMs[this.policy.current]! += Math.max(0, nowMs - this.sinceMs);
+    this.sinceMs = Math.max(this.sinceMs, nowMs);
+  }
+}

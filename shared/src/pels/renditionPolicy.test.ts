@@ -1,0 +1,103 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { RENDITION_POLICY_DEFAULTS, RenditionPolicy, validateRenditionPolicyParams, type RenditionPolicyParams } from './renditionPolicy';
+
+const P: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05 };
+/** Base rates: the top rendition's base 240 kb/s (down below 360, up at 480), the low one's 60 (down below 90). */
+const BASES = [240, 60];
+
+/** Applies the target as a switch at once (a keyframe right away). */
+function step(p: RenditionPolicy, rate: number, now: number, bases: readonly (number | null)[] = BASES): number {
+  const t = p.target(rate, bases, now);
+  p.switched(t, now);
+  return t;
+}
+
+test('down at once below the base rate plus the margin; not at or above it', () => {
+  const p = new RenditionPolicy(P, 2, 0, 0);
+  assert.equal(p.target(360, BASES, 100), 0);
+  assert.equal(p.target(359, BASES, 200), 1);
+  // The target is not a switch: the policy stays until told.
+  assert.equal(p.current, 0);
+});
+
+test('base-layer loss above the limit moves down one rendition whatever the rate, and holds an up switch back', () => {
+  const p = new RenditionPolicy(P, 3, 0, 0);
+  assert.equal(p.target(2000, [240, 60, 15], 0, 0.05), 0);
+  assert.equal(p.target(2000, [240, 60, 15], 0, 0.2), 1);
+  p.switched(1, 0);
+  assert.equal(p.target(2000, [240, 60, 15], 5000, 0.2), 2);
+  assert.equal(p.target(2000, [240, 60, 15], 5000, 0), 1);
+  assert.equal(p.target(2000, [240, 60, 15], 6000, 0.06), 2);
+  assert.equal(p.target(2000, [240, 60, 15], 7000, 0), 1, 'the hold restarted');
+  assert.equal(p.target(2000, [240, 60, 15], 8000, 0), 0);
+});
+
+test('up only when the rate clears the hysteresis for the hold time and the dwell has passed', () => {
+  const p = new RenditionPolicy(P, 2, 0, 0);
+  assert.equal(step(p, 300, 0), 1);
+  // Between the thresholds: stays low however long.
+  for (let t = 0; t <= 20_000; t += 500) assert.equal(p.target(470, BASES, t), 1);
+  // At the up threshold from 20 s: after the hold (dwell long past).
+  assert.equal(p.target(480, BASES, 20_000), 1);
+  assert.equal(p.target(480, BASES, 20_999), 1);
+  assert.equal(p.target(480, BASES, 21_000), 0);
+});
+
+test('a dip below the up threshold restarts the hold', () => {
+  const p = new RenditionPolicy(P, 2, 1, 0);
+  assert.equal(p.target(500, BASES, 5000), 1);
+  assert.equal(p.target(400, BASES, 5500), 1);
+  assert.equal(p.target(500, BASES, 5600), 1);
+  assert.equal(p.target(500, BASES, 6599), 1);
+  assert.equal(p.target(500, BASES, 6600), 0);
+});
+
+test('the dwell holds an up switch back after the last switch', () => {
+  const p = new RenditionPolicy(P, 2, 0, 0);
+  assert.equal(step(p, 300, 10_000), 1);
+  assert.equal(p.target(600, BASES, 10_000), 1);
+  assert.equal(p.target(600, BASES, 11_500), 1); // held 1.5 s, dwelt 1.5 s < 2 s
+  assert.equal(p.target(600, BASES, 12_000), 0);
+});
+
+test('failed probes double the dwell up to the maximum; a probe that holds resets it', () => {
+  const p = new RenditionPolicy(P, 2, 0, 0);
+  let now = 100_000;
+  step(p, 300, now);
+  const dwells: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    // Wait for the up switch, then fail it 1 s later.
+    while (step(p, 600, now) !== 0) now += 100;
+    now += 1000;
+    assert.equal(step(p, 300, now), 1);
+    dwells.push(p.dwell);
+  }
+  assert.deepEqual(dwells, [4000, 8000, 8000, 8000]);
+  while (step(p, 600, now) !== 0) now += 100;
+  // Holds past the fail window: the shortest dwell again, so the next fall and rise are quick.
+  now += 10_000;
+  assert.equal(step(p, 300, now), 1);
+  assert.equal(p.dwell, 2000);
+});
+
+test('nothing moves on unknown base rates; with three renditions it goes down to the highest that fits', () => {
+  const p = new RenditionPolicy(P, 3, 0, 0);
+  assert.equal(p.target(10, [null, 60, 15], 0), 0);
+  // Below the top's 360 and the middle's 90: the lowest.
+  assert.equal(p.target(80, [240, 60, 15], 0), 2);
+  assert.equal(p.target(200, [240, 60, 15], 0), 1);
+  p.switched(2, 0);
+  // Up skips the middle when the top fits.
+  assert.equal(p.target(1000, [240, 60, 15], 5000), 2);
+  assert.equal(p.target(1000, [240, 60, 15], 6000), 0);
+});
+
+test('parameters and indexes are checked', () => {
+  assert.deepEqual(validateRenditionPolicyParams(RENDITION_POLICY_DEFAULTS), []);
+  assert.match(validateRenditionPolicyParams({ ...P, margin: -1 }).join(), /margin/);
+  assert.match(validateRenditionPolicyParams({ ...P, maxDwellMs: 1000 }).join(), /maxDwellMs/);
+  assert.throws(() => new RenditionPolicy(P, 2, 2, 0), RangeError);
+  assert.throws(() => new RenditionPolicy(P, 0, 0, 0), RangeError);
+  assert.throws(() => new RenditionPolicy(P, 2, 0, 0).switched(-1, 0), RangeError);
+});

@@ -1,0 +1,155 @@
+/**
+ * Which rendition a viewer should receive, from its rate controller's rate.
+ * Renditions are indexed from the top (0: full size and rate) down; each has
+ * the three temporal layers, and its base layer is what the viewer must carry
+ * at the least. Pure: the caller gives the time and tells it when a switch
+ * took effect (at a keyframe of the target, which may come a little later).
+ *
+ * - Down at once when the rate falls below the current rendition's base rate
+ *   plus `margin` (a share of that base rate): the base layer would not fit
+ *   with room for some enhancement. Down at once too when the base layer's
+ *   own loss exceeds `baseLossLimit`: the rate controller steps on the
+ *   enhancement layers' loss, so this is where the base not fitting shows.
+ * - Up when the rate has stayed at or above the higher rendition's base rate
+ *   plus `margin + hysteresis` for `upHoldMs`, and the viewer has been in its
+ *   rendition at least the dwell time. On the lower rendition the viewer sends
+ *   less than its rate, so an up switch is a probe of the link: one followed
+ *   by a down switch within `failWindowMs` doubles the dwell (up to
+ *   `maxDwellMs`), and one that holds that long resets it to `minDwellMs`.
+ */
+
+export interface RenditionPolicyParams {
+  /** Share of a rendition's base rate the rate must exceed on top of it to stay there. */
+  margin: number;
+  /** Further share of the base rate needed to go up: the gap between the down and up thresholds. */
+  hysteresis: number;
+  /** The up condition must hold this long. */
+  upHoldMs: number;
+  /** Least time in a rendition before an up switch; doubled after each failed up switch. */
+  minDwellMs: number;
+  maxDwellMs: number;
+  /** A down switch this soon after an up switch makes the up switch a failed probe. */
+  failWindowMs: number;
+  /** Base-layer loss (0..1) in a receiver report above which the viewer moves down, whatever the rate. */
+  baseLossLimit: number;
+}
+
+export const RENDITION_POLICY_DEFAULTS: Readonly<RenditionPolicyParams> = {
+  margin: 1,
+  hysteresis: 0.3,
+  upHoldMs: 1000,
+  minDwellMs: 2000,
+  maxDwellMs: 8000,
+  failWindowMs: 10_000,
+  baseLossLimit: 0.05,
+};
+
+export function validateRenditionPolicyParams(p: RenditionPolicyParams): string[] {
+  const errors: string[] = [];
+  for (const k of ['margin', 'hysteresis', 'upHoldMs', 'minDwellMs', 'maxDwellMs', 'failWindowMs', 'baseLossLimit'] as const) {
+    if (!(Number.isFinite(p[k]) && p[k] >= 0)) errors.push(`${k} must be a finite number >= 0; got ${p[k]}`);
+  }
+  if (p.maxDwellMs < p.minDwellMs) errors.push(`maxDwellMs (${p.maxDwellMs}) must be >= minDwellMs (${p.minDwellMs})`);
+  return errors;
+}
+
+export class RenditionPolicy {
+  private currentIndex: number;
+  private lastSwitchMs: number;
+  /** The last switch was up, at lastUpMs: a probe until it has held failWindowMs. */
+  private probing = false;
+  private lastUpMs = -Infinity;
+  private dwellMs: number;
+  /** Since when the up condition has held for `upCandidate`; null: it does not hold. */
+  private upSinceMs: number | null = null;
+  private upCandidate = -1;
+
+  constructor(
+    private readonly params: RenditionPolicyParams,
+    private readonly count: number,
+    initial: number,
+    nowMs: number,
+  ) {
+    const errors = validateRenditionPolicyParams(params);
+    if (errors.length) throw new RangeError(errors.join('; '));
+    if (!(Number.isInteger(count) && count >= 1)) throw new RangeError(`count must be an integer >= 1; got ${count}`);
+    this.checkIndex(initial);
+    this.currentIndex = initial;
+    this.lastSwitchMs = nowMs;
+    this.dwellMs = params.minDwellMs;
+  }
+
+  get current(): number {
+    return this.currentIndex;
+  }
+
+  /** The current dwell time before an up switch (grows with failed probes). */
+  get dwell(): number {
+    return this.dwellMs;
+  }
+
+  /**
+   * The rendition the viewer should be in now. `baseKbps[i]` is rendition i's
+   * measured base-layer rate, null while unknown (nothing moves on an unknown rate).
+   * `baseLoss`: the base layer's loss in the latest receiver report.
+   */
+  target(rateKbps: number, baseKbps: readonly (number | null)[], nowMs: number, baseLoss = 0): number {
+    const cur = this.currentIndex;
+    const fits = (i: number, extra: number): boolean | null => {
+      const base = baseKbps[i];
+      return base === null || base === undefined ? null : rateKbps >= base * (1 + this.params.margin + extra);
+    };
+    const baseLost = baseLoss > this.params.baseLossLimit;
+    if (cur < this.count - 1 && (fits(cur, 0) === false || baseLost)) {
+      this.upSinceMs = null;
+      // The highest lower rendition that fits; the lowest when none does.
+      for (let i = cur + 1; i < this.count - 1; i++) if (fits(i, 0) !== false) return i;
+      return this.count - 1;
+    }
+    // Up: the highest rendition above that fits with the hysteresis.
+    let up = -1;
+    for (let i = 0; i < cur; i++) {
+      if (fits(i, this.params.hysteresis) === true) {
+        up = i;
+        break;
+      }
+    }
+    if (up < 0 || baseLost) {
+      this.upSinceMs = null;
+      return cur;
+    }
+    if (this.upSinceMs === null || up !== this.upCandidate) {
+      this.upSinceMs = nowMs;
+      this.upCandidate = up;
+    }
+    this.settleProbe(nowMs);
+    const held = nowMs - this.upSinceMs >= this.params.upHoldMs;
+    const dwelt = nowMs - this.lastSwitchMs >= this.dwellMs;
+    return held && dwelt ? up : cur;
+  }
+
+  /** The viewer now receives rendition `to` (its keyframe was sent). */
+  switched(to: number, nowMs: number): void {
+    this.checkIndex(to);
+    const from = this.currentIndex;
+    if (to === from) return;
+    this.settleProbe(nowMs);
+    if (to > from && this.probing) this.dwellMs = Math.min(this.params.maxDwellMs, this.dwellMs * 2);
+    this.probing = to < from;
+    if (this.probing) this.lastUpMs = nowMs;
+    this.currentIndex = to;
+    this.lastSwitchMs = nowMs;
+    this.upSinceMs = null;
+  }
+
+  /** An up switch that held the fail window succeeded: the shortest dwell again. */
+  private settleProbe(nowMs: number): void {
+    if (!this.probing || nowMs - this.lastUpMs < this.params.failWindowMs) return;
+    this.probing = false;
+    this.dwellMs = this.params.minDwellMs;
+  }
+
+  private checkIndex(i: number): void {
+    if (!(Number.isInteger(i) && i >= 0 && i < this.count)) throw new RangeError(`rendition must be an integer in [0, ${this.count - 1}]; got ${i}`);
+  }
+}
