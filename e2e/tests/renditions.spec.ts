@@ -6,13 +6,15 @@ import { runTestbed, TESTBED_DEFAULTS } from '../src/testbed/testbed';
  * A viewer whose link narrows below what the full-size rendition's base
  * layer needs moves to the lower rendition, and back once the link widens,
  * with no decode error. Timings vary from run to run; the values are attached.
+ * Back up takes 15-40 s: on the low rendition the viewer sends less than its
+ * rate allows, so the rate climbs by MKC's additive step alone.
  */
 test('a viewer on a narrowing link moves to the low rendition and back, with no decode errors', async () => {
-  test.setTimeout(240_000);
+  test.setTimeout(300_000);
   const unsupported = await namespaceSupport();
   test.skip(unsupported !== null, `needs network namespaces: ${unsupported}`);
   const { result } = await runTestbed(
-    { ...TESTBED_DEFAULTS, viewers: 1, seconds: 60, capacityKbps: 2000, capacitySteps: [{ atS: 15, kbps: 300 }, { atS: 35, kbps: 2000 }] },
+    { ...TESTBED_DEFAULTS, viewers: 1, seconds: 90, capacityKbps: 2000, capacitySteps: [{ atS: 15, kbps: 300 }, { atS: 35, kbps: 2000 }] },
     () => {},
   );
   const v = result.viewers[0]!;

@@ -150,15 +150,27 @@ export function validateRouterOptions(o: RouterOptions): string[] {
   return errors;
 }
 
+type CapacityChange = Pick<RouterOptions, 'capacityKbps' | 'internetShare' | 'mode'> & {
+  /** The video FIFOs' new limit (green and yellow, or the one FIFO); absent: the limits stay. */
+  queuePackets?: number;
+};
+
 /**
  * The tc commands that move a running router to another capacity: its
- * classes change in place, so queues, counters and the queue limits stay.
+ * classes change in place, so the packets queued and the counters carry on;
+ * with `queuePackets` the video FIFOs' limits change too (red's stays).
  */
-export function capacityChangeCommands(dev: string, o: Pick<RouterOptions, 'capacityKbps' | 'internetShare' | 'mode'>): string[][] {
-  return capacityClasses('change', dev, o);
+export function capacityChangeCommands(dev: string, o: CapacityChange): string[][] {
+  const cmds = capacityClasses('change', dev, o);
+  if (o.queuePackets !== undefined) {
+    const limit = (parent: string, handle: string) => ['qdisc', 'change', 'dev', dev, 'parent', parent, 'handle', handle, 'pfifo', 'limit', String(o.queuePackets)];
+    if (o.mode === 'pels') cmds.push(limit(ROUTER_CLASSES.green, '11:'), limit(ROUTER_CLASSES.yellow, '12:'));
+    else cmds.push(limit(ROUTER_CLASSES.video, '10:'));
+  }
+  return cmds;
 }
 
-export async function changeCapacity(ns: string, dev: string, o: Pick<RouterOptions, 'capacityKbps' | 'internetShare' | 'mode'>): Promise<void> {
+export async function changeCapacity(ns: string, dev: string, o: CapacityChange): Promise<void> {
   if (!(Number.isFinite(o.capacityKbps) && o.capacityKbps >= 64 && o.capacityKbps <= 1_000_000)) throw new RangeError(`capacity must be in [64, 1000000] kb/s; got ${o.capacityKbps}`);
   for (const cmd of capacityChangeCommands(dev, o)) await run('tc', cmd, ns);
 }

@@ -467,7 +467,13 @@ function startCapacitySteps(o: TestbedOptions, topo: Topology | null, agent: Rou
       new Promise((resolve) => {
         timers.push(
           setTimeout(() => {
-            changeCapacity(topo.serverNs, topo.bottleneckDev, { capacityKbps: step.kbps, internetShare: o.internetShare, mode: routerModeOf(o.mode) }).then(
+            changeCapacity(topo.serverNs, topo.bottleneckDev, {
+              capacityKbps: step.kbps,
+              internetShare: o.internetShare,
+              mode: routerModeOf(o.mode),
+              // A queue sized by default holds about 500 ms of the link: it keeps doing so at the new capacity.
+              ...(o.queuePackets === undefined ? { queuePackets: defaultQueuePackets(step.kbps) } : {}),
+            }).then(
               () => {
                 agent?.setLinkKbps(step.kbps);
                 progress(`router: ${step.kbps} kb/s from ${step.atS} s`);
