@@ -78,8 +78,8 @@ type receiver struct {
 
 // holdStart is a receiver's counts at the start of the measured hold.
 type holdStart struct {
-	colors        map[string]colorCounts
-	layers        [3]layerCounts
+	colors  map[string]colorCounts
+	layers  [3]layerCounts
 	greenAt *int64
 	// The server's first viewerState in the hold, and the frames received when it came:
 	// the server counts the frames it sends since the viewer resumed, the frames
