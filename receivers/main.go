@@ -26,10 +26,23 @@ import (
 )
 
 type runReport struct {
-	Viewers       int              `json:"viewers"`
-	RampPerSecond float64          `json:"rampPerSecond"`
-	HoldSeconds   float64          `json:"holdSeconds"`
-	Receivers     []receiverReport `json:"receivers"`
+	Viewers       int     `json:"viewers"`
+	RampPerSecond float64 `json:"rampPerSecond"`
+	HoldSeconds   float64 `json:"holdSeconds"`
+	// This process's own use over the hold (it shares the machine with the server).
+	CPUSeconds float64          `json:"cpuSeconds"`
+	MaxRSSMb   float64          `json:"maxRssMb"`
+	Receivers  []receiverReport `json:"receivers"`
+}
+
+// cpuSeconds is this process's user and system CPU time so far, and its peak resident memory in MB.
+func cpuSeconds() (float64, float64) {
+	var u syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
+		return 0, 0
+	}
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return tv(u.Utime) + tv(u.Stime), float64(u.Maxrss) / 1024
 }
 
 func main() {
@@ -186,11 +199,13 @@ func run(ctx context.Context, opts receiverOptions, n int, ramp float64, hold ti
 		r.markHold()
 	}
 	progress("hold", nil)
+	cpuAtHold, _ := cpuSeconds()
 	select {
 	case <-time.After(hold):
 	case <-ctx.Done():
 	}
-	out := runReport{Viewers: n, Receivers: make([]receiverReport, n)}
+	cpuAtEnd, maxRSS := cpuSeconds()
+	out := runReport{Viewers: n, CPUSeconds: cpuAtEnd - cpuAtHold, MaxRSSMb: maxRSS, Receivers: make([]receiverReport, n)}
 	for i, r := range receivers {
 		out.Receivers[i] = r.report()
 	}
