@@ -72,3 +72,9 @@ test('MKC_STARTUP: start-up on by default, off on request, anything else refused
   assert.equal(load({ MKC_STARTUP: 'off' }).control.mkc.startup, undefined);
   assert.throws(() => load({ MKC_STARTUP: 'yes' }), /^ConfigError: MKC_STARTUP must be on or off, got "yes"/);
 });
+
+test('FANOUT: per-viewer flows by default, shared (the measurement baseline) on request, anything else refused', () => {
+  assert.equal(load({}).fanout, 'per-viewer');
+  assert.equal(load({ FANOUT: 'shared' }).fanout, 'shared');
+  assert.throws(() => load({ FANOUT: 'all' }), /^ConfigError: FANOUT must be per-viewer or shared, got "all"/);
+});

@@ -46,6 +46,8 @@ export interface ServerConfig {
   control: ControlLoopParams;
   /** What steps the controllers: RTCP receiver reports, or a router agent's eq. 11 feedback. */
   feedback: FeedbackSource;
+  /** FANOUT: `per-viewer` flows (PELS), or `shared`: one set of producers per stream for all viewers, a baseline for measurement. */
+  fanout: Fanout;
   /** OPERATOR_TOKEN: the dashboard's and operator API's bearer token; undefined: the server makes one up at start. */
   operatorToken: string | undefined;
   /** METRICS_TOKEN: may read /metrics and nothing else. */
@@ -58,6 +60,7 @@ export interface ServerConfig {
 }
 
 export type FeedbackSource = 'rtcp' | 'router';
+export type Fanout = 'per-viewer' | 'shared';
 
 /** Shorter tokens could be guessed over HTTP; a space or control character would not survive an Authorization header. */
 export const TOKEN_PATTERN = /^[\x21-\x7e]{16,}$/;
@@ -119,6 +122,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
   if (problems.length) throw new ConfigError(`controller parameters: ${problems.join('; ')}`);
   const feedback = env.FEEDBACK || 'rtcp';
   if (feedback !== 'rtcp' && feedback !== 'router') throw new ConfigError(`FEEDBACK must be rtcp or router, got "${feedback}"`);
+  const fanout = env.FANOUT || 'per-viewer';
+  if (fanout !== 'per-viewer' && fanout !== 'shared') throw new ConfigError(`FANOUT must be per-viewer or shared, got "${fanout}"`);
   const operatorToken = tokenFrom(env, 'OPERATOR_TOKEN');
   const metricsToken = tokenFrom(env, 'METRICS_TOKEN');
   const routerToken = tokenFrom(env, 'ROUTER_TOKEN');
@@ -149,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     clientDir: env.CLIENT_DIR || clientDir,
     control,
     feedback,
+    fanout,
     operatorToken,
     metricsToken,
     routerToken,

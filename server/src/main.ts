@@ -112,6 +112,7 @@ async function main(): Promise<void> {
       webRtcServer: () => media.webRtcServer,
       keyframeMinGapMs: config.keyframeMinGapMs,
       createRouter: () => media.createRouter(),
+      fanout: config.fanout,
       control: control.current,
       feedback: config.feedback,
       dscp,

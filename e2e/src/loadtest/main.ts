@@ -1,5 +1,5 @@
 /**
- * npm run loadtest -- --viewers N [--ramp PER_SECOND] [--seconds S] [--url URL] [--json]
+ * npm run loadtest -- --viewers N [--ramp PER_SECOND] [--seconds S] [--url URL] [--fanout per-viewer|shared] [--json]
  *
  * Prints numbers measured in one run; asserts nothing.
  */
@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { COLORS } from '@pels/shared/pels/color';
 import { runLoadTest, type LoadTestResult } from './loadTest';
 
-const USAGE = 'usage: npm run loadtest -- --viewers N [--ramp PER_SECOND (10)] [--seconds S (30)] [--url URL] [--json]';
+const USAGE = 'usage: npm run loadtest -- --viewers N [--ramp PER_SECOND (10)] [--seconds S (30)] [--url URL | --fanout per-viewer|shared] [--json]';
 
 function usage(): never {
   console.error(USAGE);
@@ -23,6 +23,7 @@ async function main(): Promise<void> {
         ramp: { type: 'string', default: '10' },
         seconds: { type: 'string', default: '30' },
         url: { type: 'string' },
+        fanout: { type: 'string' },
         json: { type: 'boolean', default: false },
       },
     });
@@ -36,7 +37,10 @@ async function main(): Promise<void> {
   const seconds = Number(values.seconds);
   if (!Number.isInteger(viewers) || viewers < 1 || viewers > 5000 || !(rampPerSecond > 0) || !(seconds > 0)) usage();
   if (values.url !== undefined && !/^https?:\/\/[^/]+/.test(values.url)) usage();
-  const result = await runLoadTest({ viewers, rampPerSecond, seconds, url: values.url?.replace(/\/+$/, ''), log: (m) => console.error(`[loadtest] ${m}`) });
+  // The fan-out is a setting of the server started here: a server given by URL runs with its own.
+  if (values.fanout !== undefined && (values.url !== undefined || !['per-viewer', 'shared'].includes(values.fanout))) usage();
+  const serverEnv: Record<string, string> = values.fanout ? { FANOUT: values.fanout } : {};
+  const result = await runLoadTest({ viewers, rampPerSecond, seconds, url: values.url?.replace(/\/+$/, ''), serverEnv, log: (m) => console.error(`[loadtest] ${m}`) });
   if (values.json) process.stdout.write(JSON.stringify(result) + '\n');
   else for (const line of formatResult(result)) console.log(line);
 }

@@ -10,12 +10,13 @@ import { operatorSourceText, PUBLIC_SOURCE_ERROR, publicSourceLabel } from '../i
 import type { EncodeSettings, SourceSpec } from '../ingest/sourceSpec';
 import { FrameLayering } from '../layering/layeredFrame';
 import { LayerRateMeter } from '../layering/layerRates';
-import type { FeedbackSource } from '../config';
+import type { Fanout, FeedbackSource } from '../config';
 import type { Limits } from '../limits/limits';
 import type { Logger } from '../log';
 import type { DscpMarker } from '../net/dscpMarker';
 import { QualityAnalyzer } from '../quality/qualityAnalyzer';
 import { QualityFeed, type QualityListener } from '../quality/qualityFeed';
+import { SharedFanout } from '../viewer/sharedFanout';
 import { ViewerSession } from '../viewer/viewerSession';
 import { KeyframeRequests } from './keyframeRequests';
 
@@ -30,6 +31,8 @@ export interface StreamOptions {
   /** Least time between keyframes the viewers' requests force (KEYFRAME_MIN_GAP_MS). */
   keyframeMinGapMs: number;
   createRouter: () => Promise<ms.Router>;
+  /** FANOUT: each viewer its own flow (PELS), or one set of producers for all (the baseline). */
+  fanout: Fanout;
   control: ControlLoopParams;
   feedback: FeedbackSource;
   dscp: DscpMarker;
@@ -62,6 +65,7 @@ type StreamEvents = {
 export class Stream extends EventEmitter<StreamEvents> {
   readonly id: string;
   private router: ms.Router | null = null;
+  private fanout: SharedFanout | null = null;
   private readonly ingest: FfmpegIngest;
   private readonly layering: FrameLayering;
   private readonly viewers = new Map<string, ViewerSession>();
@@ -105,7 +109,8 @@ export class Stream extends EventEmitter<StreamEvents> {
       if (frame.keyframe) this.keyframes.onKeyframe();
       const now = Date.now();
       this.layerRates.add(frame.temporalId, frame.bytes, now);
-      for (const v of this.viewers.values()) v.sendFrame(frame, now);
+      if (this.fanout) this.fanout.sendFrame(frame, now);
+      else for (const v of this.viewers.values()) v.sendFrame(frame, now);
       // After the viewers: measuring quality never delays a frame.
       this.quality.onFrame(frame, Number(f.pts));
     });
@@ -126,14 +131,21 @@ export class Stream extends EventEmitter<StreamEvents> {
   }
 
   async start(): Promise<void> {
-    this.router = await this.opts.createRouter();
+    await this.makeRouter();
     this.ingest.start();
   }
 
   /** The media worker was replaced: viewers on the old router are gone. */
   async onMediaWorkerRestarted(): Promise<void> {
     for (const v of [...this.viewers.values()]) v.close('media worker restarted');
-    this.router = await this.opts.createRouter();
+    await this.makeRouter();
+  }
+
+  private async makeRouter(): Promise<void> {
+    this.fanout = null;
+    const router = await this.opts.createRouter();
+    if (this.opts.fanout === 'shared') this.fanout = await SharedFanout.create(router, this.id, (reason) => this.keyframes.request(reason));
+    this.router = router;
   }
 
   /**
@@ -232,6 +244,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       limits: this.opts.limits,
       log: this.opts.log,
       onKeyframeRequest: (reason) => this.keyframes.request(reason),
+      fanout: this.fanout ?? undefined,
       onClose: (closed) => {
         release();
         this.viewers.delete(id);

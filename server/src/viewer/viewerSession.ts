@@ -15,10 +15,11 @@ import type { Logger } from '../log';
 import type { DscpMarker, DscpMarking } from '../net/dscpMarker';
 import { parseRtcpFeedback } from '../rtp/rtcp';
 import type { KeyframeReason } from '../streams/keyframeRequests';
+import { PAYLOAD_TYPE, produceColorStreams } from './colorStreams';
 import { canColor, mediaTransport, modeInForce } from './mediaPath';
 import { dscpFor, modeSwitchRefusal, policyFor, retransmittedColors, SwitchablePolicy } from './modePolicy';
+import type { SharedFanout } from './sharedFanout';
 
-const PAYLOAD_TYPE = 101;
 /** mediasoup repeats an unanswered PLI about once a second; one answer per burst is enough. */
 const SYNTHETIC_KEYFRAME_MIN_GAP_MS = 200;
 /** mediasoup's consumer stats change when a receiver report arrives (about once a second per stream). */
@@ -45,6 +46,8 @@ export interface ViewerSessionOptions {
   log: Logger;
   /** Asks the stream's encoder for a keyframe (throttled there; one serves every viewer). */
   onKeyframeRequest: (reason: KeyframeReason) => void;
+  /** FANOUT=shared: the stream's producers, fed once per frame; this viewer only consumes them. */
+  fanout?: SharedFanout;
   /** Told once when the session closes, whatever closed it. */
   onClose: (closed: ViewerClosed) => void;
 }
@@ -90,7 +93,8 @@ export class ViewerSession {
 
   private constructor(
     private readonly opts: ViewerSessionOptions,
-    private readonly direct: ms.DirectTransport,
+    /** Null with a shared fan-out: the stream's transport carries the producers. */
+    private readonly direct: ms.DirectTransport | null,
     private readonly producers: Record<Color, ms.Producer>,
     private readonly control: ControlLoop,
     readonly flow: ViewerFlow,
@@ -102,8 +106,8 @@ export class ViewerSession {
     this.requestedMode = opts.mode;
     this.mode = opts.mode;
     this.reports = new ReceiverReportTracker(opts.id);
-    direct.on('rtcp', (buf) => this.onRtcp(buf));
-    direct.on('routerclose', () => this.close('media router closed'));
+    direct?.on('rtcp', (buf) => this.onRtcp(buf));
+    direct?.on('routerclose', () => this.close('media router closed'));
     const { dtlsTimeoutMs } = opts.limits.settings;
     this.dtlsDeadline = setTimeout(() => {
       opts.limits.rejections.add('dtls_timeout');
@@ -112,31 +116,13 @@ export class ViewerSession {
   }
 
   static async create(opts: ViewerSessionOptions): Promise<ViewerSession> {
+    const control = new ControlLoop(opts.control);
+    const policy = new SwitchablePolicy(policyFor(opts.mode, control));
+    const shared = opts.fanout;
+    if (shared) return new ViewerSession(opts, null, shared.producers, control, shared.flow, shared.timestampBase, policy);
     const direct = await opts.router.createDirectTransport();
     try {
-      const ssrcs = uniqueSsrcs();
-      const producers = {} as Record<Color, ms.Producer>;
-      for (const color of COLORS) {
-        producers[color] = await direct.produce({
-          kind: 'video',
-          rtpParameters: {
-            codecs: [
-              {
-                mimeType: 'video/VP8',
-                payloadType: PAYLOAD_TYPE,
-                clockRate: 90000,
-                rtcpFeedback: [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }, { type: 'ccm', parameter: 'fir' }],
-              },
-            ],
-            // No scalabilityMode: consumers stay simple, forwarding packets untouched.
-            encodings: [{ ssrc: ssrcs[color] }],
-            rtcp: { cname: `pels-${opts.id}` },
-          },
-          appData: { color },
-        });
-      }
-      const control = new ControlLoop(opts.control);
-      const policy = new SwitchablePolicy(policyFor(opts.mode, control));
+      const { producers, ssrcs } = await produceColorStreams(direct, `pels-${opts.id}`);
       const timestampBase = randomInt(0, 2 ** 32);
       const flow = new ViewerFlow(ssrcs, PAYLOAD_TYPE, policy, timestampBase);
       return new ViewerSession(opts, direct, producers, control, flow, timestampBase, policy);
@@ -360,7 +346,7 @@ export class ViewerSession {
     void this.marking?.remove();
     // Closing the transports closes their producers and consumers.
     this.webRtcTransport?.close();
-    this.direct.close();
+    this.direct?.close();
     this.opts.log.info({ viewer: this.id, reason }, 'viewer closed');
     this.opts.onClose({ reason, rejoin });
   }
@@ -477,16 +463,4 @@ function withoutCongestionControl(caps: ms.RtpCapabilities): ms.RtpCapabilities 
     codecs: caps.codecs?.map((c) => ({ ...c, rtcpFeedback: c.rtcpFeedback?.filter((f) => f.type !== 'transport-cc' && f.type !== 'goog-remb') })),
     headerExtensions: caps.headerExtensions?.filter((h) => !/transport-wide-cc|abs-send-time/.test(h.uri)),
   };
-}
-
-function uniqueSsrcs(): Record<Color, number> {
-  const used = new Set<number>();
-  const pick = (): number => {
-    let s: number;
-    do s = randomInt(1, 2 ** 32 - 1);
-    while (used.has(s));
-    used.add(s);
-    return s;
-  };
-  return { green: pick(), yellow: pick(), red: pick() };
 }
