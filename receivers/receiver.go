@@ -55,20 +55,17 @@ type receiver struct {
 	index int
 	opts  receiverOptions
 
-	mu      sync.Mutex
-	streams map[uint32]*streamReceiver // by media SSRC
-	colorOf map[uint32]string
-	layers  [3]layerCounts
-	green   frameSpan // base frames, numbered by TL0PICIDX
-	frames  int64     // complete source frames, all layers
-	// framesAtState: `frames` when the server's latest viewerState arrived, to set against its framesSent.
-	framesAtState int64
-	startedAt     time.Time
-	joinedAt      time.Time // first complete keyframe on green
-	server        serverView
-	hasServer     bool
-	nacksSent     map[string]int64 // by the color of the stream NACKed
-	err           error
+	mu        sync.Mutex
+	streams   map[uint32]*streamReceiver // by media SSRC
+	colorOf   map[uint32]string
+	layers    [3]layerCounts
+	green     frameSpan // base frames, numbered by TL0PICIDX
+	startedAt time.Time
+	joinedAt  time.Time // first complete keyframe on green
+	server    serverView
+	hasServer bool
+	nacksSent map[string]int64 // by the color of the stream NACKed
+	err       error
 
 	hold *holdStart // counts when the hold phase began
 
@@ -78,16 +75,11 @@ type receiver struct {
 
 // holdStart is a receiver's counts at the start of the measured hold.
 type holdStart struct {
-	colors  map[string]colorCounts
-	layers  [3]layerCounts
-	greenAt *int64
-	// The server's first viewerState in the hold, and the frames received when it came:
-	// the server counts the frames it sends since the viewer resumed, the frames
-	// before the first keyframe of each stream included.
-	stateSeen     bool
-	framesAtState int64
-	server        serverView
-	nacksSent     map[string]int64
+	colors    map[string]colorCounts
+	layers    [3]layerCounts
+	greenAt   *int64
+	server    serverView
+	nacksSent map[string]int64
 }
 
 func newReceiver(index int, opts receiverOptions) *receiver {
@@ -296,7 +288,6 @@ func (r *receiver) onFrame(color string) func(completedFrame) {
 		if f.TID < 0 || f.TID > 2 || (color != "green" && f.Keyframe) {
 			return
 		}
-		r.frames++
 		r.layers[f.TID].Complete++
 		if f.Keyframe {
 			r.layers[f.TID].Keyframes++
@@ -326,10 +317,6 @@ func (r *receiver) onNotification(name string, data json.RawMessage) {
 	}
 	r.mu.Lock()
 	r.server, r.hasServer = v, true
-	r.framesAtState = r.frames
-	if h := r.hold; h != nil && !h.stateSeen {
-		h.stateSeen, h.server, h.framesAtState = true, v, r.frames
-	}
 	r.mu.Unlock()
 }
 
@@ -346,7 +333,7 @@ func (r *receiver) countNack(mediaSSRC uint32) {
 func (r *receiver) markHold() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	h := &holdStart{colors: map[string]colorCounts{}, layers: r.layers, nacksSent: map[string]int64{}}
+	h := &holdStart{colors: map[string]colorCounts{}, layers: r.layers, server: r.server, nacksSent: map[string]int64{}}
 	for c, n := range r.nacksSent {
 		h.nacksSent[c] = n
 	}

@@ -10,7 +10,7 @@ type frameDelivery struct {
 
 // serverReport is what the server's viewerState said about this viewer.
 type serverReport struct {
-	// FramesSent over the hold, as the server counted them (its state comes once a second).
+	// FramesSent over the hold, as the server counted them: from its last viewerState before the hold to its last (once a second).
 	FramesSent    int64    `json:"framesSent"`
 	NacksReceived int64    `json:"nacksReceived"`
 	RtxPackets    int64    `json:"rtxPacketsSent"`
@@ -31,10 +31,10 @@ type receiverReport struct {
 	Colors map[string]colorCounts `json:"colors"`
 	// Layers: complete and given-up VP8 frames per temporal layer (TID 0, 1, 2).
 	Layers [3]layerCounts `json:"layers"`
-	// Green: base frames, sent as numbered by TL0PICIDX. All: every source
-	// frame, received against the server's count of frames sent, from the
-	// first to the last of the server's viewerState notifications in the hold
-	// (once a second).
+	// Green: base frames, sent as numbered by TL0PICIDX (a frame lost whole
+	// counts too). All: every source frame, received complete against all seen
+	// (complete or not); a frame whose every packet was lost shows only in its
+	// color's loss.
 	Green     frameDelivery    `json:"green"`
 	All       frameDelivery    `json:"all"`
 	NacksSent map[string]int64 `json:"nacksSent"`
@@ -69,13 +69,14 @@ func (r *receiver) report() receiverReport {
 		}
 	}
 	out.Green.Received, out.Green.Sent = r.green.since(h.greenAt)
-	if h.stateSeen {
-		// Both counted when a viewerState arrived: the server's count of frames sent, and the frames received by then.
-		out.All.Sent = r.server.framesSent() - h.server.framesSent()
-		out.All.Received = r.framesAtState - h.framesAtState
+	for _, l := range out.Layers {
+		out.All.Received += l.Complete
+		out.All.Sent += l.Complete + l.Incomplete
+	}
+	if r.hasServer {
 		v := r.server
 		out.Server = &serverReport{
-			FramesSent:    out.All.Sent,
+			FramesSent:    v.framesSent() - h.server.framesSent(),
 			NacksReceived: v.Rtx.NacksReceived,
 			RtxPackets:    v.Rtx.PacketsSent,
 			FeedbackSteps: v.FeedbackSteps,

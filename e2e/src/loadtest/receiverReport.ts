@@ -54,13 +54,20 @@ function share(r: ReceiverResult, d: FrameDelivery): number {
 }
 
 export interface Delivery {
-  /** Per viewer green (base layer) frames received / sent; over all viewers, a failed join counting 0. */
+  /**
+   * Per viewer green (base layer) frames received complete / sent, sent as the
+   * TL0PICIDX numbering counts them (lost whole included); over all viewers, a
+   * failed join counting 0.
+   */
   greenMin: number | null;
   greenP5: number | null;
   greenMean: number | null;
   /** Share of the viewers that received at least 99% of their green frames. */
   viewersWithGreen99: number | null;
-  /** Per viewer all frames received / sent, as green. */
+  /**
+   * Per viewer all frames (every layer) received complete / seen (complete or
+   * not), as green; a frame lost whole shows in its color's loss instead.
+   */
   allMin: number | null;
   allP5: number | null;
   allMean: number | null;
