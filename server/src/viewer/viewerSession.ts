@@ -66,6 +66,8 @@ export class ViewerSession {
   private awaitingKeyframe = false;
   private webRtcTransport: ms.WebRtcTransport | null = null;
   private readonly consumers = new Map<Color, ms.Consumer>();
+  /** Each consumer's encoding (its SSRCs), read once: mediasoup copies a consumer's RTP parameters at every read. */
+  private readonly encodings = new Map<Color, ms.RtpEncodingParameters>();
   private colors = new Set<Color>(COLORS);
   private readonly lastSynthetic: Record<Color, number> = { green: 0, yellow: 0, red: 0 };
   private readonly reports: ReceiverReportTracker;
@@ -192,12 +194,14 @@ export class ViewerSession {
         const enableRtx = retransmitted.includes(color);
         const consumer = await t.consume({ producerId: producer.id, rtpCapabilities: caps, paused: true, enableRtx, appData: { color } });
         this.consumers.set(color, consumer);
+        this.encodings.set(color, consumer.rtpParameters.encodings?.[0] ?? {});
         out.push({ id: consumer.id, producerId: producer.id, kind: 'video', rtpParameters: consumer.rtpParameters, color });
       }
     } catch (err) {
       // All three or none: a half-made set would leave the viewer unable to try again.
       for (const c of this.consumers.values()) c.close();
       this.consumers.clear();
+      this.encodings.clear();
       this.retransmitted = null;
       // mediasoup rejects values it cannot use with a TypeError: the player's mistake, not the server's.
       if (err instanceof TypeError) throw new RequestError('bad_request', `cannot consume: ${err.message}`);
@@ -365,15 +369,15 @@ export class ViewerSession {
 
   /** SSRCs of the streams as the viewer receives them (the consumers'), 0 before consume. */
   private wireSsrcs(): Record<Color, number> {
-    const ssrc = (k: Color) => this.consumers.get(k)?.rtpParameters.encodings?.[0]?.ssrc ?? 0;
+    const ssrc = (k: Color) => this.encodings.get(k)?.ssrc ?? 0;
     return { green: ssrc('green'), yellow: ssrc('yellow'), red: ssrc('red') };
   }
 
   /** RTX SSRC of each retransmitted color stream (the consumers'). */
   private rtxSsrcs(): Partial<Record<Color, number>> {
     const out: Partial<Record<Color, number>> = {};
-    for (const [k, c] of this.consumers) {
-      const rtx = c.rtpParameters.encodings?.[0]?.rtx?.ssrc;
+    for (const [k, e] of this.encodings) {
+      const rtx = e.rtx?.ssrc;
       if (rtx) out[k] = rtx;
     }
     return out;
