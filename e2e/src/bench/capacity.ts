@@ -33,6 +33,8 @@ export interface CapacityRow {
   greenP5: number | null;
   viewersWithGreen99: number | null;
   allP5: number | null;
+  /** Base frames sent a second per viewer (7.5 at the source's full 30 fps). */
+  greenFps: number | null;
   joinMsP50: number | null;
   joinMsP95: number | null;
   lossGreen: number | null;
@@ -76,6 +78,7 @@ export function capacityRow(fanout: Fanout, r: LoadTestResult): CapacityRow {
     greenP5: r.delivery.greenP5,
     viewersWithGreen99: r.delivery.viewersWithGreen99,
     allP5: r.delivery.allP5,
+    greenFps: r.delivery.greenFramesPerSecond,
     joinMsP50: r.joinMs.p50,
     joinMsP95: r.joinMs.p95,
     lossGreen: r.lossPerColor.green,
@@ -121,7 +124,7 @@ export async function capacity(o: CapacityOptions, log: (m: string) => void): Pr
 
 export function formatCapacityTable(rows: readonly CapacityRow[]): string[] {
   const pct = (x: number | null) => (x === null ? '-' : (100 * x).toFixed(1));
-  const header = ['fan-out', 'N', 'joined', 'CPU %core', '%machine', 'CPU/viewer', 'node', 'worker', 'RSS MB', 'MB/viewer', 'green min %', 'green p5 %', 'viewers 99% %', 'all p5 %', 'join p50/p95 ms', 'receivers CPU'];
+  const header = ['fan-out', 'N', 'joined', 'CPU %core', '%machine', 'CPU/viewer', 'node', 'worker', 'RSS MB', 'MB/viewer', 'green min %', 'green p5 %', 'viewers 99% %', 'all p5 %', 'green fps', 'join p50/p95 ms', 'receivers CPU'];
   const lines = [header.join(' | ')];
   for (const r of rows) {
     lines.push(
@@ -140,6 +143,7 @@ export function formatCapacityTable(rows: readonly CapacityRow[]): string[] {
         pct(r.greenP5),
         pct(r.viewersWithGreen99),
         pct(r.allP5),
+        r.greenFps ?? '-',
         `${r.joinMsP50 ?? '-'}/${r.joinMsP95 ?? '-'}`,
         r.receiversCpu,
       ].join(' | '),

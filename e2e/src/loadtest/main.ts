@@ -50,7 +50,7 @@ export function formatResult(r: LoadTestResult): string[] {
   const lines = [
     `${r.viewers} viewers (${r.rampPerSecond}/s), held ${r.holdSeconds} s: ${r.joined} joined, ${r.failedJoins} failed${Object.keys(r.failures).length ? ` (${Object.entries(r.failures).map(([e, n]) => `${n}x ${e}`).join('; ')})` : ''}`,
     `join ms: p50 ${r.joinMs.p50 ?? '-'}, p95 ${r.joinMs.p95 ?? '-'}, max ${r.joinMs.max ?? '-'}`,
-    `green frames received/sent per viewer: min ${pct(r.delivery.greenMin)}, p5 ${pct(r.delivery.greenP5)}, mean ${pct(r.delivery.greenMean)}; viewers with 99%: ${pct(r.delivery.viewersWithGreen99)} (${r.delivery.greenFrames.received}/${r.delivery.greenFrames.sent} in all)`,
+    `green frames received/sent per viewer: min ${pct(r.delivery.greenMin)}, p5 ${pct(r.delivery.greenP5)}, mean ${pct(r.delivery.greenMean)}; viewers with 99%: ${pct(r.delivery.viewersWithGreen99)} (${r.delivery.greenFrames.received}/${r.delivery.greenFrames.sent} in all, ${r.delivery.greenFramesPerSecond ?? '-'} a second each)`,
     `all frames complete/seen per viewer: min ${pct(r.delivery.allMin)}, p5 ${pct(r.delivery.allP5)}, mean ${pct(r.delivery.allMean)} (${r.delivery.allFrames.received}/${r.delivery.allFrames.sent} in all)`,
     `loss per color: ${COLORS.map((c) => `${c} ${pct(r.lossPerColor[c])}`).join(', ')}; jitter p95 ms: ${COLORS.map((c) => `${c} ${r.jitterMs[c].p95 ?? '-'}`).join(', ')}`,
     `NACKs sent: ${COLORS.map((c) => `${c} ${r.nacks.sent[c]}`).join(', ')} (server counted ${r.nacks.serverReceived}); RTT p50 ${r.rttMsP50 ?? '-'} ms; MKC rate mean ${r.rateKbpsMean ?? '-'} kb/s`,

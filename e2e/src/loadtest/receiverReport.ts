@@ -71,6 +71,11 @@ export interface Delivery {
   allMin: number | null;
   allP5: number | null;
   allMean: number | null;
+  /**
+   * Base frames sent a second to a joined viewer, on average: a quarter of the
+   * source's frame rate (layers 0,2,1,2), lower when the machine starves the ingest.
+   */
+  greenFramesPerSecond: number | null;
   /** Totals over the viewers. */
   greenFrames: FrameDelivery;
   allFrames: FrameDelivery;
@@ -123,6 +128,7 @@ export function summarizeReceivers(report: ReceiversReport): ReceiversSummary {
       allMin: r4(quantile(all, 0)),
       allP5: r4(quantile(all, 0.05)),
       allMean: r4(mean(all)),
+      greenFramesPerSecond: round(joined.length ? sum((r) => r.green.sent) / joined.length / report.holdSeconds : null, 2),
       greenFrames: { received: sum((r) => r.green.received), sent: sum((r) => r.green.sent) },
       allFrames: { received: sum((r) => r.all.received), sent: sum((r) => r.all.sent) },
     },
