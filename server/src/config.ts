@@ -54,6 +54,8 @@ export interface ServerConfig {
   feedback: FeedbackSource;
   /** CONTROL_RECORD_DIR: each viewer's control inputs are written there as JSON lines, for replay; undefined: not recorded. */
   controlRecordDir: string | undefined;
+  /** FANOUT: `per-viewer` flows (PELS), or `shared`: one set of producers per stream for all viewers, a baseline for measurement. */
+  fanout: Fanout;
   /** OPERATOR_TOKEN: the dashboard's and operator API's bearer token; undefined: the server makes one up at start. */
   operatorToken: string | undefined;
   /** METRICS_TOKEN: may read /metrics and nothing else. */
@@ -66,6 +68,7 @@ export interface ServerConfig {
 }
 
 export type FeedbackSource = 'rtcp' | 'router';
+export type Fanout = 'per-viewer' | 'shared';
 
 /** Shorter tokens could be guessed over HTTP; a space or control character would not survive an Authorization header. */
 export const TOKEN_PATTERN = /^[\x21-\x7e]{16,}$/;
@@ -149,6 +152,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
   if (policyProblems.length) throw new ConfigError(`rendition switching: ${policyProblems.join('; ')}`);
   const feedback = env.FEEDBACK || 'rtcp';
   if (feedback !== 'rtcp' && feedback !== 'router') throw new ConfigError(`FEEDBACK must be rtcp or router, got "${feedback}"`);
+  const fanout = env.FANOUT || 'per-viewer';
+  if (fanout !== 'per-viewer' && fanout !== 'shared') throw new ConfigError(`FANOUT must be per-viewer or shared, got "${fanout}"`);
   const operatorToken = tokenFrom(env, 'OPERATOR_TOKEN');
   const metricsToken = tokenFrom(env, 'METRICS_TOKEN');
   const routerToken = tokenFrom(env, 'ROUTER_TOKEN');
@@ -178,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     control,
     feedback,
     controlRecordDir: env.CONTROL_RECORD_DIR ? resolve(env.CONTROL_RECORD_DIR) : undefined,
+    fanout,
     operatorToken,
     metricsToken,
     routerToken,

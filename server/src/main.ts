@@ -116,6 +116,7 @@ async function main(): Promise<void> {
       webRtcServer: () => media.webRtcServer,
       keyframeMinGapMs: config.keyframeMinGapMs,
       createRouter: () => media.createRouter(),
+      fanout: config.fanout,
       control: control.current,
       feedback: config.feedback,
       ...(config.controlRecordDir !== undefined ? { controlRecordDir: config.controlRecordDir } : {}),

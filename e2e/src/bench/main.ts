@@ -1,4 +1,5 @@
 /**
+ * npm run bench -- capacity [--viewers 25,50,100,200,300,400] [--fanout per-viewer,shared] [--ramp 10] [--seconds 30] [--json]
  * npm run bench -- convergence [--seconds S] [--viewers 1,2,4] [--feedback rtcp,router] [--json]
  * npm run bench -- dscp [--viewers 1,200] [--rounds R] [--baseline GIT_REF] [--json]
  * npm run bench -- encoder [--seconds S] [--repeats R] [--json]
@@ -7,6 +8,7 @@
  * Benchmarks print numbers measured in one run; they assert nothing.
  */
 import { parseArgs } from 'node:util';
+import { capacity, FANOUTS, formatCapacityTable, kneeOf } from './capacity';
 import { convergence } from './convergence';
 import { dscpMarking } from './dscpMarking';
 import { encoderBench, ENCODER_BENCH_SOURCE, type EncoderRun, type Pipeline } from './encoderCpu';
@@ -15,7 +17,8 @@ import { formatLossTable, LOSS_CAPACITY_KBPS, lossResilience } from './lossResil
 import { FLOW_MODES, type FlowModeName } from '@pels/shared/protocol/api';
 
 const USAGE = [
-  'usage: npm run bench -- convergence [--seconds S] [--viewers 1,2,4] [--feedback rtcp,router] [--json]',
+  'usage: npm run bench -- capacity [--viewers 25,50,100,200,300,400] [--fanout per-viewer,shared] [--ramp 10] [--seconds 30] [--json]',
+  '       npm run bench -- convergence [--seconds S] [--viewers 1,2,4] [--feedback rtcp,router] [--json]',
   '       npm run bench -- dscp [--viewers 1,200] [--rounds 20] [--baseline GIT_REF] [--json]',
   '       npm run bench -- encoder [--seconds 60] [--repeats 3] [--json]',
   '       npm run bench -- loss [--loss 0,5,10,20] [--modes pels,best-effort,nack] [--seconds 45] [--json]',
@@ -38,9 +41,12 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '20' },
       repeats: { type: 'string', default: '3' },
       baseline: { type: 'string' },
+      fanout: { type: 'string', default: FANOUTS.join(',') },
+      ramp: { type: 'string', default: '10' },
       json: { type: 'boolean', default: false },
     },
   });
+  if (positionals[0] === 'capacity') return capacityBench(values);
   if (positionals[0] === 'dscp') return dscp(values);
   if (positionals[0] === 'encoder') return encoder(values);
   if (positionals[0] === 'loss') return loss(values);
@@ -70,6 +76,23 @@ async function main(): Promise<void> {
       ].join(' '),
     );
   }
+}
+
+async function capacityBench(values: { viewers?: string; fanout: string; ramp: string; seconds?: string; json: boolean }): Promise<void> {
+  const viewers = (values.viewers ?? '25,50,100,200,300,400').split(',').map(Number);
+  const fanouts = values.fanout.split(',');
+  const rampPerSecond = Number(values.ramp);
+  const seconds = Number(values.seconds ?? '30');
+  const isFanout = (f: string): f is (typeof FANOUTS)[number] => (FANOUTS as readonly string[]).includes(f);
+  if (viewers.some((n) => !Number.isInteger(n) || n < 1 || n > 5000) || !fanouts.every(isFanout) || !(rampPerSecond > 0) || !(seconds >= 5)) usage();
+  const rows = await capacity({ viewers, fanouts: fanouts as (typeof FANOUTS)[number][], rampPerSecond, seconds }, (m) => console.error(`[bench] ${m}`));
+  if (values.json) {
+    const knee = Object.fromEntries(fanouts.map((f) => [f, kneeOf(rows.filter((r) => r.fanout === f))]));
+    process.stdout.write(JSON.stringify({ benchmark: 'capacity', rampPerSecond, seconds, knee, rows }) + '\n');
+    return;
+  }
+  console.log(`${seconds} s held after a ramp of ${rampPerSecond} viewers/s; CPU in % of one core over the hold (the server's processes), RSS at most in the hold`);
+  for (const line of formatCapacityTable(rows)) console.log(line);
 }
 
 async function loss(values: { loss: string; modes: string; seconds?: string; json: boolean }): Promise<void> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { intervalLoss, jainIndex, mean, median, psnrSummary, round, timeToFullRateMs } from './metrics';
+import { intervalLoss, jainIndex, mean, median, psnrSummary, quantile, round, timeToFullRateMs } from './metrics';
 
 test('Jain index: equal shares 1, one hog 1/n', () => {
   assert.equal(jainIndex([5, 5, 5, 5]), 1);
@@ -43,4 +43,12 @@ test('median', () => {
   assert.equal(median([3, 1, 2]), 2);
   assert.equal(median([4, 1, 2, 3]), 2.5);
   assert.equal(median([]), null);
+});
+
+test('quantile: nearest rank at or below', () => {
+  const xs = Array.from({ length: 101 }, (_, i) => 100 - i);
+  assert.equal(quantile(xs, 0.05), 5);
+  assert.equal(quantile(xs, 0.5), 50);
+  assert.equal(quantile(xs, 1), 100);
+  assert.equal(quantile([], 0.5), null);
 });

@@ -39,6 +39,13 @@ export function psnrSummary(samples: readonly DisplaySample[], fromMs: number): 
   return { mean: round(mean(xs), 2), p5: round(xs[Math.floor(0.05 * (xs.length - 1))]!, 2), scoredShare: round(xs.length / periods.length, 3) };
 }
 
+/** The q-quantile (0..1) by the nearest rank at or below it; null for no values. */
+export function quantile(xs: readonly number[], q: number): number | null {
+  if (!xs.length) return null;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(q * (sorted.length - 1))]!;
+}
+
 export function median(xs: readonly number[]): number | null {
   if (!xs.length) return null;
   const sorted = [...xs].sort((a, b) => a - b);

@@ -1,9 +1,20 @@
 import { readFileSync, readdirSync } from 'node:fs';
 
-/** CPU seconds (user + system) of each process, from /proc. */
-function snapshot(): Map<number, { ppid: number; name: string; cpuSeconds: number }> {
+export interface ProcessSample {
+  ppid: number;
+  name: string;
+  /** User + system CPU seconds so far. */
+  cpuSeconds: number;
+  /** Resident memory, bytes. */
+  rssBytes: number;
+}
+
+const PAGE_BYTES = 4096;
+
+/** CPU seconds (user + system) and resident memory of each process, from /proc. */
+export function snapshot(): Map<number, ProcessSample> {
   const ticks = 100; // USER_HZ on Linux
-  const out = new Map<number, { ppid: number; name: string; cpuSeconds: number }>();
+  const out = new Map<number, ProcessSample>();
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
@@ -11,7 +22,7 @@ function snapshot(): Map<number, { ppid: number; name: string; cpuSeconds: numbe
       const close = stat.lastIndexOf(')');
       const name = stat.slice(stat.indexOf('(') + 1, close);
       const f = stat.slice(close + 2).split(' ');
-      out.set(Number(d), { ppid: Number(f[1]), name, cpuSeconds: (Number(f[11]) + Number(f[12])) / ticks });
+      out.set(Number(d), { ppid: Number(f[1]), name, cpuSeconds: (Number(f[11]) + Number(f[12])) / ticks, rssBytes: Number(f[21]) * PAGE_BYTES });
     } catch {
       // the process ended while we looked
     }
@@ -19,7 +30,8 @@ function snapshot(): Map<number, { ppid: number; name: string; cpuSeconds: numbe
   return out;
 }
 
-function descendants(snap: ReturnType<typeof snapshot>, root: number): number[] {
+/** root and every process below it that is still in the snapshot. */
+export function descendants(snap: ReturnType<typeof snapshot>, root: number): number[] {
   const found = [root];
   for (let i = 0; i < found.length; i++) for (const [pid, p] of snap) if (p.ppid === found[i]) found.push(pid);
   return found.filter((p) => snap.has(p));

@@ -42,12 +42,21 @@ export class QualityFeed {
     this.subscribers.clear();
   }
 
+  /**
+   * Subscribers at the same row (all but those that just joined) get the same
+   * batch object, so what they are sent is serialized once (ViewerConnection).
+   */
   private flush(): void {
+    const batches = new Map<number, QualityBatch>();
     for (const [listener, cursor] of this.subscribers) {
-      const frames = this.window.after(cursor.lastSent);
-      if (!frames.length) continue;
-      cursor.lastSent = frames.at(-1)!.index;
-      listener({ frames });
+      let batch = batches.get(cursor.lastSent);
+      if (!batch) {
+        batch = { frames: this.window.after(cursor.lastSent) };
+        batches.set(cursor.lastSent, batch);
+      }
+      if (!batch.frames.length) continue;
+      cursor.lastSent = batch.frames.at(-1)!.index;
+      listener(batch);
     }
   }
 }

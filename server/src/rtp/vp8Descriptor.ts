@@ -16,6 +16,8 @@ export interface Vp8DescriptorFields {
 }
 
 export const VP8_DESCRIPTOR_BYTES = 6;
+/** Where writeVp8Descriptor puts TL0PICIDX. */
+export const VP8_TL0PICIDX_OFFSET = 4;
 
 export function writeVp8Descriptor(f: Vp8DescriptorFields): Uint8Array {
   const d = new Uint8Array(VP8_DESCRIPTOR_BYTES);
@@ -23,7 +25,7 @@ export function writeVp8Descriptor(f: Vp8DescriptorFields): Uint8Array {
   d[1] = 0x80 | 0x40 | 0x20; // I, L, T
   d[2] = 0x80 | ((f.pictureId >> 8) & 0x7f); // M = 1: 15-bit PictureID
   d[3] = f.pictureId & 0xff;
-  d[4] = f.tl0PicIdx & 0xff;
+  d[VP8_TL0PICIDX_OFFSET] = f.tl0PicIdx & 0xff;
   d[5] = ((f.temporalId & 0x03) << 6) | (f.layerSync ? 0x20 : 0);
   return d;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseVp8Descriptor, writeVp8Descriptor } from './vp8Descriptor';
-import { Vp8Packetizer } from './vp8Packetizer';
+import { frameTemplates, Vp8Packetizer } from './vp8Packetizer';
 
 const frame = (bytes: number) => Uint8Array.from({ length: bytes }, (_, i) => i & 0xff);
 const base = { timestamp: 123456, pictureId: 300, tl0PicIdx: 7, temporalId: 2, layerSync: true, nonReference: true };
@@ -58,4 +58,28 @@ test('PictureID wraps at 15 bits', () => {
 test('timestamps are written as unsigned 32-bit', () => {
   const [pkt] = new Vp8Packetizer(1, 101).packetize({ ...base, timestamp: 2 ** 32 - 1, data: frame(10) });
   assert.equal(pkt!.readUInt32BE(4), 2 ** 32 - 1);
+});
+
+test('a frame is split once for every stream that sends it; each stream stamps only its RTP header and TL0PICIDX', () => {
+  const data = frame(3000);
+  const f = { ...base, data };
+  const templates = frameTemplates(f, 1200 - 12 - 6);
+  assert.equal(frameTemplates({ ...f }, 1200 - 12 - 6), templates, 'the same frame data: the same templates');
+  const a = new Vp8Packetizer(0xa, 101, { initialSequence: 5 }).packetize(f);
+  const b = new Vp8Packetizer(0xb, 101, { initialSequence: 900 }).packetize({ ...f, timestamp: 42, tl0PicIdx: 200 });
+  assert.equal(a.length, templates.length);
+  for (const [i, pa] of a.entries()) {
+    const pb = b[i]!;
+    assert.equal(pb.readUInt32BE(8), 0xb);
+    assert.equal(pb.readUInt16BE(2), 900 + i);
+    assert.equal(pb.readUInt32BE(4), 42);
+    assert.equal(parseVp8Descriptor(pa.subarray(12)).tl0PicIdx, 7);
+    assert.equal(parseVp8Descriptor(pb.subarray(12)).tl0PicIdx, 200);
+    // Past the header and TL0PICIDX, byte for byte the same packet.
+    assert.deepEqual(pa.subarray(12 + 5), pb.subarray(12 + 5));
+    assert.deepEqual(pa.subarray(12, 12 + 4), pb.subarray(12, 12 + 4));
+  }
+  // The same bytes sent again as another frame (a synthetic keyframe with a new PictureID) get their own descriptor.
+  const again = new Vp8Packetizer(0xa, 101).packetize({ ...f, pictureId: 301 });
+  assert.equal(parseVp8Descriptor(again[0]!.subarray(12)).pictureId, 301);
 });

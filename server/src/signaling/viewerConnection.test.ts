@@ -50,6 +50,7 @@ before(async () => {
     webRtcServer: () => media.webRtcServer,
     keyframeMinGapMs: 1000,
     createRouter: () => media.createRouter(),
+    fanout: 'per-viewer',
     control: loadConfig({}, '.').control,
     feedback: 'rtcp',
     dscp,

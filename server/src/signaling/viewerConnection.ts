@@ -157,11 +157,11 @@ export class ViewerConnection {
   /** Sends unless the player is not reading: then notifications are dropped, and the socket closed before an answer would pile up. */
   private send(msg: Response | Notification): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
-    const text = JSON.stringify(msg);
+    const bytes = encodedMessage(msg);
     const { maxSendBufferBytes } = this.limits.settings;
-    switch (sendVerdict(this.ws.bufferedAmount, Buffer.byteLength(text), isDroppable(msg), maxSendBufferBytes)) {
+    switch (sendVerdict(this.ws.bufferedAmount, bytes.length, isDroppable(msg), maxSendBufferBytes)) {
       case 'send':
-        return this.ws.send(text);
+        return this.ws.send(bytes, { binary: false });
       case 'drop':
         this.limits.rejections.notificationsDropped++;
         return;
@@ -181,4 +181,17 @@ function controllerNamed(name: string): RateControllerName {
   } catch (err) {
     throw new RequestError('bad_request', (err as Error).message);
   }
+}
+
+/** A stream's PSNR batch goes to each of its viewers: encoded once per batch object (QualityFeed hands one to all at the same row). */
+const encodedBatches = new WeakMap<object, Buffer>();
+
+/** The message as the UTF-8 of its JSON text frame. */
+function encodedMessage(msg: Response | Notification): Buffer {
+  const shared = 'notification' in msg && msg.notification === 'quality' ? msg.data : null;
+  const cached = shared && encodedBatches.get(shared);
+  if (cached) return cached;
+  const bytes = Buffer.from(JSON.stringify(msg));
+  if (shared) encodedBatches.set(shared, bytes);
+  return bytes;
 }

@@ -11,12 +11,13 @@ import { operatorSourceText, PUBLIC_SOURCE_ERROR, publicSourceLabel } from '../i
 import type { RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
 import type { EncodeSettings, Rendition, SourceSpec } from '../ingest/sourceSpec';
 import { LayerRateMeter } from '../layering/layerRates';
-import type { FeedbackSource } from '../config';
+import type { Fanout, FeedbackSource } from '../config';
 import type { Limits } from '../limits/limits';
 import type { Logger } from '../log';
 import type { DscpMarker } from '../net/dscpMarker';
 import { QualityAnalyzer } from '../quality/qualityAnalyzer';
 import { QualityFeed, type QualityListener } from '../quality/qualityFeed';
+import { SharedFanout } from '../viewer/sharedFanout';
 import { ViewerSession } from '../viewer/viewerSession';
 import { KeyframeRequests, type KeyframeReason } from './keyframeRequests';
 import { RenditionFrames } from './renditionFrames';
@@ -35,6 +36,8 @@ export interface StreamOptions {
   /** Least time between keyframes the viewers' requests force (KEYFRAME_MIN_GAP_MS). */
   keyframeMinGapMs: number;
   createRouter: () => Promise<ms.Router>;
+  /** FANOUT: each viewer its own flow (PELS), or one set of producers for all (the baseline). */
+  fanout: Fanout;
   control: ControlLoopParams;
   feedback: FeedbackSource;
   /** Where viewers' control inputs are recorded (CONTROL_RECORD_DIR); absent: not recorded. */
@@ -71,6 +74,7 @@ type StreamEvents = {
 export class Stream extends EventEmitter<StreamEvents> {
   readonly id: string;
   private router: ms.Router | null = null;
+  private fanout: SharedFanout | null = null;
   private readonly ingest: FfmpegIngest;
   private readonly renditionFrames: RenditionFrames;
   private readonly viewers = new Map<string, ViewerSession>();
@@ -133,7 +137,9 @@ export class Stream extends EventEmitter<StreamEvents> {
           if (frame.keyframe) this.keyframes[r]!.onKeyframe();
           this.layerRates[r]!.add(frame.temporalId, frame.bytes, now);
         });
-        for (const v of this.viewers.values()) v.sendFrame(frames, now);
+        // The shared fan-out (a measurement baseline) forwards the full-size rendition to everyone.
+        if (this.fanout) this.fanout.sendFrame(frames[0]!, now);
+        else for (const v of this.viewers.values()) v.sendFrame(frames, now);
         // After the viewers: measuring quality never delays a frame.
         frames.forEach((frame, r) => this.quality[r]!.onFrame(frame, pts));
       }
@@ -165,14 +171,21 @@ export class Stream extends EventEmitter<StreamEvents> {
   }
 
   async start(): Promise<void> {
-    this.router = await this.opts.createRouter();
+    await this.makeRouter();
     this.ingest.start();
   }
 
   /** The media worker was replaced: viewers on the old router are gone. */
   async onMediaWorkerRestarted(): Promise<void> {
     for (const v of [...this.viewers.values()]) v.close('media worker restarted');
-    this.router = await this.opts.createRouter();
+    await this.makeRouter();
+  }
+
+  private async makeRouter(): Promise<void> {
+    this.fanout = null;
+    const router = await this.opts.createRouter();
+    if (this.opts.fanout === 'shared') this.fanout = await SharedFanout.create(router, this.id, (reason) => this.keyframes[0]!.request(reason));
+    this.router = router;
   }
 
   /**
@@ -293,6 +306,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       renditions: this.keyframes.length,
       renditionPolicy: this.opts.renditionPolicy,
       onKeyframeRequest: (reason, rendition) => this.keyframes[rendition]?.request(reason),
+      fanout: this.fanout ?? undefined,
       onClose: (closed) => {
         release();
         this.viewers.delete(id);

@@ -17,12 +17,13 @@ import type { Logger } from '../log';
 import type { DscpMarker, DscpMarking } from '../net/dscpMarker';
 import { parseRtcpFeedback } from '../rtp/rtcp';
 import type { KeyframeReason } from '../streams/keyframeRequests';
+import { PAYLOAD_TYPE, produceColorStreams } from './colorStreams';
 import { canColor, mediaTransport, modeInForce } from './mediaPath';
 import { dscpFor, modeSwitchRefusal, retransmittedColors } from './modePolicy';
 import { ViewerControl } from './viewerControl';
 import { ViewerStats } from './viewerStats';
+import type { SharedFanout } from './sharedFanout';
 
-const PAYLOAD_TYPE = 101;
 /** mediasoup repeats an unanswered PLI about once a second; one answer per burst is enough. */
 const SYNTHETIC_KEYFRAME_MIN_GAP_MS = 200;
 
@@ -50,6 +51,8 @@ export interface ViewerSessionOptions {
   renditionPolicy: RenditionPolicyParams;
   /** Asks a rendition's encoder for a keyframe (throttled there; one serves every viewer). */
   onKeyframeRequest: (reason: KeyframeReason, rendition: number) => void;
+  /** FANOUT=shared: the stream's producers, fed once per frame; this viewer only consumes them. */
+  fanout?: SharedFanout;
   /** Told once when the session closes, whatever closed it. */
   onClose: (closed: ViewerClosed) => void;
 }
@@ -68,6 +71,8 @@ export class ViewerSession {
   private awaitingKeyframe = false;
   private webRtcTransport: ms.WebRtcTransport | null = null;
   private readonly consumers = new Map<Color, ms.Consumer>();
+  /** Each consumer's encoding (its SSRCs), read once: mediasoup copies a consumer's RTP parameters at every read. */
+  private readonly encodings = new Map<Color, ms.RtpEncodingParameters>();
   private colors = new Set<Color>(COLORS);
   private readonly lastSynthetic: Record<Color, number> = { green: 0, yellow: 0, red: 0 };
   private marking: DscpMarking | null = null;
@@ -90,7 +95,8 @@ export class ViewerSession {
 
   private constructor(
     private readonly opts: ViewerSessionOptions,
-    private readonly direct: ms.DirectTransport,
+    /** Null with a shared fan-out: the stream's transport carries the producers. */
+    private readonly direct: ms.DirectTransport | null,
     private readonly producers: Record<Color, ms.Producer>,
     /** Rate, gamma, receiver reports and frame decisions: this session only feeds it. */
     private readonly control: ViewerControl,
@@ -108,8 +114,8 @@ export class ViewerSession {
     this.requestedMode = opts.mode;
     this.mode = opts.mode;
     this.rendition = new RenditionSwitch(opts.renditions, opts.renditionPolicy, (r) => opts.onKeyframeRequest('switch', r), Date.now());
-    direct.on('rtcp', (buf) => this.onRtcp(buf));
-    direct.on('routerclose', () => this.close('media router closed'));
+    direct?.on('rtcp', (buf) => this.onRtcp(buf));
+    direct?.on('routerclose', () => this.close('media router closed'));
     const { dtlsTimeoutMs } = opts.limits.settings;
     this.dtlsDeadline = setTimeout(() => {
       opts.limits.rejections.add('dtls_timeout');
@@ -118,35 +124,18 @@ export class ViewerSession {
   }
 
   static async create(opts: ViewerSessionOptions): Promise<ViewerSession> {
+    const control = new ViewerControl({
+      params: { origin: opts.id, control: opts.control, feedback: opts.feedback, mode: opts.mode },
+      ...(opts.controlRecordDir !== undefined ? { recordDir: opts.controlRecordDir } : {}),
+      streamId: opts.streamId,
+      log: opts.log,
+    });
+    // A shared fan-out's flow sends every frame to everyone: this viewer's control is measured, not obeyed.
+    const shared = opts.fanout;
+    if (shared) return new ViewerSession(opts, null, shared.producers, control, shared.flow, shared.timestampBase);
     const direct = await opts.router.createDirectTransport();
     try {
-      const ssrcs = uniqueSsrcs();
-      const producers = {} as Record<Color, ms.Producer>;
-      for (const color of COLORS) {
-        producers[color] = await direct.produce({
-          kind: 'video',
-          rtpParameters: {
-            codecs: [
-              {
-                mimeType: 'video/VP8',
-                payloadType: PAYLOAD_TYPE,
-                clockRate: 90000,
-                rtcpFeedback: [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }, { type: 'ccm', parameter: 'fir' }],
-              },
-            ],
-            // No scalabilityMode: consumers stay simple, forwarding packets untouched.
-            encodings: [{ ssrc: ssrcs[color] }],
-            rtcp: { cname: `pels-${opts.id}` },
-          },
-          appData: { color },
-        });
-      }
-      const control = new ViewerControl({
-        params: { origin: opts.id, control: opts.control, feedback: opts.feedback, mode: opts.mode },
-        ...(opts.controlRecordDir !== undefined ? { recordDir: opts.controlRecordDir } : {}),
-        streamId: opts.streamId,
-        log: opts.log,
-      });
+      const { producers, ssrcs } = await produceColorStreams(direct, `pels-${opts.id}`);
       const timestampBase = randomInt(0, 2 ** 32);
       const flow = new ViewerFlow(ssrcs, PAYLOAD_TYPE, control, timestampBase);
       return new ViewerSession(opts, direct, producers, control, flow, timestampBase);
@@ -216,12 +205,14 @@ export class ViewerSession {
         const enableRtx = retransmitted.includes(color);
         const consumer = await t.consume({ producerId: producer.id, rtpCapabilities: caps, paused: true, enableRtx, appData: { color } });
         this.consumers.set(color, consumer);
+        this.encodings.set(color, consumer.rtpParameters.encodings?.[0] ?? {});
         out.push({ id: consumer.id, producerId: producer.id, kind: 'video', rtpParameters: consumer.rtpParameters, color });
       }
     } catch (err) {
       // All three or none: a half-made set would leave the viewer unable to try again.
       for (const c of this.consumers.values()) c.close();
       this.consumers.clear();
+      this.encodings.clear();
       this.retransmitted = null;
       // mediasoup rejects values it cannot use with a TypeError: the player's mistake, not the server's.
       if (err instanceof TypeError) throw new RequestError('bad_request', `cannot consume: ${err.message}`);
@@ -384,7 +375,7 @@ export class ViewerSession {
     void this.marking?.remove();
     // Closing the transports closes their producers and consumers.
     this.webRtcTransport?.close();
-    this.direct.close();
+    this.direct?.close();
     this.opts.log.info({ viewer: this.id, reason }, 'viewer closed');
     this.opts.onClose({ reason, rejoin });
   }
@@ -403,15 +394,15 @@ export class ViewerSession {
 
   /** SSRCs of the streams as the viewer receives them (the consumers'), 0 before consume. */
   private wireSsrcs(): Record<Color, number> {
-    const ssrc = (k: Color) => this.consumers.get(k)?.rtpParameters.encodings?.[0]?.ssrc ?? 0;
+    const ssrc = (k: Color) => this.encodings.get(k)?.ssrc ?? 0;
     return { green: ssrc('green'), yellow: ssrc('yellow'), red: ssrc('red') };
   }
 
   /** RTX SSRC of each retransmitted color stream (the consumers'). */
   private rtxSsrcs(): Partial<Record<Color, number>> {
     const out: Partial<Record<Color, number>> = {};
-    for (const [k, c] of this.consumers) {
-      const rtx = c.rtpParameters.encodings?.[0]?.rtx?.ssrc;
+    for (const [k, e] of this.encodings) {
+      const rtx = e.rtx?.ssrc;
       if (rtx) out[k] = rtx;
     }
     return out;
@@ -472,16 +463,4 @@ function withoutCongestionControl(caps: ms.RtpCapabilities): ms.RtpCapabilities 
     codecs: caps.codecs?.map((c) => ({ ...c, rtcpFeedback: c.rtcpFeedback?.filter((f) => f.type !== 'transport-cc' && f.type !== 'goog-remb') })),
     headerExtensions: caps.headerExtensions?.filter((h) => !/transport-wide-cc|abs-send-time/.test(h.uri)),
   };
-}
-
-function uniqueSsrcs(): Record<Color, number> {
-  const used = new Set<number>();
-  const pick = (): number => {
-    let s: number;
-    do s = randomInt(1, 2 ** 32 - 1);
-    while (used.has(s));
-    used.add(s);
-    return s;
-  };
-  return { green: pick(), yellow: pick(), red: pick() };
 }

@@ -1,0 +1,156 @@
+/**
+ * A load test: N synthetic WebRTC viewers (receivers/, one process) join the
+ * server's first stream at a ramp, hold, and report what they received; the
+ * server's processes (node, each mediasoup worker, FFmpeg, the encoder) and the
+ * receivers' process are measured over the hold (CPU from /proc, resident
+ * memory at its end). Starts its own server unless given a URL.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { startServer, type RunningServer } from '../serverProcess';
+import { descendants, snapshot, type ProcessSample } from '../testbed/processCpu';
+import { round } from '../testbed/metrics';
+import { summarizeReceivers, type ReceiversReport, type ReceiversSummary } from './receiverReport';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+export const RECEIVERS_BIN = `${ROOT}receivers/out/pels-receivers`;
+
+export interface LoadTestOptions {
+  viewers: number;
+  rampPerSecond: number;
+  /** Seconds held once every viewer has joined or failed. */
+  seconds: number;
+  /** A running server to target; without it one is started (and measured). */
+  url?: string;
+  /** Settings for the server started (none with `url`). */
+  serverEnv?: Record<string, string>;
+  log: (message: string) => void;
+}
+
+export interface ProcessUse {
+  pid: number;
+  name: string;
+  /** Over the hold. */
+  cpuPercentOfOneCore: number;
+  /** The most seen in the hold (sampled every second). */
+  rssMb: number;
+}
+
+export interface LoadTestResult extends ReceiversSummary {
+  rampPerSecond: number;
+  holdSeconds: number;
+  /** The server's processes together (null for a server given by URL). */
+  cpuPercentOfOneCore: number | null;
+  cpuPercentOfMachine: number | null;
+  rssMb: number | null;
+  machineCores: number;
+  /** Each of the server's processes; the receivers' own (which share the machine; its RSS is its peak). */
+  server: ProcessUse[];
+  receivers: ProcessUse;
+}
+
+/** The command names /proc gives, truncated to 15 characters, as the programs are called. */
+const FULL_NAMES: Record<string, string> = { 'mediasoup-worke': 'mediasoup-worker' };
+/** tsx's compiler service of a server run from source: not the product's. */
+const NOT_PRODUCT = new Set(['esbuild']);
+
+function usage(pids: number[], a: Map<number, ProcessSample>, b: Map<number, ProcessSample>, seconds: number, peakRss: Map<number, number>): ProcessUse[] {
+  return pids.flatMap((pid) => {
+    const end = b.get(pid);
+    if (!end) return [];
+    const used = end.cpuSeconds - (a.get(pid)?.cpuSeconds ?? 0);
+    return [{ pid, name: FULL_NAMES[end.name] ?? end.name, cpuPercentOfOneCore: round((100 * used) / seconds, 1)!, rssMb: round((peakRss.get(pid) ?? 0) / 2 ** 20, 1)! }];
+  });
+}
+
+/** Waits until the server's first stream is running (its ingest delivers frames). */
+async function streamRunning(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${url}/api/streams`, { signal: AbortSignal.timeout(2000) }).then((r) => r.json() as Promise<{ streams: { state: string; framesIngested: number }[] }>, () => null);
+    const s = res?.streams[0];
+    if (s && s.state === 'running' && s.framesIngested > 0) return;
+    if (Date.now() > deadline) throw new Error(`the server's first stream is not running after ${timeoutMs / 1000} s (${s ? s.state : 'no stream'})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
+  if (!existsSync(RECEIVERS_BIN)) throw new Error(`${RECEIVERS_BIN} is missing: run npm run setup`);
+  let server: RunningServer | null = null;
+  if (!o.url) {
+    server = await startServer({
+      env: {
+        // Every receiver comes from this host: the per-address and viewer limits must not be what is measured.
+        MAX_VIEWERS: String(o.viewers),
+        MAX_SOCKETS_PER_ADDRESS: String(o.viewers + 16),
+        LOG_LEVEL: 'warn',
+        ...o.serverEnv,
+      },
+      onLog: (line) => o.log(`server: ${line}`),
+    });
+  }
+  const url = o.url ?? server!.url;
+  try {
+    await streamRunning(url);
+    o.log(`${o.viewers} viewers at ${o.rampPerSecond}/s against ${url}, then ${o.seconds} s held`);
+    const child = spawn(RECEIVERS_BIN, ['-url', url, '-viewers', String(o.viewers), '-ramp', String(o.rampPerSecond), '-seconds', String(o.seconds)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    let holdAt: { t: bigint; snap: Map<number, ProcessSample> } | null = null;
+    let endAt: { t: bigint; snap: Map<number, ProcessSample> } | null = null;
+    const peakRss = new Map<number, number>();
+    const sampleRss = () => {
+      for (const [pid, p] of snapshot()) peakRss.set(pid, Math.max(peakRss.get(pid) ?? 0, p.rssBytes));
+    };
+    let rssTimer: NodeJS.Timeout | undefined;
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      let ev: { event?: string; joined?: number; failed?: number } = {};
+      try {
+        ev = JSON.parse(line) as typeof ev;
+      } catch {
+        return o.log(`receivers: ${line}`);
+      }
+      if (ev.event === 'joined') o.log(`joined ${ev.joined}, failed ${ev.failed} of ${o.viewers}`);
+      // The hold is measured from the receivers' own marks, so the ramp's cost is left out.
+      if (ev.event === 'hold') {
+        holdAt = { t: process.hrtime.bigint(), snap: snapshot() };
+        rssTimer = setInterval(sampleRss, 1000);
+      }
+      if (ev.event === 'end') {
+        clearInterval(rssTimer);
+        endAt = { t: process.hrtime.bigint(), snap: snapshot() };
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    clearInterval(rssTimer);
+    if (code !== 0) throw new Error(`the receivers exited with code ${code}`);
+    if (!holdAt || !endAt) throw new Error('the receivers ended without a hold');
+    const hold: { t: bigint; snap: Map<number, ProcessSample> } = holdAt;
+    const end: { t: bigint; snap: Map<number, ProcessSample> } = endAt;
+    const seconds = Number(end.t - hold.t) / 1e9;
+    const report = JSON.parse(stdout) as ReceiversReport;
+    const serverUse = server ? usage(descendants(end.snap, server.pid), hold.snap, end.snap, seconds, peakRss) : [];
+    const product = serverUse.filter((p) => !NOT_PRODUCT.has(p.name));
+    const cores = cpus().length;
+    const cpu = server ? round(product.reduce((n, p) => n + p.cpuPercentOfOneCore, 0), 1) : null;
+    return {
+      ...summarizeReceivers(report),
+      rampPerSecond: o.rampPerSecond,
+      holdSeconds: round(seconds, 1)!,
+      cpuPercentOfOneCore: cpu,
+      cpuPercentOfMachine: cpu === null ? null : round(cpu / cores, 1),
+      rssMb: server ? round(product.reduce((n, p) => n + p.rssMb, 0), 1) : null,
+      machineCores: cores,
+      server: serverUse,
+      receivers: { pid: child.pid!, name: 'pels-receivers', cpuPercentOfOneCore: round((100 * report.cpuSeconds) / seconds, 1)!, rssMb: round(report.maxRssMb, 1)! },
+    };
+  } finally {
+    await server?.stop();
+  }
+}

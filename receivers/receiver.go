@@ -1,0 +1,377 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pion/interceptor"
+	"github.com/pion/rtcp"
+	"github.com/pion/webrtc/v4"
+)
+
+var colors = []string{"green", "yellow", "red"}
+
+// serverView is what the server's viewerState notification says it sent this viewer.
+type serverView struct {
+	FramesSent struct {
+		Tid0 int64 `json:"tid0"`
+		Tid1 int64 `json:"tid1"`
+		Tid2 int64 `json:"tid2"`
+	} `json:"framesSent"`
+	FeedbackSteps int64    `json:"feedbackSteps"`
+	RttMs         *float64 `json:"rttMs"`
+	RateKbps      float64  `json:"rateKbps"`
+	Mode          string   `json:"mode"`
+	Transport     *string  `json:"transport"`
+	Rtx           struct {
+		NacksReceived int64 `json:"nacksReceived"`
+		PacketsSent   int64 `json:"packetsSent"`
+	} `json:"rtx"`
+}
+
+func (v serverView) framesSent() int64 {
+	return v.FramesSent.Tid0 + v.FramesSent.Tid1 + v.FramesSent.Tid2
+}
+
+// receiverOptions are shared by every receiver of a run.
+type receiverOptions struct {
+	wsURL       string
+	streamID    string
+	mode        string
+	joinTimeout time.Duration
+	// api makes one receiver's WebRTC stack for the server's codecs; onNack counts the NACKs it sends.
+	api func(codecs []rtpCodec, onNack func(mediaSSRC uint32)) (*webrtc.API, error)
+}
+
+// receiver is one synthetic viewer: the player's signaling, then a real
+// PeerConnection (ICE, DTLS, SRTP, receiver reports, NACK) receiving the three
+// color streams, counted without decoding.
+type receiver struct {
+	index int
+	opts  receiverOptions
+
+	mu        sync.Mutex
+	streams   map[uint32]*streamReceiver // by media SSRC
+	colorOf   map[uint32]string
+	layers    [3]layerCounts
+	green     frameSpan // base frames, numbered by TL0PICIDX
+	startedAt time.Time
+	joinedAt  time.Time // first complete keyframe on green
+	server    serverView
+	hasServer bool
+	nacksSent map[string]int64 // by the color of the stream NACKed
+	err       error
+
+	hold *holdStart // counts when the hold phase began
+
+	sig *signaling
+	pc  *webrtc.PeerConnection
+}
+
+// holdStart is a receiver's counts at the start of the measured hold.
+type holdStart struct {
+	colors    map[string]colorCounts
+	layers    [3]layerCounts
+	greenAt   *int64
+	server    serverView
+	nacksSent map[string]int64
+}
+
+func newReceiver(index int, opts receiverOptions) *receiver {
+	return &receiver{
+		index:     index,
+		opts:      opts,
+		streams:   map[uint32]*streamReceiver{},
+		colorOf:   map[uint32]string{},
+		nacksSent: map[string]int64{},
+		green:     newFrameSpan(8),
+	}
+}
+
+// run joins and receives until ctx ends; a join that fails or sees no
+// keyframe on green within the join timeout ends it with an error.
+func (r *receiver) run(ctx context.Context) {
+	r.mu.Lock()
+	r.startedAt = time.Now()
+	r.mu.Unlock()
+	err := r.join(ctx)
+	if err == nil {
+		err = r.awaitKeyframe(ctx)
+	}
+	if err != nil && ctx.Err() == nil {
+		r.mu.Lock()
+		r.err = err
+		r.mu.Unlock()
+		r.close()
+		return
+	}
+	<-ctx.Done()
+}
+
+func (r *receiver) awaitKeyframe(ctx context.Context) error {
+	deadline := time.NewTimer(r.opts.joinTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		r.mu.Lock()
+		ok, failed := !r.joinedAt.IsZero(), r.err
+		r.mu.Unlock()
+		if ok {
+			return nil
+		}
+		if failed != nil {
+			return failed
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-deadline.C:
+			return fmt.Errorf("no complete keyframe on green within %s", r.opts.joinTimeout)
+		case <-tick.C:
+		}
+	}
+}
+
+func (r *receiver) join(ctx context.Context) error {
+	jctx, cancel := context.WithTimeout(ctx, r.opts.joinTimeout)
+	defer cancel()
+	sig, err := dialSignaling(jctx, r.opts.wsURL, r.onNotification)
+	if err != nil {
+		return err
+	}
+	r.sig = sig
+	streamID := r.opts.streamID
+	if streamID == "" {
+		var s struct {
+			Streams []struct {
+				ID string `json:"id"`
+			} `json:"streams"`
+		}
+		if err := sig.request(jctx, "getStreams", map[string]any{}, &s); err != nil {
+			return err
+		}
+		if len(s.Streams) == 0 {
+			return errors.New("the server has no streams")
+		}
+		streamID = s.Streams[0].ID
+	}
+	var joined struct {
+		RouterRtpCapabilities json.RawMessage `json:"routerRtpCapabilities"`
+	}
+	if err := sig.request(jctx, "join", map[string]any{"streamId": streamID, "mode": r.opts.mode}, &joined); err != nil {
+		return err
+	}
+	var transport transportParams
+	if err := sig.request(jctx, "createTransport", map[string]any{}, &transport); err != nil {
+		return err
+	}
+	caps, err := receiveCapabilities(joined.RouterRtpCapabilities)
+	if err != nil {
+		return err
+	}
+	var consumed struct {
+		Consumers []consumerParams `json:"consumers"`
+	}
+	if err := sig.request(jctx, "consume", map[string]any{"rtpCapabilities": caps}, &consumed); err != nil {
+		return err
+	}
+	if len(consumed.Consumers) == 0 {
+		return errors.New("consume: no consumers")
+	}
+	api, err := r.opts.api(consumed.Consumers[0].RTPParameters.Codecs, r.countNack)
+	if err != nil {
+		return err
+	}
+	pc, err := api.NewPeerConnection(webrtc.Configuration{})
+	if err != nil {
+		return err
+	}
+	r.pc = pc
+	r.mu.Lock()
+	for _, c := range consumed.Consumers {
+		ssrc := c.RTPParameters.Encodings[0].SSRC
+		r.colorOf[ssrc] = c.Color
+		r.streams[ssrc] = newStreamReceiver(c.RTPParameters.Codecs[0].ClockRate, r.onFrame(c.Color), r.onGiveUp)
+	}
+	r.mu.Unlock()
+	pc.OnTrack(func(track *webrtc.TrackRemote, rx *webrtc.RTPReceiver) {
+		go r.readRTP(track)
+		go drainRTCP(rx)
+	})
+	pc.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
+		if s == webrtc.PeerConnectionStateFailed {
+			r.mu.Lock()
+			if r.err == nil {
+				r.err = errors.New("the media connection failed")
+			}
+			r.mu.Unlock()
+		}
+	})
+	offer, err := remoteOffer(transport, consumed.Consumers)
+	if err != nil {
+		return err
+	}
+	if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeOffer, SDP: offer}); err != nil {
+		return fmt.Errorf("remote description: %w", err)
+	}
+	answer, err := pc.CreateAnswer(nil)
+	if err != nil {
+		return err
+	}
+	if err := pc.SetLocalDescription(answer); err != nil {
+		return err
+	}
+	// The answer is DTLS client (setup:active), as a browser answering an actpass offer.
+	dtls := dtlsParameters{Role: "client", Fingerprints: localFingerprints(answer.SDP)}
+	if err := sig.request(jctx, "connectTransport", map[string]any{"dtlsParameters": dtls}, nil); err != nil {
+		return err
+	}
+	return sig.request(jctx, "resume", map[string]any{}, nil)
+}
+
+// receiveCapabilities is what the receiver can take of the router's
+// capabilities: its video codecs with their feedback, and no header extensions
+// (the receivers need none of them).
+func receiveCapabilities(router json.RawMessage) (map[string]any, error) {
+	var caps struct {
+		Codecs []map[string]any `json:"codecs"`
+	}
+	if err := json.Unmarshal(router, &caps); err != nil {
+		return nil, fmt.Errorf("join: router capabilities: %w", err)
+	}
+	var codecs []map[string]any
+	for _, c := range caps.Codecs {
+		mime, _ := c["mimeType"].(string)
+		if strings.EqualFold(mime, "video/VP8") || strings.EqualFold(mime, "video/rtx") {
+			codecs = append(codecs, c)
+		}
+	}
+	return map[string]any{"codecs": codecs, "headerExtensions": []any{}}, nil
+}
+
+func (r *receiver) readRTP(track *webrtc.TrackRemote) {
+	for {
+		p, _, err := track.ReadRTP()
+		if err != nil {
+			return
+		}
+		at := time.Now()
+		r.mu.Lock()
+		if s := r.streams[p.SSRC]; s != nil {
+			s.onPacket(p.SequenceNumber, p.Timestamp, p.Marker, p.Payload, p.MarshalSize(), at)
+		}
+		r.mu.Unlock()
+	}
+}
+
+// drainRTCP reads the sender reports: pion's receiver-report interceptor sees
+// them as they are read, so the receiver reports carry LSR and DLSR (the
+// server's RTT), as a browser's do.
+func drainRTCP(rx *webrtc.RTPReceiver) {
+	for {
+		if _, _, err := rx.ReadRTCP(); err != nil {
+			return
+		}
+	}
+}
+
+// onFrame counts a complete frame of one color stream (called with r.mu held).
+func (r *receiver) onFrame(color string) func(completedFrame) {
+	return func(f completedFrame) {
+		// The small keyframes that open an enhancement stream are not source frames.
+		if f.TID < 0 || f.TID > 2 || (color != "green" && f.Keyframe) {
+			return
+		}
+		r.layers[f.TID].Complete++
+		if f.Keyframe {
+			r.layers[f.TID].Keyframes++
+		}
+		if color == "green" {
+			r.green.add(f.TL0PicIdx)
+			if f.Keyframe && r.joinedAt.IsZero() {
+				r.joinedAt = time.Now()
+			}
+		}
+	}
+}
+
+func (r *receiver) onGiveUp(tid int) {
+	if tid >= 0 && tid <= 2 {
+		r.layers[tid].Incomplete++
+	}
+}
+
+func (r *receiver) onNotification(name string, data json.RawMessage) {
+	if name != "viewerState" {
+		return
+	}
+	var v serverView
+	if json.Unmarshal(data, &v) != nil {
+		return
+	}
+	r.mu.Lock()
+	r.server, r.hasServer = v, true
+	r.mu.Unlock()
+}
+
+// countNack is called for each NACK the receiver sends.
+func (r *receiver) countNack(mediaSSRC uint32) {
+	r.mu.Lock()
+	if color, ok := r.colorOf[mediaSSRC]; ok {
+		r.nacksSent[color]++
+	}
+	r.mu.Unlock()
+}
+
+// markHold takes the counts the hold phase's results are measured from.
+func (r *receiver) markHold() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h := &holdStart{colors: map[string]colorCounts{}, layers: r.layers, server: r.server, nacksSent: map[string]int64{}}
+	for c, n := range r.nacksSent {
+		h.nacksSent[c] = n
+	}
+	for ssrc, s := range r.streams {
+		h.colors[r.colorOf[ssrc]] = s.snapshot()
+	}
+	h.greenAt = r.green.highest()
+	r.hold = h
+}
+
+func (r *receiver) close() {
+	if r.pc != nil {
+		_ = r.pc.Close()
+	}
+	if r.sig != nil {
+		r.sig.close()
+	}
+}
+
+// nackCounter is an interceptor that counts the NACKs a receiver writes.
+type nackCounter struct {
+	interceptor.NoOp
+	count func(mediaSSRC uint32)
+}
+
+func (n *nackCounter) BindRTCPWriter(w interceptor.RTCPWriter) interceptor.RTCPWriter {
+	return interceptor.RTCPWriterFunc(func(pkts []rtcp.Packet, attrs interceptor.Attributes) (int, error) {
+		for _, p := range pkts {
+			if nack, ok := p.(*rtcp.TransportLayerNack); ok {
+				n.count(nack.MediaSSRC)
+			}
+		}
+		return w.Write(pkts, attrs)
+	})
+}
+
+type nackCounterFactory struct{ count func(mediaSSRC uint32) }
+
+func (f nackCounterFactory) NewInterceptor(string) (interceptor.Interceptor, error) {
+	return &nackCounter{count: f.count}, nil
+}
