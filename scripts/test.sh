@@ -23,6 +23,13 @@ up=$(num pass unit.log); uf=$(num fail unit.log); us=$(num skipped unit.log)
 [ -n "$up" ] || uf=1 # the runner did not finish
 count "unit tests" "${up:-0}" "${uf:-0}" "${us:-0}"
 
+echo "[test] synthetic receivers (go test)"
+GO=$(command -v go || echo /usr/local/go/bin/go)
+(cd receivers && "$GO" test -v ./... 2>&1) | tee "$OUT/go.log" | grep -E "^(--- |ok|FAIL)"
+gp=$(grep -c -- "--- PASS" "$OUT/go.log"); gf=$(grep -c -- "--- FAIL" "$OUT/go.log")
+grep -qE "^(ok|FAIL)" "$OUT/go.log" || gf=$((gf + 1)) # go test did not run
+count "go tests" "$gp" "$gf"
+
 echo "[test] building the player"
 if npm run build -w client --silent >"$OUT/build.log" 2>&1; then count "player build" 1 0; else cat "$OUT/build.log"; count "player build" 0 1; fi
 
