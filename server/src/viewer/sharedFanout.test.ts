@@ -4,44 +4,18 @@
  * viewers, and a PLI on green becomes a keyframe request.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
-import { pino } from 'pino';
+import { after, test } from 'node:test';
 import { COLORS } from '@pels/shared/pels/color';
-import { loadConfig } from '../config';
-import { IvfReader } from '../ingest/ivfReader';
-import { FrameLayering } from '../layering/layeredFrame';
 import { Limits } from '../limits/limits';
-import { createDscpMarker, type DscpMarker } from '../net/dscpMarker';
-import { localMediaWorker } from '../sfu/localMediaWorker';
-import type { MediaWorker } from '../sfu/mediaWorker';
 import type { KeyframeReason } from '../streams/keyframeRequests';
 import { SharedFanout } from './sharedFanout';
+import { config, frames, log, realMedia } from './realMediaForTests';
 import { ViewerSession } from './viewerSession';
 
-const log = pino({ level: 'silent' });
-const config = loadConfig({}, '.');
-const frames = (() => {
-  const layering = new FrameLayering(3000);
-  return new IvfReader().push(readFileSync(new URL('../../testdata/city-24.ivf', import.meta.url))).map((f) => layering.next(f.data));
-})();
-
-let media: MediaWorker;
-let dscp: DscpMarker;
-
-before(async () => {
-  let rtcPort: number;
-  ({ media, rtcPort } = await localMediaWorker(log));
-  dscp = await createDscpMarker({ instance: `test_${process.pid}`, udpPorts: { min: rtcPort, max: rtcPort }, log });
-});
-
-after(async () => {
-  media.close();
-  await dscp.close();
-});
+const env = realMedia();
 
 test('shared fan-out: every viewer consumes the same three producers, each frame is packetized once, a PLI on green asks for a keyframe', async (t) => {
-  const router = await media.createRouter();
+  const router = await env.media.createRouter();
   t.after(() => router.close());
   const reasons: KeyframeReason[] = [];
   const fanout = await SharedFanout.create(router, 's', (r) => reasons.push(r));
@@ -55,8 +29,8 @@ test('shared fan-out: every viewer consumes the same three producers, each frame
         mode: 'pels',
         control: config.control,
         feedback: 'rtcp',
-        dscp,
-        webRtcServer: media.webRtcServer,
+        dscp: env.dscp,
+        webRtcServer: env.media.webRtcServer,
         limits: new Limits(config.limits),
         log,
         renditions: 1,

@@ -4,40 +4,14 @@
  * RTCP on the viewer's producers, as it does for a player's PLI.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import type { types as ms } from 'mediasoup';
-import { pino } from 'pino';
-import { loadConfig } from '../config';
-import { IvfReader } from '../ingest/ivfReader';
-import { FrameLayering } from '../layering/layeredFrame';
 import { Limits } from '../limits/limits';
-import { createDscpMarker, type DscpMarker } from '../net/dscpMarker';
-import { localMediaWorker } from '../sfu/localMediaWorker';
-import type { MediaWorker } from '../sfu/mediaWorker';
 import type { KeyframeReason } from '../streams/keyframeRequests';
+import { config, frames, log, realMedia } from './realMediaForTests';
 import { ViewerSession } from './viewerSession';
 
-const log = pino({ level: 'silent' });
-const config = loadConfig({}, '.');
-const frames = (() => {
-  const layering = new FrameLayering(3000);
-  return new IvfReader().push(readFileSync(new URL('../../testdata/city-24.ivf', import.meta.url))).map((f) => layering.next(f.data));
-})();
-
-let media: MediaWorker;
-let dscp: DscpMarker;
-
-before(async () => {
-  let rtcPort: number;
-  ({ media, rtcPort } = await localMediaWorker(log));
-  dscp = await createDscpMarker({ instance: `test_${process.pid}`, udpPorts: { min: rtcPort, max: rtcPort }, log });
-});
-
-after(async () => {
-  media.close();
-  await dscp.close();
-});
+const env = realMedia();
 
 async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -48,7 +22,7 @@ async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> 
 }
 
 test('a viewer asks for a keyframe when it starts receiving, and for each PLI on green once its first keyframe went out; PLIs on yellow and red get synthetic keyframes, no request', async (t) => {
-  const router = await media.createRouter();
+  const router = await env.media.createRouter();
   t.after(() => router.close());
   const reasons: KeyframeReason[] = [];
   const session = await ViewerSession.create({
@@ -58,8 +32,8 @@ test('a viewer asks for a keyframe when it starts receiving, and for each PLI on
     mode: 'pels',
     control: config.control,
     feedback: 'rtcp',
-    dscp,
-    webRtcServer: media.webRtcServer,
+    dscp: env.dscp,
+    webRtcServer: env.media.webRtcServer,
     limits: new Limits(config.limits),
     log,
     renditions: 1,
