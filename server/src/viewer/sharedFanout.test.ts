@@ -4,7 +4,7 @@
  * viewers, and a PLI on green becomes a keyframe request.
  */
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { COLORS } from '@pels/shared/pels/color';
 import { Limits } from '../limits/limits';
 import type { KeyframeReason } from '../streams/keyframeRequests';

@@ -4,7 +4,7 @@
  * RTCP on the viewer's producers, as it does for a player's PLI.
  */
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import type { types as ms } from 'mediasoup';
 import { Limits } from '../limits/limits';
 import type { KeyframeReason } from '../streams/keyframeRequests';
