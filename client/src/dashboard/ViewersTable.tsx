@@ -3,7 +3,7 @@
  * are in the DOM, and a row re-renders only when one of its values changed,
  * so hundreds of viewers updating every second stay cheap.
  */
-import { memo, useState, type ReactNode } from 'react';
+import { memo, useState, type CSSProperties, type ReactNode } from 'react';
 import type { FlowModeName } from '@pels/shared/protocol/api';
 import type { RateControllerName } from '@pels/shared/rate/names';
 import { ControllerSelect } from './ControllerSelect';
@@ -19,20 +19,25 @@ interface Column {
   key: SortKey;
   label: string;
   title?: string;
+  /** Its track in the row grid; numbers share what is left. */
+  width?: string;
   cell(r: ViewerRow, nowMs: number): ReactNode;
 }
 
+const NUMBER = 'minmax(56px, 1fr)';
+
 const COLUMNS: Column[] = [
-  { key: 'id', label: 'Viewer', cell: (r) => r.id },
-  { key: 'streamId', label: 'Stream', cell: (r) => r.streamId },
-  { key: 'mode', label: 'Mode', cell: (r) => <span className={`mode mode-${r.mode}`}>{r.mode}</span> },
+  { key: 'id', width: '90px', label: 'Viewer', cell: (r) => r.id },
+  { key: 'streamId', width: '80px', label: 'Stream', cell: (r) => r.streamId },
+  { key: 'mode', width: '100px', label: 'Mode', cell: (r) => <span className={`mode mode-${r.mode}`}>{r.mode}</span> },
   {
     key: 'transport',
+    width: '110px',
     label: 'Path',
     title: 'how the media reaches the viewer: udp, tcp (ICE-TCP) or relay (TURN); over tcp or relay its packets cannot carry colors, so it is served best effort',
     cell: (r) => (r.transport === null ? '–' : <span className={`transport-${r.transport}`}>{r.transport === 'udp' ? 'udp' : `${r.transport}: best effort`}</span>),
   },
-  { key: 'controller', label: 'CC', title: 'rate controller', cell: (r) => r.controller },
+  { key: 'controller', width: '60px', label: 'CC', title: 'rate controller', cell: (r) => r.controller },
   { key: 'rateKbps', label: 'Rate', title: "the rate controller's rate, kb/s", cell: (r) => fixed(r.rateKbps, 0) },
   { key: 'sentKbps', label: 'Sent', title: 'sent over the last second, kb/s', cell: (r) => fixed(r.sentKbps, 0) },
   { key: 'gamma', label: 'γ', title: 'red share gamma', cell: (r) => fixed(r.gamma, 3) },
@@ -47,8 +52,11 @@ const COLUMNS: Column[] = [
     cell: (r) => <span className="rendition">{`${r.rendition} · ${r.renditionSwitches} sw`}</span>,
   },
   { key: 'rttMs', label: 'RTT', title: 'round-trip time, ms', cell: (r) => fixed(r.rttMs, 0) },
-  { key: 'connectedAt', label: 'Connected', cell: (r, now) => <span title={new Date(r.connectedAt).toLocaleString()}>{since(r.connectedAt, now)}</span> },
+  { key: 'connectedAt', width: '110px', label: 'Connected', cell: (r, now) => <span title={new Date(r.connectedAt).toLocaleString()}>{since(r.connectedAt, now)}</span> },
 ];
+
+/** Header and rows share one grid: a track per column, and the actions'. Made from COLUMNS, so a new column cannot push the actions onto a line of their own. */
+const GRID = { '--cols': [...COLUMNS.map((c) => c.width ?? NUMBER), '240px'].join(' ') } as CSSProperties;
 
 export interface ViewerActions {
   select(id: string): void;
@@ -64,7 +72,7 @@ export function ViewersTable(props: { rows: ViewerRow[]; sort: Sort; onSort(key:
   const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
   const last = Math.min(rows.length, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
   return (
-    <div className="vtable" role="table" aria-rowcount={rows.length}>
+    <div className="vtable" role="table" aria-rowcount={rows.length} style={GRID}>
       <div className="vrow vhead" role="row">
         {COLUMNS.map((c) => (
           <button key={c.key} role="columnheader" title={c.title} className={sort.key === c.key ? 'sorted' : ''} onClick={() => onSort(c.key)}>
