@@ -11,7 +11,10 @@ import { IvfReader } from '../ingest/ivfReader';
 import { FrameLayering, type LayeredFrame } from '../layering/layeredFrame';
 import { createDscpMarker, type DscpMarker } from '../net/dscpMarker';
 import { localMediaWorker } from '../sfu/localMediaWorker';
+import type { types as ms } from 'mediasoup';
+import { Limits } from '../limits/limits';
 import type { MediaWorker } from '../sfu/mediaWorker';
+import type { ViewerSessionOptions } from './viewerSession';
 
 export const log = pino({ level: 'silent' });
 export const config = loadConfig({}, '.');
@@ -21,9 +24,34 @@ export const frames: LayeredFrame[] = (() => {
   return new IvfReader().push(readFileSync(new URL('../../testdata/city-24.ivf', import.meta.url))).map((f) => layering.next(f.data));
 })();
 
+export interface RealMedia {
+  media: MediaWorker;
+  dscp: DscpMarker;
+  /** A PELS viewer of stream `s` on `router` with the default config; `extra` replaces any of it. */
+  viewerOptions(router: ms.Router, id: string, extra?: Partial<ViewerSessionOptions>): ViewerSessionOptions;
+}
+
 /** Registers the hooks; the worker and marker are there once the file's tests run. */
-export function realMedia(): { media: MediaWorker; dscp: DscpMarker } {
-  const env = {} as { media: MediaWorker; dscp: DscpMarker };
+export function realMedia(): RealMedia {
+  const env = {
+    viewerOptions: (router, id, extra = {}) => ({
+      id,
+      streamId: 's',
+      router,
+      mode: 'pels',
+      control: config.control,
+      feedback: 'rtcp',
+      dscp: env.dscp,
+      webRtcServer: env.media.webRtcServer,
+      limits: new Limits(config.limits),
+      log,
+      renditions: 1,
+      renditionPolicy: config.renditionPolicy,
+      onKeyframeRequest: () => {},
+      onClose: () => {},
+      ...extra,
+    }),
+  } as RealMedia;
   before(async () => {
     const { media, rtcPort } = await localMediaWorker(log);
     env.media = media;

@@ -6,10 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { COLORS } from '@pels/shared/pels/color';
-import { Limits } from '../limits/limits';
 import type { KeyframeReason } from '../streams/keyframeRequests';
 import { SharedFanout } from './sharedFanout';
-import { config, frames, log, realMedia } from './realMediaForTests';
+import { frames, realMedia } from './realMediaForTests';
 import { ViewerSession } from './viewerSession';
 
 const env = realMedia();
@@ -22,23 +21,7 @@ test('shared fan-out: every viewer consumes the same three producers, each frame
   const transportsBefore = (await router.dump()).transportIds.length;
   const viewers = await Promise.all(
     ['v1', 'v2'].map((id) =>
-      ViewerSession.create({
-        id,
-        streamId: 's',
-        router,
-        mode: 'pels',
-        control: config.control,
-        feedback: 'rtcp',
-        dscp: env.dscp,
-        webRtcServer: env.media.webRtcServer,
-        limits: new Limits(config.limits),
-        log,
-        renditions: 1,
-        renditionPolicy: config.renditionPolicy,
-        onKeyframeRequest: () => {},
-        fanout,
-        onClose: () => {},
-      }),
+      ViewerSession.create(env.viewerOptions(router, id, { fanout })),
     ),
   );
   t.after(() => viewers.forEach((v) => v.close()));

@@ -6,9 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { types as ms } from 'mediasoup';
-import { Limits } from '../limits/limits';
 import type { KeyframeReason } from '../streams/keyframeRequests';
-import { config, frames, log, realMedia } from './realMediaForTests';
+import { frames, realMedia } from './realMediaForTests';
 import { ViewerSession } from './viewerSession';
 
 const env = realMedia();
@@ -25,22 +24,7 @@ test('a viewer asks for a keyframe when it starts receiving, and for each PLI on
   const router = await env.media.createRouter();
   t.after(() => router.close());
   const reasons: KeyframeReason[] = [];
-  const session = await ViewerSession.create({
-    id: 'v1',
-    streamId: 's',
-    router,
-    mode: 'pels',
-    control: config.control,
-    feedback: 'rtcp',
-    dscp: env.dscp,
-    webRtcServer: env.media.webRtcServer,
-    limits: new Limits(config.limits),
-    log,
-    renditions: 1,
-    renditionPolicy: config.renditionPolicy,
-    onKeyframeRequest: (reason) => reasons.push(reason),
-    onClose: () => {},
-  });
+  const session = await ViewerSession.create(env.viewerOptions(router, 'v1', { onKeyframeRequest: (reason) => reasons.push(reason) }));
   t.after(() => session.close());
   await session.createTransport();
   const consumed = await session.consume(router.rtpCapabilities as Parameters<ViewerSession['consume']>[0]);
