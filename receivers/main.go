@@ -2,8 +2,9 @@
 // process. Each is a real WebRTC receiver (pion: ICE, DTLS, SRTP, receiver
 // reports, NACK) joined through the player's signaling; it counts what arrives
 // without decoding. After all have joined (or failed), it holds for a while and
-// writes one JSON report of the hold to stdout. Progress goes to stderr as
-// JSON lines: {"event":"joined","joined":k,"failed":f}, {"event":"hold"}, {"event":"end"}.
+// writes one JSON report of the hold to stdout; -warmup seconds after the
+// joins are left out of it. Progress goes to stderr as JSON lines:
+// {"event":"joined","joined":k,"failed":f}, {"event":"hold"}, {"event":"end"}.
 package main
 
 import (
@@ -52,10 +53,11 @@ func main() {
 	viewers := flag.Int("viewers", 10, "number of receivers")
 	ramp := flag.Float64("ramp", 10, "receivers started per second")
 	seconds := flag.Float64("seconds", 30, "seconds to hold once all have joined")
+	warmup := flag.Float64("warmup", 0, "seconds between the last join and the hold, not reported (the rate controllers' start-up)")
 	joinTimeout := flag.Duration("join-timeout", 20*time.Second, "time a receiver has from signaling to its first keyframe on green")
 	flag.Parse()
-	if *viewers < 1 || *ramp <= 0 || *seconds <= 0 {
-		fmt.Fprintln(os.Stderr, "pels-receivers: --viewers, --ramp and --seconds must be positive")
+	if *viewers < 1 || *ramp <= 0 || *seconds <= 0 || *warmup < 0 {
+		fmt.Fprintln(os.Stderr, "pels-receivers: --viewers, --ramp and --seconds must be positive, --warmup not negative")
 		os.Exit(2)
 	}
 	wsURL, host, err := signalingURL(*server)
@@ -66,7 +68,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := receiverOptions{wsURL: wsURL, streamID: *stream, mode: *mode, joinTimeout: *joinTimeout, api: apiFactory(settingsFor(host))}
-	report := run(ctx, opts, *viewers, *ramp, time.Duration(*seconds*float64(time.Second)))
+	report := run(ctx, opts, *viewers, *ramp, time.Duration(*warmup*float64(time.Second)), time.Duration(*seconds*float64(time.Second)))
 	report.RampPerSecond, report.HoldSeconds = *ramp, *seconds
 	if err := json.NewEncoder(os.Stdout).Encode(report); err != nil {
 		fmt.Fprintf(os.Stderr, "pels-receivers: %v\n", err)
@@ -152,8 +154,8 @@ func progress(event string, fields map[string]any) {
 }
 
 // run starts `n` receivers at `ramp` per second, waits until each has joined
-// or failed, holds for `hold`, and reports the hold.
-func run(ctx context.Context, opts receiverOptions, n int, ramp float64, hold time.Duration) runReport {
+// or failed, then `warmup`, holds for `hold`, and reports the hold.
+func run(ctx context.Context, opts receiverOptions, n int, ramp float64, warmup, hold time.Duration) runReport {
 	rctx, cancel := context.WithCancel(ctx)
 	receivers := make([]*receiver, n)
 	var wg sync.WaitGroup
@@ -194,6 +196,10 @@ func run(ctx context.Context, opts receiverOptions, n int, ramp float64, hold ti
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+	select {
+	case <-time.After(warmup):
+	case <-ctx.Done():
 	}
 	for _, r := range receivers {
 		r.markHold()

@@ -18,6 +18,7 @@ var colors = []string{"green", "yellow", "red"}
 
 // serverView is what the server's viewerState notification says it sent this viewer.
 type serverView struct {
+	ID         string `json:"id"`
 	FramesSent struct {
 		Tid0 int64 `json:"tid0"`
 		Tid1 int64 `json:"tid1"`

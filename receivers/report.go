@@ -23,9 +23,11 @@ type serverReport struct {
 
 // receiverReport is one synthetic viewer's result; counts cover the hold phase.
 type receiverReport struct {
-	Index  int    `json:"index"`
-	Joined bool   `json:"joined"`
-	Error  string `json:"error,omitempty"`
+	Index  int  `json:"index"`
+	Joined bool `json:"joined"`
+	// ViewerID is the server's id of this viewer (from its viewerState), so the report can be set beside the server's view.
+	ViewerID string `json:"viewerId,omitempty"`
+	Error    string `json:"error,omitempty"`
 	// JoinMs: from opening signaling to the first complete keyframe on green.
 	JoinMs *float64               `json:"joinMs"`
 	Colors map[string]colorCounts `json:"colors"`
@@ -75,6 +77,7 @@ func (r *receiver) report() receiverReport {
 	}
 	if r.hasServer {
 		v := r.server
+		out.ViewerID = v.ID
 		out.Server = &serverReport{
 			FramesSent:    v.framesSent() - h.server.framesSent(),
 			NacksReceived: v.Rtx.NacksReceived,

@@ -28,6 +28,8 @@ export interface FrameDelivery {
 export interface ReceiverResult {
   index: number;
   joined: boolean;
+  /** The server's id of the viewer, once it sent the receiver its state. */
+  viewerId?: string;
   error?: string;
   joinMs: number | null;
   colors: Partial<Record<Color, ColorCounts>>;

@@ -1,5 +1,5 @@
 /**
- * npm run testbed -- --viewers N --capacity-kbps C --loss PCT --mode pels|best-effort|nack
+ * npm run testbed -- --viewers N [--synthetic N] --capacity-kbps C --loss PCT --mode pels|best-effort|nack
  *                    --feedback rtcp|router --seconds S [--cc NAME[,NAME...]]
  *                    [--capacity-step SECONDS:KBPS ...] [--source FILE] [--json]
  *                    [--tcp N [--tcp-bytes B] [--tcp-seconds S] [--tcp-start S] [--tcp-queue internet|shared] [--tcp-cc NAME]] [--upta Q]
@@ -14,10 +14,11 @@ import { parseRateControllerName, RATE_CONTROLLER_NAMES, type RateControllerName
 import { orderSteps, parseCapacityStep, type CapacityStep } from './capacitySteps';
 import { runTestbed, TESTBED_DEFAULTS, type TestbedOptions } from './testbed';
 
-const USAGE = `usage: npm run testbed -- [--viewers N] [--seconds S] [--capacity-kbps C] [--loss PCT]
+const USAGE = `usage: npm run testbed -- [--viewers N] [--synthetic N] [--seconds S] [--capacity-kbps C] [--loss PCT]
        [--mode pels|best-effort|nack] [--feedback rtcp|router] [--router-interval-ms T]
        [--queue-packets N] [--red-queue-packets N] [--internet-share F] [--source FILE|URL|lavfi:GRAPH] [--out FILE.csv] [--json]
        [--tcp N] [--tcp-bytes B] [--tcp-seconds S] [--tcp-start S] [--tcp-queue internet|shared] [--tcp-cc reno|cubic|...] [--upta Q]
+       [--synthetic N]  synthetic viewers (receivers/: real WebRTC, no decoding) in the viewers' namespace, instead of or beside --viewers
        [--cc NAME[,NAME...]]  each viewer's rate controller, cycled over the viewers (${RATE_CONTROLLER_NAMES.join(', ')})
        [--capacity-step SECONDS:KBPS]  the bottleneck's capacity from then on (repeatable; needs --capacity-kbps)`;
 
@@ -37,6 +38,7 @@ function options(argv: string[]): TestbedOptions & { json: boolean } {
     args: argv,
     options: {
       viewers: { type: 'string' },
+      synthetic: { type: 'string' },
       seconds: { type: 'string' },
       'capacity-kbps': { type: 'string' },
       loss: { type: 'string' },
@@ -93,8 +95,12 @@ function options(argv: string[]): TestbedOptions & { json: boolean } {
   } catch (err) {
     throw new UsageError(`${values.cc !== undefined && /rate controller/.test((err as Error).message) ? '--cc: ' : ''}${(err as Error).message}`);
   }
+  const synthetic = num('synthetic', values.synthetic, d.synthetic, 0, 500, true);
+  // Synthetic viewers alone: no Chromium unless asked for.
+  const viewers = num('viewers', values.viewers, synthetic > 0 ? 0 : d.viewers, synthetic > 0 ? 0 : 1, 32, true);
   return {
-    viewers: num('viewers', values.viewers, d.viewers, 1, 32, true),
+    viewers,
+    synthetic,
     seconds,
     controllers,
     capacitySteps,

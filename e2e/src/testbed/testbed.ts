@@ -8,7 +8,7 @@ import { mkdir, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { COLORS } from '@pels/shared/pels/color';
+import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import type { RateControllerName } from '@pels/shared/rate/names';
 import type { OperatorSnapshot } from '@pels/shared/protocol/operator';
@@ -23,11 +23,16 @@ import { startServer, type RunningServer } from '../serverProcess';
 import { capacityAt, type CapacityStep } from './capacitySteps';
 import { intervalLoss, jainIndex, mean, median, psnrSummary, round, timeToFullRateMs, type DisplaySample } from './metrics';
 import { TreeCpu } from './processCpu';
+import { startSyntheticViewers, type SyntheticViewers } from './syntheticViewers';
+import { summarizeReceivers, type FrameDelivery, type ReceiverResult, type ReceiversReport, type ReceiversSummary } from '../loadtest/receiverReport';
 import { TcpFlows, TCP_PORT, type TcpFlowEnd, type TcpOptions } from '../tcp/tcpFlows';
 import { tcpFlowResults, videoGoodputKbps, type TcpFlowResult } from './tcpMetrics';
 
 export interface TestbedOptions {
+  /** Chromium viewers. */
   viewers: number;
+  /** Synthetic viewers (receivers/: real WebRTC, no decoding) beside them, in the viewers' namespace. */
+  synthetic: number;
   seconds: number;
   mode: FlowModeName;
   feedback: 'rtcp' | 'router';
@@ -57,6 +62,7 @@ export interface TestbedOptions {
 
 export const TESTBED_DEFAULTS: TestbedOptions = {
   viewers: 1,
+  synthetic: 0,
   seconds: 30,
   mode: 'pels',
   feedback: 'rtcp',
@@ -114,6 +120,9 @@ export interface Sample {
 }
 
 export type Progress = (msg: string) => void;
+
+/** Synthetic viewers joining a second: one join takes a few hundred ms, mostly DSCP marking and ICE. */
+const SYNTHETIC_RAMP_PER_SECOND = 10;
 
 /** Everything the run started, stopped in reverse on every exit path. */
 class Resources {
@@ -189,6 +198,8 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
         FEEDBACK: o.feedback,
         ...(o.source ? { SOURCE: o.source } : {}),
         ...(topo ? { RTC_LISTEN_IP: topo.serverIp, HOST: '0.0.0.0' } : {}),
+        // The synthetic viewers all come from one address: the per-address and viewer limits must not turn them away.
+        ...(o.synthetic > 0 ? { MAX_VIEWERS: String(o.viewers + o.synthetic), MAX_SOCKETS_PER_ADDRESS: String(o.viewers + o.synthetic + 16) } : {}),
         ...o.serverEnv,
       },
       ...(topo ? { netns: topo.serverNs, controlHost: topo.serverControlIp } : {}),
@@ -224,17 +235,26 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
       progress(`useless-packet avoidance at the router: video loss threshold ${o.upta}`);
     }
 
-    const browser = await launchBrowser(topo, viewerBase, res);
+    const browser = o.viewers > 0 ? await launchBrowser(topo, viewerBase, res) : null;
     const pages: { page: Page; pageErrors: string[] }[] = [];
     for (let i = 0; i < o.viewers; i++) {
-      const page = await (await browser.newContext()).newPage();
+      const page = await (await browser!.newContext()).newPage();
       const pageErrors: string[] = [];
       page.on('pageerror', (e) => pageErrors.push(e.message));
       const cc = o.controllers.length > 0 ? `&cc=${o.controllers[i % o.controllers.length]}` : '';
       await page.goto(`${viewerBase}/?mode=${o.mode}${cc}`);
       pages.push({ page, pageErrors });
     }
-    progress(`${o.viewers} viewer(s) started; running ${o.seconds} s`);
+    let synthetic: SyntheticViewers | null = null;
+    if (o.synthetic > 0) {
+      // The second half of the run, as the other averages.
+      const halfS = Math.floor(o.seconds / 2);
+      synthetic = startSyntheticViewers({ count: o.synthetic, url: viewerBase, mode: o.mode, netns: topo?.clientNs, warmupSeconds: halfS, rampPerSecond: SYNTHETIC_RAMP_PER_SECOND, log: progress });
+      res.add(() => synthetic!.stop());
+      const { failed } = await synthetic.joined;
+      if (failed > 0) progress(`${failed} synthetic viewer(s) failed to join`);
+    }
+    progress(`${o.viewers} viewer(s)${o.synthetic > 0 ? ` and ${o.synthetic} synthetic` : ''} started; running ${o.seconds} s`);
 
     const cpu = new TreeCpu({ server: server.pid, browser: process.pid });
     const playerSample = (p: Page): Promise<PlayerSample | null> =>
@@ -255,6 +275,8 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
     };
     if (o.tcp && o.tcp.startS === 0) await startTcp();
     const samples: Sample[] = [];
+    /** The server's snapshot at each sample: the synthetic viewers' states are picked from it by id at the end. */
+    const snapshots: (OperatorSnapshot | null)[] = [];
     /** Each page's clock at the start of the second half, for its display samples. */
     let halfAt: number[] = pages.map(() => 0);
     const t0 = Date.now();
@@ -272,6 +294,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
       const capacityKbps = o.capacityKbps === undefined ? null : capacityAt(o.capacityKbps, o.capacitySteps, s);
       const tcpBytes = (tcp as TcpFlows | null)?.bytes() ?? null;
       samples.push({ t: s, atMs: snapshot ? Date.parse(snapshot.at) : null, players, api: states, streamKbps, router, routerFeedback, capacityKbps, tcpBytes });
+      snapshots.push(snapshot);
       if (o.tcp && s === o.tcp.startS) await startTcp();
       if (s === Math.floor(o.seconds / 2)) {
         cpu.reset();
@@ -288,7 +311,10 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
     );
     const tcpRun = tcp as TcpFlows | null;
     const tcpSummary = tcpRun ? { congestionControl: tcpRun.congestionControl, ends: [...tcpRun.ends] } : null;
-    const result = summarize(o, samples, pages.map((p) => p.pageErrors), cpu.read(), agent?.deliveryErrors ?? 0, display, await steps.applied(), tcpSummary);
+    const cpuUse = cpu.read();
+    const receivers = synthetic ? await (synthetic as SyntheticViewers).report() : null;
+    if (receivers) addSyntheticStates(samples, snapshots, receivers);
+    const result = summarize(o, samples, pages.map((p) => p.pageErrors), cpuUse, agent?.deliveryErrors ?? 0, display, await steps.applied(), tcpSummary, receivers);
     if (upta) result.upta = { threshold: o.upta!, changes: upta.changes, errors: upta.errors };
     if (o.timeseriesFile) {
       await mkdir(join(o.timeseriesFile, '..'), { recursive: true });
@@ -336,7 +362,7 @@ export interface ViewerResult {
    * Packets retransmitted by the server and received as retransmissions by the player, over the
    * run, and retransmitted bytes as a share of the bytes sent over the second half (percent).
    */
-  rtx?: { sent: number | null; recovered: number; overheadPct: number | null };
+  rtx?: { sent: number | null; recovered: number | null; overheadPct: number | null };
   /** Key-frame requests the player sent on green. */
   pliSent?: number;
   /**
@@ -345,7 +371,37 @@ export interface ViewerResult {
    * the switches the player saw in the frames it decoded.
    */
   rendition?: { timeMs: number[]; switches: number; changes: { t: number; to: number }[]; playerSwitches?: number };
+  /** A synthetic viewer (receivers/): no player fields, its receiver's counts instead. */
+  synthetic?: true;
+  receiver?: SyntheticReceipt;
   errors: string[];
+}
+
+/** What one synthetic viewer received over the second half (after repair). */
+export interface SyntheticReceipt {
+  joinMs: number | null;
+  /** Packets lost / expected per color; null: the color carried nothing. */
+  loss: Record<Color, number | null>;
+  packets: Record<Color, number>;
+  /** Base frames received complete / sent (by TL0PICIDX); all frames complete / seen. */
+  greenFrames: FrameDelivery;
+  allFrames: FrameDelivery;
+  nacksSent: Record<Color, number>;
+}
+
+function syntheticReceipt(r: ReceiverResult): SyntheticReceipt {
+  const perColor = <T>(f: (c: Color) => T) => Object.fromEntries(COLORS.map((c) => [c, f(c)])) as Record<Color, T>;
+  return {
+    joinMs: round(r.joinMs, 0),
+    loss: perColor((c) => {
+      const x = r.colors[c];
+      return x && x.expected > 0 ? round(x.lost / x.expected, 4) : null;
+    }),
+    packets: perColor((c) => r.colors[c]?.packets ?? 0),
+    greenFrames: r.green,
+    allFrames: r.all,
+    nacksSent: perColor((c) => r.nacksSent[c] ?? 0),
+  };
 }
 
 export interface TestbedResult {
@@ -359,7 +415,11 @@ export interface TestbedResult {
     capacitySteps: AppliedStep[];
     feedbackDeliveryErrors: number;
     classes: Record<string, { sent: number; dropped: number }>;
+    /** The same counted over the second half. */
+    secondHalf: Record<string, { sent: number; dropped: number }>;
   };
+  /** With synthetic viewers: what they received over the second half, together (per viewer under each one's `receiver`). */
+  synthetic?: ReceiversSummary;
   /** With TCP flows: the flows, and Jain's index over every flow's throughput (video goodput and TCP, second half). */
   tcp?: TcpFlowResult[];
   tcpCongestionControl?: string;
@@ -379,20 +439,18 @@ function summarize(
   display: ReturnType<typeof psnrSummary>[],
   capacitySteps: AppliedStep[],
   tcp: { congestionControl: string; ends: (TcpFlowEnd | null)[] } | null,
+  receivers: ReceiversReport | null,
 ): TestbedResult {
   const half = samples.slice(Math.max(0, Math.floor(samples.length / 2) - 1));
   const first = half[0]!;
   const last = samples[samples.length - 1]!;
   const elapsed = Math.max(1, last.t - first.t);
-  const viewers: ViewerResult[] = pageErrors.map((errs, i) => {
-    const id = `v${i + 1}`;
-    const end = last.players[i];
-    const errors = [...(end ? [] : ['player did not start']), ...(end?.stats.lastError ? [end.stats.lastError] : []), ...errs];
-    if (!end) return { id, errors };
+  /** What the server says of viewer i (the i-th of the samples' states) over the second half. */
+  const serverView = (i: number): Partial<ViewerResult> => {
     const a = first.api[i];
     const b = last.api[i];
     const states = half.map((s) => s.api[i]).filter((x): x is ViewerState => !!x);
-    const server: Partial<ViewerResult> = b
+    return b
       ? {
           mode: b.mode,
           controller: b.controller,
@@ -407,6 +465,15 @@ function summarize(
           rendition: { timeMs: b.rendition.timeMs.map((ms) => Math.round(ms)), switches: b.rendition.switches, changes: renditionChanges(samples, i) },
         }
       : {};
+  };
+  const viewers: ViewerResult[] = pageErrors.map((errs, i) => {
+    const id = `v${i + 1}`;
+    const end = last.players[i];
+    const errors = [...(end ? [] : ['player did not start']), ...(end?.stats.lastError ? [end.stats.lastError] : []), ...errs];
+    if (!end) return { id, errors };
+    const a = first.api[i];
+    const b = last.api[i];
+    const server = serverView(i);
     return {
       id,
       ...server,
@@ -427,6 +494,19 @@ function summarize(
       errors,
     };
   });
+  receivers?.receivers.forEach((r, k) => {
+    const i = pageErrors.length + k;
+    const server = serverView(i);
+    viewers.push({
+      id: `s${k + 1}`,
+      synthetic: true,
+      ...server,
+      timeToFullRateMs: fullRateAfterJoin(samples, i),
+      rtx: { sent: last.api[i]?.rtx.packetsSent ?? null, recovered: null, overheadPct: rtxOverheadPct(first.api[i], last.api[i], server.sentKbps, elapsed) },
+      receiver: syntheticReceipt(r),
+      errors: [...(r.error ? [r.error] : []), ...(r.viewerId ? [] : ['the server never sent this viewer its state'])],
+    });
+  });
   const rates = viewers.map((v) => v.rateKbps).filter((r): r is number => typeof r === 'number');
   const result: TestbedResult = {
     config: { ...o, timeseriesFile: undefined, serverEnv: o.serverEnv },
@@ -434,6 +514,7 @@ function summarize(
     jain: round(jainIndex(rates), 4),
     cpuPercentOfOneCore: cpu,
   };
+  if (receivers) result.synthetic = summarizeReceivers(receivers);
   if (o.tcp && tcp) {
     const flows = tcpFlowResults(samples, tcp.ends, samples.length - half.length);
     const video = viewers.map((v, i) => videoGoodputKbps(v.sentKbps, first.api[i], last.api[i]));
@@ -443,8 +524,13 @@ function summarize(
   }
   if (o.capacityKbps !== undefined && last.router) {
     const classes: Record<string, { sent: number; dropped: number }> = {};
-    for (const [name, q] of Object.entries(last.router)) classes[name] = { sent: q.packets, dropped: q.dropped };
-    result.router = { capacityKbps: o.capacityKbps, capacitySteps, feedbackDeliveryErrors: deliveryErrors, classes };
+    const secondHalf: Record<string, { sent: number; dropped: number }> = {};
+    for (const [name, q] of Object.entries(last.router)) {
+      classes[name] = { sent: q.packets, dropped: q.dropped };
+      const before = first.router?.[name as keyof RouterCounters];
+      if (before) secondHalf[name] = { sent: q.packets - before.packets, dropped: q.dropped - before.dropped };
+    }
+    result.router = { capacityKbps: o.capacityKbps, capacitySteps, feedbackDeliveryErrors: deliveryErrors, classes, secondHalf };
   }
   return result;
 }
@@ -489,6 +575,22 @@ function startCapacitySteps(o: TestbedOptions, topo: Topology | null, agent: Rou
   return { applied: () => Promise.all(done), cancel: () => timers.forEach(clearTimeout) };
 }
 
+/**
+ * Appends each synthetic viewer's server state (and its stream's rate) to
+ * every sample, after the Chromium viewers', in the receivers' order; a
+ * receiver that never learnt its viewer id gets nulls.
+ */
+function addSyntheticStates(samples: Sample[], snapshots: (OperatorSnapshot | null)[], receivers: ReceiversReport): void {
+  samples.forEach((s, k) => {
+    const snap = snapshots[k];
+    for (const r of receivers.receivers) {
+      const v = (r.viewerId && snap?.viewers.find((x) => x.id === r.viewerId)) || null;
+      s.api.push(v);
+      s.streamKbps.push(snap?.streams.find((x) => x.id === v?.streamId)?.layerKbps?.total ?? null);
+    }
+  });
+}
+
 /** The samples where viewer i's rendition differs from the sample before. */
 function renditionChanges(samples: Sample[], i: number): { t: number; to: number }[] {
   const out: { t: number; to: number }[] = [];
@@ -527,7 +629,7 @@ function fullRateAfterJoin(samples: Sample[], i: number): number | null {
 
 /** One row per second: per viewer rate, gamma, p, recent loss per color, frames decoded, colors subscribed; the router's counters; each TCP flow's bytes. */
 export function timeseriesCsv(samples: Sample[]): string {
-  const n = Math.max(0, ...samples.map((s) => s.players.length));
+  const n = Math.max(0, ...samples.map((s) => s.api.length));
   const queues = ['green', 'yellow', 'red', 'video', 'internet', 'upta', 'random'] as const;
   const head = ['t', 'routerP'];
   for (let i = 1; i <= n; i++) {
