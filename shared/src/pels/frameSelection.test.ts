@@ -61,6 +61,29 @@ test('the sent rate follows a budget that changes mid-run', () => {
   });
 });
 
+test('keyframes every 2 s as large as the bucket are paid for: the sent rate matches a steady or fluctuating budget within 2%', () => {
+  // The product's stream: a keyframe every 60 frames, about 30-40 kB, against a bucket of 500 ms of a few hundred kb/s.
+  const frames = syntheticFrames({ seed: 7, keyframeInterval: 60, keyframeBytes: 40_000, meanBytes: [3600, 2400, 1400] }, 30 * 300);
+  const cases: Array<[string, (atMs: number) => number]> = [
+    ['steady 400', () => 400],
+    ['400 +- 150 every 100 ms', (t) => (Math.floor(t / 100) % 2 ? 550 : 250)],
+    ['400 +- 250 every 300 ms', (t) => (Math.floor(t / 300) % 2 ? 650 : 150)],
+  ];
+  for (const [name, rateAt] of cases) {
+    const { kbps } = run(frames, (i) => rateAt(frames[i]!.atMs));
+    const budget = frames.reduce((a, f) => a + rateAt(f.atMs), 0) / frames.length;
+    assert.ok(Math.abs(kbps / budget - 1) < 0.02, `${name}: sent ${kbps.toFixed(1)} kb/s against ${budget.toFixed(1)}`);
+  }
+});
+
+test('a rate below the base rate for a while does not starve the enhancement layers long after (TID 1 within 2 s)', () => {
+  const low = FRAMES.slice(0, 30 * 20);
+  const budgets = (i: number) => (i < 30 * 10 ? 0.5 * BASE : BASE + 0.5 * (FULL - BASE));
+  const { sent } = run(low, budgets);
+  const firstTid1 = low.findIndex((f, i) => i >= 30 * 10 && f.temporalId === 1 && sent[i]);
+  assert.ok(firstTid1 > 0 && firstTid1 - 30 * 10 < 60, `first TID 1 frame ${((firstTid1 - 30 * 10) / 30).toFixed(2)} s after the rate came back`);
+});
+
 test('a budget for base + TID 1 goes to TID 1 frames, not TID 2', () => {
   const { sentShare } = run(FRAMES, () => (BASE + TID1) * 1.02);
   assert.ok(sentShare[1] > 0.9, `TID 1 sent ${sentShare[1]}`);

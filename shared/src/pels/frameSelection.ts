@@ -61,6 +61,8 @@ class SizeEstimate {
 export class FrameSelector {
   private readonly params: FrameSelectionParams;
   private tokens = 0;
+  /** Since when the bucket has been below its floor; undefined: it is not. */
+  private belowFloorSinceMs: number | undefined;
   /** Undefined until the first frame, when the bucket starts full, as token buckets do. */
   private lastMs: number | undefined;
   private frameIntervalMs = 0;
@@ -138,7 +140,15 @@ export class FrameSelector {
       this.frameIntervalMs = this.frameIntervalMs === 0 ? dt : this.frameIntervalMs + EWMA_WEIGHT * (dt - this.frameIntervalMs);
     }
     this.lastMs = Math.max(nowMs, this.lastMs ?? nowMs);
-    this.tokens = Math.min(depth, Math.max(-depth, this.tokens));
+    this.tokens = Math.min(depth, this.tokens);
+    // Debt past the floor is forgotten only once it has lasted the bucket's depth in time: a rate below the base rate
+    // for a while, not one large frame (a keyframe every 2 s can be as large as the bucket; forgiving it at once overdrew the rate by 4-10%).
+    if (this.tokens >= -depth) this.belowFloorSinceMs = undefined;
+    else if (this.belowFloorSinceMs === undefined) this.belowFloorSinceMs = this.lastMs;
+    else if (this.lastMs - this.belowFloorSinceMs >= this.params.burstMs) {
+      this.tokens = -depth;
+      this.belowFloorSinceMs = undefined;
+    }
   }
 
   private learn(frame: FrameInfo): void {
