@@ -28,7 +28,9 @@ test('under overload losses are ordered red >> yellow > green, and the product f
       assert.equal(s.greenLoss, 0);
     }
   }
-  for (const s of rows('frames-T133-q60')) assert.ok(num(s.yellowLoss) < 0.001, `${s.flows} flows: yellow ${s.yellowLoss}`);
+  // Frame selection that sends the rate and no more (keyframe debt repaid) leaves gamma no accidental margin: over seeds 1-3
+  // yellow loss at 8 flows is 0.1-0.5% (0-0.2% while selection overdrew), at 4 flows 0.
+  for (const s of rows('frames-T133-q60')) assert.ok(num(s.yellowLoss) < 0.005, `${s.flows} flows: yellow ${s.yellowLoss}`);
 });
 
 test('gamma and red loss are reported over time for every case', () => {
