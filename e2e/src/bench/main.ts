@@ -4,6 +4,7 @@
  * npm run bench -- dscp [--viewers 1,200] [--rounds R] [--baseline GIT_REF] [--json]
  * npm run bench -- encoder [--seconds S] [--repeats R] [--json]
  * npm run bench -- loss [--loss 0,5,10,20] [--modes pels,best-effort,nack] [--seconds S] [--json]
+ * npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]
  *
  * Benchmarks print numbers measured in one run; they assert nothing.
  */
@@ -14,6 +15,8 @@ import { dscpMarking } from './dscpMarking';
 import { encoderBench, ENCODER_BENCH_SOURCE, type EncoderRun, type Pipeline } from './encoderCpu';
 import { mean, round } from '../testbed/metrics';
 import { formatLossTable, LOSS_CAPACITY_KBPS, lossResilience } from './lossResilience';
+import { formatPelsScaleTable, pelsScale, PELS_SCALE_PER_VIEWER_KBPS } from './pelsScale';
+import { loadavg } from 'node:os';
 import { FLOW_MODES, type FlowModeName } from '@pels/shared/protocol/api';
 
 const USAGE = [
@@ -22,6 +25,7 @@ const USAGE = [
   '       npm run bench -- dscp [--viewers 1,200] [--rounds 20] [--baseline GIT_REF] [--json]',
   '       npm run bench -- encoder [--seconds 60] [--repeats 3] [--json]',
   '       npm run bench -- loss [--loss 0,5,10,20] [--modes pels,best-effort,nack] [--seconds 45] [--json]',
+  '       npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]',
 ].join('\n');
 
 function usage(): never {
@@ -40,6 +44,7 @@ async function main(): Promise<void> {
       feedback: { type: 'string', default: 'rtcp,router' },
       rounds: { type: 'string', default: '20' },
       repeats: { type: 'string', default: '3' },
+      runs: { type: 'string', default: '2' },
       baseline: { type: 'string' },
       fanout: { type: 'string', default: FANOUTS.join(',') },
       ramp: { type: 'string', default: '10' },
@@ -50,6 +55,7 @@ async function main(): Promise<void> {
   if (positionals[0] === 'dscp') return dscp(values);
   if (positionals[0] === 'encoder') return encoder(values);
   if (positionals[0] === 'loss') return loss(values);
+  if (positionals[0] === 'pels-scale') return pelsScaleBench(values);
   if (positionals[0] !== 'convergence') usage();
   const viewers = (values.viewers ?? '1,2,4').split(',').map(Number);
   const feedback = values.feedback.split(',');
@@ -93,6 +99,20 @@ async function capacityBench(values: { viewers?: string; fanout: string; ramp: s
   }
   console.log(`${seconds} s held after a ramp of ${rampPerSecond} viewers/s; CPU in % of one core over the hold (the server's processes), RSS at most in the hold`);
   for (const line of formatCapacityTable(rows)) console.log(line);
+}
+
+async function pelsScaleBench(values: { viewers?: string; runs: string; seconds?: string; json: boolean }): Promise<void> {
+  const viewers = (values.viewers ?? '10,20,50').split(',').map(Number);
+  const runs = Number(values.runs);
+  const seconds = Number(values.seconds ?? '40');
+  if (viewers.some((n) => !Number.isInteger(n) || n < 1 || n > 500) || !Number.isInteger(runs) || runs < 1 || !(seconds >= 10)) usage();
+  const rows = await pelsScale({ viewers, runs, seconds, loadAverage: () => loadavg()[0]! }, (m) => console.error(`[bench] ${m}`));
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ benchmark: 'pels-scale', perViewerKbps: PELS_SCALE_PER_VIEWER_KBPS, seconds, rows }) + '\n');
+    return;
+  }
+  console.log(`N synthetic viewers on N x ${PELS_SCALE_PER_VIEWER_KBPS} kb/s, router feedback, ${seconds} s a run; second-half averages; load average (1 min) before and after each run`);
+  for (const line of formatPelsScaleTable(rows)) console.log(line);
 }
 
 async function loss(values: { loss: string; modes: string; seconds?: string; json: boolean }): Promise<void> {

@@ -1,0 +1,38 @@
+import { expect, test } from '@playwright/test';
+import { MKC_PAPER_GAINS, mkcStationaryKbps } from '@pels/shared/pels/mkc';
+import { pelsScaleRow, PELS_SCALE_PER_VIEWER_KBPS } from '../src/bench/pelsScale';
+import { namespaceSupport } from '../src/net/topology';
+import { runTestbed, TESTBED_DEFAULTS } from '../src/testbed/testbed';
+
+/**
+ * PELS at scale, short: 10 synthetic viewers (real WebRTC receivers in the
+ * viewers' namespace, no browser CPU) share 10 x 600 kb/s with router
+ * feedback. What PELS promises, with room for a loaded machine: every viewer
+ * gets every green frame, the router drops red before yellow and no green,
+ * and the rates sit near MKC's stationary point C/N + alpha/beta (the mean
+ * in [0.7, 1.25] of it: unpooled 100 ms router samples held them near 1.4).
+ */
+test('10 synthetic viewers on 6000 kb/s with router feedback: green whole, red drops first, rates near C/N + alpha/beta', async () => {
+  const why = await namespaceSupport();
+  test.skip(why !== null, `needs network namespaces: ${why}`);
+  test.setTimeout(180_000);
+  const n = 10;
+  const capacityKbps = n * PELS_SCALE_PER_VIEWER_KBPS;
+  const { result } = await runTestbed(
+    { ...TESTBED_DEFAULTS, viewers: 0, synthetic: n, seconds: 40, capacityKbps, feedback: 'router', serverEnv: { RENDITIONS: 'none' } },
+    () => {},
+  );
+  const row = pelsScaleRow(n, 1, result, null);
+  test.info().annotations.push({ type: 'pels-scale 10', description: JSON.stringify(row) });
+  expect(row.joined).toBe(n);
+  for (const v of result.viewers) {
+    expect(v.errors, v.id).toEqual([]);
+    expect(v.rateKbps, `${v.id}: the server's view`).toEqual(expect.any(Number));
+  }
+  expect(row.greenMin).toBe(1);
+  expect(row.routerLoss.green).toBe(0);
+  expect(row.routerLoss.red!).toBeGreaterThan(row.routerLoss.yellow!);
+  expect(row.rateRatio.mean!).toBeGreaterThan(0.7);
+  expect(row.rateRatio.mean!).toBeLessThan(1.25);
+  expect(row.stationaryKbps).toBe(mkcStationaryKbps(capacityKbps, n, MKC_PAPER_GAINS));
+});
