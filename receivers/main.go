@@ -29,7 +29,8 @@ import (
 type runReport struct {
 	Viewers       int     `json:"viewers"`
 	RampPerSecond float64 `json:"rampPerSecond"`
-	HoldSeconds   float64 `json:"holdSeconds"`
+	// HoldSeconds as held: shorter than -seconds when a signal ended the hold.
+	HoldSeconds float64 `json:"holdSeconds"`
 	// This process's own use over the hold (it shares the machine with the server).
 	CPUSeconds float64          `json:"cpuSeconds"`
 	MaxRSSMb   float64          `json:"maxRssMb"`
@@ -69,7 +70,7 @@ func main() {
 	defer stop()
 	opts := receiverOptions{wsURL: wsURL, streamID: *stream, mode: *mode, joinTimeout: *joinTimeout, api: apiFactory(settingsFor(host))}
 	report := run(ctx, opts, *viewers, *ramp, time.Duration(*warmup*float64(time.Second)), time.Duration(*seconds*float64(time.Second)))
-	report.RampPerSecond, report.HoldSeconds = *ramp, *seconds
+	report.RampPerSecond = *ramp
 	if err := json.NewEncoder(os.Stdout).Encode(report); err != nil {
 		fmt.Fprintf(os.Stderr, "pels-receivers: %v\n", err)
 		os.Exit(1)
@@ -206,12 +207,13 @@ func run(ctx context.Context, opts receiverOptions, n int, ramp float64, warmup,
 	}
 	progress("hold", nil)
 	cpuAtHold, _ := cpuSeconds()
+	holdAt := time.Now()
 	select {
 	case <-time.After(hold):
 	case <-ctx.Done():
 	}
 	cpuAtEnd, maxRSS := cpuSeconds()
-	out := runReport{Viewers: n, CPUSeconds: cpuAtEnd - cpuAtHold, MaxRSSMb: maxRSS, Receivers: make([]receiverReport, n)}
+	out := runReport{Viewers: n, HoldSeconds: time.Since(holdAt).Seconds(), CPUSeconds: cpuAtEnd - cpuAtHold, MaxRSSMb: maxRSS, Receivers: make([]receiverReport, n)}
 	for i, r := range receivers {
 		out.Receivers[i] = r.report()
 	}
