@@ -217,3 +217,14 @@ test("every viewer's transport is on the one RTC port, UDP and TCP, and its play
     assert.equal(turn!.credential, turnCredentials('a shared secret', viewerId, Number(expiry)).credential);
   }
 });
+
+test('many viewers listening to one stream raise no listener-leak warning', async () => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error): void => void warnings.push(w.name);
+  process.on('warning', onWarning);
+  const unsubscribe = Array.from({ length: 50 }, () => stream.subscribeInfo(() => {}));
+  await new Promise((r) => setImmediate(r));
+  unsubscribe.forEach((u) => u());
+  process.off('warning', onWarning);
+  assert.deepEqual(warnings.filter((w) => w === 'MaxListenersExceededWarning'), []);
+});

@@ -93,6 +93,8 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   constructor(private readonly opts: StreamOptions) {
     super();
+    // Every viewer's connection listens for 'info': as many listeners as viewers is the design, not a leak.
+    this.setMaxListeners(0);
     this.id = opts.id;
     this.ticksPerFrame = Math.round(90000 / opts.encode.frameRate);
     const count = 1 + opts.renditions.length;
