@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { defaultRenditions, parseRenditions } from './ingest/renditionList';
 import { DEFAULT_ENCODE, type EncodeSettings, type Rendition } from './ingest/sourceSpec';
 import { RENDITION_POLICY_DEFAULTS, validateRenditionPolicyParams, type RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
+import { VIEWER_GATE_DEFAULTS, viewerGateErrors, type ViewerGateParams } from '@pels/shared/upta/viewerGate';
 import { DEFAULT_LIMITS, type LimitSettings } from './limits/limits';
 import { parseIceServers, parseTurnUrls, type IceSettings } from './net/iceServers';
 
@@ -63,11 +64,20 @@ export interface ServerConfig {
   /** ROUTER_TOKEN: may post router feedback and nothing else. */
   routerToken: string | undefined;
   limits: LimitSettings;
+  /** UPTA, UPTA_FLOOR_DB: each viewer's useless-packet avoidance and its intelligibility floor; undefined: off. */
+  upta: ViewerGateParams | undefined;
   /** STATE_DIR: where the operator's changes and a generated token are kept across restarts. */
   stateDir: string;
 }
 
 export type FeedbackSource = 'rtcp' | 'router';
+
+/**
+ * UPTA's intelligibility floor: the default clip scores about 30 dB with every
+ * layer and 25 dB with the base layer alone (README "Quality"); a frozen
+ * picture falls below 20 dB within a second.
+ */
+export const DEFAULT_UPTA_FLOOR_DB = 20;
 export type Fanout = 'per-viewer' | 'shared';
 
 /** Shorter tokens could be guessed over HTTP; a space or control character would not survive an Authorization header. */
@@ -189,7 +199,17 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     routerToken,
     limits: limitsFrom(env),
     stateDir: resolve(env.STATE_DIR || DEFAULT_STATE_DIR),
+    upta: uptaFrom(env),
   };
+}
+
+/** Off unless UPTA=on: on a lossy path NACK repairs (nack and pels' green) the loss it measures, so it could hold back packets a viewer would have used. */
+function uptaFrom(env: NodeJS.ProcessEnv): ViewerGateParams | undefined {
+  if (!switchFrom(env, 'UPTA', false)) return undefined;
+  const params = { ...VIEWER_GATE_DEFAULTS, floorDb: numberFrom(env, 'UPTA_FLOOR_DB', DEFAULT_UPTA_FLOOR_DB) };
+  const problems = viewerGateErrors(params);
+  if (problems.length) throw new ConfigError(`UPTA_FLOOR_DB: ${problems.join('; ')}`);
+  return params;
 }
 
 function tlsFrom(env: NodeJS.ProcessEnv): ServerConfig['tls'] {

@@ -35,7 +35,7 @@ test('heavy loss: base only after the hold time, then nothing with a reason, and
   assert.match(g.current.reason, /20\.0 dB, below the 24 dB floor/);
   assert.deepEqual(g.sends, { base: true, enhancement: false });
   const cutAt = g.current.sinceMs;
-  run(g, 5250, cutAt + 2000 + 3000 + 250, null, 18);
+  run(g, 5250, cutAt + 2000 + 3000 + 250, 20, 18);
   assert.equal(g.current.state, 'paused');
   assert.match(g.current.reason, /unintelligible/);
   assert.deepEqual(g.sends, { base: false, enhancement: false });
@@ -43,7 +43,7 @@ test('heavy loss: base only after the hold time, then nothing with a reason, and
   const pausedAt = g.current.sinceMs;
   let probing = 0;
   for (let t = pausedAt; t < pausedAt + 40_000; t += 250) {
-    g.update({ nowMs: t, fullDb: null, baseDb: g.sends.base ? 18 : null });
+    g.update({ nowMs: t, fullDb: g.sends.base ? 20 : null, baseDb: g.sends.base ? 18 : null });
     if (g.current.probing) probing += 250;
   }
   assert.equal(g.current.state, 'paused');
@@ -56,10 +56,10 @@ test('a paused viewer comes back when the path recovers: a probe, base only, the
   assert.equal(g.current.state, 'paused');
   let t = 20_000;
   // The loss stops: the next probe sees the base layer clean.
-  for (; t < 40_000 && g.current.state === 'paused'; t += 250) g.update({ nowMs: t, fullDb: null, baseDb: g.sends.base ? 26 : null });
+  for (; t < 40_000 && g.current.state === 'paused'; t += 250) g.update({ nowMs: t, fullDb: g.sends.base ? 30 : null, baseDb: g.sends.base ? 26 : null });
   assert.equal(g.current.state, 'baseOnly');
   assert.match(g.current.reason, /recovered/);
-  for (; t < 80_000 && g.current.state === 'baseOnly'; t += 250) g.update({ nowMs: t, fullDb: null, baseDb: 26 });
+  for (; t < 80_000 && g.current.state === 'baseOnly'; t += 250) g.update({ nowMs: t, fullDb: 30, baseDb: 26 });
   assert.equal(g.current.state, 'full');
   assert.ok(t - 20_000 <= params.probeEveryMs + params.probeMs + params.settleMs + params.retryMs + 1000, `took ${t - 20_000} ms`);
 });
@@ -70,7 +70,7 @@ test('a step up to full that falls back doubles the wait before the next', () =>
   const times: number[] = [];
   let last = g.current.state;
   for (let t = 0; t < 200_000; t += 250) {
-    g.update({ nowMs: t, fullDb: g.sends.enhancement ? 20 : null, baseDb: 26 });
+    g.update({ nowMs: t, fullDb: g.sends.enhancement ? 20 : 30, baseDb: 26 });
     if (g.current.state !== last && g.current.state === 'full') times.push(t);
     last = g.current.state;
   }
@@ -78,6 +78,14 @@ test('a step up to full that falls back doubles the wait before the next', () =>
   const gaps = times.slice(1).map((t, i) => t - times[i]!);
   assert.ok(gaps[1]! > gaps[0]! * 1.5, `gaps ${gaps}`);
   assert.ok(g.current.state !== 'paused', 'the base layer fits: never paused');
+});
+
+test('a source whose base layer alone scores below the floor: its viewer is not paused while the path carries all layers well', () => {
+  const g = new ViewerGate(params, 0);
+  run(g, 0, 9000, 20, 15); // cut to the base layer by loss
+  assert.equal(g.current.state, 'baseOnly');
+  run(g, 9000, 40_000, 30, 15); // the loss stops: the base layer alone still scores 15 dB
+  assert.equal(g.current.state, 'full');
 });
 
 test('bad parameters are named', () => {

@@ -4,9 +4,11 @@
  * floor. `full`: every layer. `baseOnly`: the base layer (green) alone, when
  * all layers at the measured loss fall below the floor: the enhancement
  * packets would be useless, and leaving them out may clear the path for the
- * base. `paused`: nothing, when even the base layer falls below the floor;
- * every `probeEveryMs` the base layer is sent for `probeMs` to see whether the
- * path has recovered.
+ * base. `paused`: nothing, when the base layer's own loss leaves both it and
+ * all layers below the floor; every `probeEveryMs` the base layer is sent for
+ * `probeMs` to see whether the path has recovered. Whether it has is judged
+ * by all layers at the base layer's loss, so a source whose base layer alone
+ * scores low does not keep its viewers paused on a clean path.
  *
  * Hysteresis, so a viewer is not toggled: a cut needs `holdMs` below the
  * floor; a step back up needs the base layer at least `marginDb` above it,
@@ -19,7 +21,7 @@
  * measures (IntelligibilityModel) and the time.
  */
 
-export type UptaState = 'full' | 'baseOnly' | 'paused';
+import type { UptaStateName } from '../protocol/api';
 
 export interface ViewerGateParams {
   /** The intelligibility floor: expected PSNR below it makes packets useless, dB. */
@@ -57,14 +59,14 @@ export function viewerGateErrors(p: ViewerGateParams): string[] {
 /** Expected PSNR of each choice at the loss measured now (null: not measured, e.g. nothing was sent). */
 export interface GateInput {
   nowMs: number;
-  /** All layers at the measured base and enhancement loss. */
+  /** All layers at the measured base and enhancement loss (the base's where only the base is sent). */
   fullDb: number | null;
   /** The base layer alone at the measured base loss. */
   baseDb: number | null;
 }
 
 export interface GateStatus {
-  state: UptaState;
+  state: UptaStateName;
   /** When the state began, ms. */
   sinceMs: number;
   /** Why the viewer is in this state (for the player and the operator). */
@@ -82,6 +84,7 @@ export class ViewerGate {
   /** The last step up to full, to tell whether it held. */
   private fullAtMs: number | undefined;
   private nextProbeAtMs = 0;
+  private probeStartMs = 0;
   constructor(
     private readonly p: ViewerGateParams,
     nowMs: number,
@@ -117,12 +120,12 @@ export class ViewerGate {
         }
         break;
       case 'baseOnly':
-        if (settled && this.holdsFor('down', input.baseDb !== null && input.baseDb < floor, nowMs, this.p.holdMs)) {
-          this.enter('paused', nowMs, `the base layer would show ${fmt(input.baseDb!)} dB, below the ${floor} dB floor: the video would be unintelligible`);
+        if (settled && this.holdsFor('down', input.baseDb !== null && input.fullDb !== null && Math.max(input.baseDb, input.fullDb) < floor, nowMs, this.p.holdMs)) {
+          this.enter('paused', nowMs, `at the base layer's loss the video would show ${fmt(Math.max(input.baseDb!, input.fullDb!))} dB, below the ${floor} dB floor: it would be unintelligible`);
           this.nextProbeAtMs = nowMs + this.p.probeEveryMs;
-        } else if (settled && this.holdsFor('up', input.baseDb !== null && input.baseDb >= floor + this.p.marginDb, nowMs, this.retryMs)) {
+        } else if (settled && this.holdsFor('up', input.fullDb !== null && input.fullDb >= floor + this.p.marginDb, nowMs, this.retryMs)) {
           this.fullAtMs = nowMs;
-          this.enter('full', nowMs, `the base layer shows ${fmt(input.baseDb!)} dB: trying all layers again`);
+          this.enter('full', nowMs, `at the base layer's loss all layers would show ${fmt(input.fullDb!)} dB: trying them again`);
         }
         break;
       case 'paused':
@@ -131,8 +134,8 @@ export class ViewerGate {
             this.status = { ...this.status, probing: true };
             this.probeStartMs = nowMs;
           }
-        } else if (nowMs - this.probeStartMs >= this.p.settleMs && input.baseDb !== null && input.baseDb >= floor + this.p.marginDb) {
-          this.enter('baseOnly', nowMs, `a probe of the base layer showed ${fmt(input.baseDb)} dB: the path has recovered`);
+        } else if (nowMs - this.probeStartMs >= this.p.settleMs && input.fullDb !== null && input.fullDb >= floor + this.p.marginDb) {
+          this.enter('baseOnly', nowMs, `a probe of the base layer measured a loss at which the video would show ${fmt(input.fullDb)} dB: the path has recovered`);
         } else if (nowMs - this.probeStartMs >= this.p.probeMs) {
           this.status = { ...this.status, probing: false };
           this.nextProbeAtMs = nowMs + this.p.probeEveryMs;
@@ -142,7 +145,7 @@ export class ViewerGate {
     return this.status;
   }
 
-  private enter(state: UptaState, nowMs: number, reason: string): void {
+  private enter(state: UptaStateName, nowMs: number, reason: string): void {
     this.status = { state, sinceMs: nowMs, reason, probing: false };
     this.downSinceMs = undefined;
     this.upSinceMs = undefined;
