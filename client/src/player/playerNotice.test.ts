@@ -74,7 +74,7 @@ test('the media path: nothing over UDP or before ICE has chosen; over TCP or a r
 });
 
 test('UPTA: a paused viewer is told why and that it resumes by itself; base only is an info; full says nothing', () => {
-  const status = (state: 'full' | 'baseOnly' | 'paused') => ({ state, since: '2026-01-01T00:00:00.000Z', reason: 'the base layer would show 15.0 dB, below the 22 dB floor', probing: false });
+  const status = (state: 'full' | 'baseOnly' | 'paused') => ({ state, since: '2026-01-01T00:00:00.000Z', reason: 'the base layer would show 15.0 dB, below the 20 dB floor', probing: false, expectedDb: 15 });
   const paused = uptaNotice(status('paused'))!;
   assert.equal(paused.kind, 'warning');
   assert.match(paused.text, /^Video paused: .*15\.0 dB.*resumes by itself/);

@@ -24,6 +24,7 @@ export interface UptaOptions {
 export class UptaGuard {
   private readonly gate: ViewerGate;
   private readonly losses = new StreamLossWindow(LOSS_WINDOW_MS, MIN_PACKETS);
+  private fullDb: number | null = null;
 
   constructor(
     private readonly opts: UptaOptions,
@@ -38,9 +39,10 @@ export class UptaGuard {
     const loss = this.losses.frameLoss();
     const model = this.opts.model(rendition);
     const before = this.gate.sends;
+    this.fullDb = loss && model ? model.expectedPsnr(3, loss) : null;
     this.gate.update({
       nowMs,
-      fullDb: loss && model ? model.expectedPsnr(3, loss) : null,
+      fullDb: this.fullDb,
       // The base layer alone, on the same path: the loss its own packets see.
       baseDb: loss && model ? model.expectedPsnr(1, { base: loss.base, enhancement: loss.base }) : null,
     });
@@ -59,6 +61,7 @@ export class UptaGuard {
 
   get status(): UptaStatus {
     const s = this.gate.current;
-    return { state: s.state, since: new Date(s.sinceMs).toISOString(), reason: s.reason, probing: s.probing };
+    const expectedDb = this.fullDb === null ? null : Math.round(this.fullDb * 10) / 10;
+    return { state: s.state, since: new Date(s.sinceMs).toISOString(), reason: s.reason, probing: s.probing, expectedDb };
   }
 }

@@ -93,6 +93,8 @@ export interface UptaStatus {
   reason: string;
   /** Paused, and the base layer is sent for a few seconds to see whether the path has recovered. */
   probing: boolean;
+  /** Expected Y-PSNR of every layer at the loss measured over the last seconds, dB; null while nothing is measured (or no PSNR table yet). */
+  expectedDb: number | null;
 }
 
 /** Which of the stream's renditions (StreamInfo.renditions) the viewer receives, and how it got there. */

@@ -216,7 +216,7 @@ export const viewerStateUpdateSchema: z.ZodType<ViewerStateUpdate> = z.object({
   rttMs: z.number().nullable(),
   sentKbps: z.number(),
   perColor: z.object({ green: colorStateSchema, yellow: colorStateSchema, red: colorStateSchema }),
-  upta: z.object({ state: z.enum(UPTA_STATES), since: z.string(), reason: z.string(), probing: z.boolean() }).nullable(),
+  upta: z.object({ state: z.enum(UPTA_STATES), since: z.string(), reason: z.string(), probing: z.boolean(), expectedDb: z.number().nullable() }).nullable(),
 });
 
 /**
