@@ -5,8 +5,9 @@
  * all layers at the measured loss fall below the floor: the enhancement
  * packets would be useless, and leaving them out may clear the path for the
  * base. `paused`: nothing, when the base layer's own loss leaves both it and
- * all layers below the floor; every `probeEveryMs` the base layer is sent for
- * `probeMs` to see whether the path has recovered. Whether it has is judged
+ * all layers below the floor; `probeEveryMs` after each probe the base layer
+ * is sent for `probeMs` to see whether the path has recovered (every
+ * measurement after `settleMs` must say so). Whether it has is judged
  * by all layers at the base layer's loss, so a source whose base layer alone
  * scores low does not keep its viewers paused on a clean path.
  *
@@ -41,8 +42,8 @@ export const VIEWER_GATE_DEFAULTS: Omit<ViewerGateParams, 'floorDb'> = {
   settleMs: 2000,
   retryMs: 10_000,
   maxRetryMs: 80_000,
-  probeEveryMs: 5000,
-  probeMs: 3000,
+  probeEveryMs: 10_000,
+  probeMs: 6000,
 };
 
 export function viewerGateErrors(p: ViewerGateParams): string[] {
@@ -134,11 +135,17 @@ export class ViewerGate {
             this.status = { ...this.status, probing: true };
             this.probeStartMs = nowMs;
           }
-        } else if (nowMs - this.probeStartMs >= this.p.settleMs && input.fullDb !== null && input.fullDb >= floor + this.p.marginDb) {
-          this.enter('baseOnly', nowMs, `a probe of the base layer measured a loss at which the video would show ${fmt(input.fullDb)} dB: the path has recovered`);
-        } else if (nowMs - this.probeStartMs >= this.p.probeMs) {
-          this.status = { ...this.status, probing: false };
-          this.nextProbeAtMs = nowMs + this.p.probeEveryMs;
+        } else {
+          // The probe succeeds only if every measurement from settleMs to its end was good: behind a deep queue the
+          // first reports after the base layer resumes show no loss yet.
+          const measuring = nowMs - this.probeStartMs >= this.p.settleMs;
+          const good = measuring && this.holdsFor('up', input.fullDb !== null && input.fullDb >= floor + this.p.marginDb, nowMs, this.p.probeMs - this.p.settleMs);
+          if (good) this.enter('baseOnly', nowMs, `a probe of the base layer measured a loss at which the video would show ${fmt(input.fullDb!)} dB: the path has recovered`);
+          else if (nowMs - this.probeStartMs >= this.p.probeMs) {
+            this.status = { ...this.status, probing: false };
+            this.upSinceMs = undefined;
+            this.nextProbeAtMs = nowMs + this.p.probeEveryMs;
+          }
         }
         break;
     }
