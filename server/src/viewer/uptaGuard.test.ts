@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TEMPORAL_PATTERN } from '@pels/shared/pels/frame';
-import type { ColorState } from '@pels/shared/protocol/api';
+import type { StreamStats } from '@pels/shared/control/receiverReports';
 import { IntelligibilityModel } from '@pels/shared/upta/intelligibility';
 import { VIEWER_GATE_DEFAULTS } from '@pels/shared/upta/viewerGate';
 import { UptaGuard } from './uptaGuard';
@@ -11,18 +11,24 @@ const model = new IntelligibilityModel(
   Array.from({ length: 300 }, (_, index) => ({ index, tid: TEMPORAL_PATTERN[index % 4]!, psnr: Array.from({ length: Math.min(9, index + 1) }, (_, k) => [index - k, 30 - 1.7 * k] as [number, number]) })),
 );
 
-/** Cumulative counters as the control core keeps them: `pps` packets a second per color sent, `loss` of those that were sent lost. */
+/** A viewer's RTCP statistics: `pps` packets a second per color sent, `loss` of those lost; a receiver report every second. */
 class Counters {
-  private readonly c: Record<'green' | 'yellow' | 'red', ColorState> = {
-    green: { packetsSent: 0, packetsLost: 0, lossFraction: 0, recentLoss: null },
-    yellow: { packetsSent: 0, packetsLost: 0, lossFraction: 0, recentLoss: null },
-    red: { packetsSent: 0, packetsLost: 0, lossFraction: 0, recentLoss: null },
+  private readonly c: Record<'green' | 'yellow' | 'red', StreamStats> = {
+    green: { packetCount: 0, packetsLost: 0, fractionLost: 0, jitter: 0 },
+    yellow: { packetCount: 0, packetsLost: 0, fractionLost: 0, jitter: 0 },
+    red: { packetCount: 0, packetsLost: 0, fractionLost: 0, jitter: 0 },
   };
-  step(guard: UptaGuard, loss: number, pps = 40, dtMs = 250): Record<'green' | 'yellow' | 'red', ColorState> {
+  private lostSoFar = { green: 0, yellow: 0, red: 0 };
+  private t = 0;
+  step(guard: UptaGuard, loss: number, pps = 40, dtMs = 250): Record<'green' | 'yellow' | 'red', StreamStats> {
+    this.t += dtMs;
     for (const k of ['green', 'yellow', 'red'] as const) {
       if (!guard.allows(k)) continue;
       const sent = (pps * dtMs) / 1000;
-      this.c[k] = { ...this.c[k], packetsSent: this.c[k].packetsSent + sent, packetsLost: this.c[k].packetsLost + sent * loss };
+      this.c[k] = { ...this.c[k], packetCount: this.c[k].packetCount + sent };
+      this.lostSoFar[k] += sent * loss;
+      // A report each second: its fields change.
+      if (this.t % 1000 === 0) this.c[k] = { ...this.c[k], packetsLost: this.lostSoFar[k], jitter: this.t };
     }
     return structuredClone(this.c);
   }

@@ -1,11 +1,12 @@
 import type { Color } from '@pels/shared/pels/color';
-import type { ColorState, UptaStatus } from '@pels/shared/protocol/api';
+import type { StreamStats } from '@pels/shared/control/receiverReports';
+import type { UptaStatus } from '@pels/shared/protocol/api';
 import type { IntelligibilityModel } from '@pels/shared/upta/intelligibility';
 import { StreamLossWindow } from '@pels/shared/upta/streamLoss';
 import { ViewerGate, type ViewerGateParams } from '@pels/shared/upta/viewerGate';
 
-/** Loss is measured over this long: receiver reports come about once a second and count only up to their own time. */
-const LOSS_WINDOW_MS = 3000;
+/** Loss is measured over this long: receiver reports come about once a second, and a few make a measure. */
+const LOSS_WINDOW_MS = 4000;
 /** Fewer packets in the window than this say too little to act on. */
 const MIN_PACKETS = 20;
 
@@ -33,9 +34,9 @@ export class UptaGuard {
     this.gate = new ViewerGate(opts.params, nowMs);
   }
 
-  /** One poll of the viewer's counters; returns whether the streams to send changed. */
-  update(perColor: Record<Color, ColorState>, rendition: number, nowMs: number): boolean {
-    this.losses.add(perColor, nowMs);
+  /** One poll of the viewer's RTCP statistics; returns whether the streams to send changed. */
+  update(streams: Partial<Record<Color, StreamStats>>, rendition: number, nowMs: number): boolean {
+    this.losses.add(streams, nowMs);
     const loss = this.losses.frameLoss();
     const model = this.opts.model(rendition);
     const before = this.gate.sends;
