@@ -41,7 +41,7 @@ test('a viewer at heavy loss is cut to green, then to nothing; it gets every lay
   let t = 0;
   const runUntil = (endMs: number, loss: number) => {
     for (; t < endMs; t += 250) {
-      guard.update(counters.step(guard, loss), 0, t);
+      guard.update(counters.step(guard, loss), 0, 50, t);
       if (seen.at(-1) !== guard.status.state) seen.push(guard.status.state);
     }
   };
@@ -61,8 +61,8 @@ test('light loss and no table yet: every layer stays', () => {
   const light = new UptaGuard({ params: { ...VIEWER_GATE_DEFAULTS, floorDb: 20 }, model: () => model }, 0);
   const noTable = new UptaGuard({ params: { ...VIEWER_GATE_DEFAULTS, floorDb: 20 }, model: () => null }, 0);
   for (let t = 0; t < 60_000; t += 250) {
-    light.update(a.step(light, 0.1), 0, t);
-    noTable.update(b.step(noTable, 0.9), 0, t);
+    light.update(a.step(light, 0.1), 0, null, t);
+    noTable.update(b.step(noTable, 0.9), 0, null, t);
   }
   assert.equal(light.status.state, 'full');
   assert.equal(noTable.status.state, 'full');

@@ -35,7 +35,7 @@ export class UptaGuard {
   }
 
   /** One poll of the viewer's RTCP statistics; returns whether the streams to send changed. */
-  update(streams: Partial<Record<Color, StreamStats>>, rendition: number, nowMs: number): boolean {
+  update(streams: Partial<Record<Color, StreamStats>>, rendition: number, rttMs: number | null, nowMs: number): boolean {
     this.losses.add(streams, nowMs);
     const loss = this.losses.frameLoss();
     const model = this.opts.model(rendition);
@@ -46,6 +46,7 @@ export class UptaGuard {
       fullDb: this.fullDb,
       // The base layer alone, on the same path: the loss its own packets see.
       baseDb: loss && model ? model.expectedPsnr(1, { base: loss.base, enhancement: loss.base }) : null,
+      rttMs,
     });
     const after = this.gate.sends;
     const changed = before.base !== after.base || before.enhancement !== after.enhancement;

@@ -253,7 +253,7 @@ export class ViewerSession {
     const greenLoss = state.perColor.green.recentLoss;
     if (state.feedbackSteps !== before && greenLoss !== null) this.rendition.setBaseLoss(greenLoss);
     // An rlm viewer chooses its own layers.
-    if (this.upta && this.mode !== 'rlm' && this.upta.update(input.streams, this.rendition.current, input.atMs)) {
+    if (this.upta && this.mode !== 'rlm' && this.upta.update(input.streams, this.rendition.current, state.rttMs, input.atMs)) {
       const { state: upta, reason } = this.upta.status;
       this.opts.log.info({ viewer: this.id, upta, reason }, 'viewer UPTA state changed');
       if (this.sending) void this.applyColors();

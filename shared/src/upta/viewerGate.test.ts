@@ -95,6 +95,17 @@ test('bad parameters are named', () => {
   assert.throws(() => new ViewerGate({ ...params, holdMs: -1 }, 0), RangeError);
 });
 
+test('behind a long round trip a probe measures later and longer: the loss that shows 6 s in keeps the viewer paused', () => {
+  const g = new ViewerGate(params, 0);
+  run(g, 0, 20_000, 20, 18);
+  let t = 20_000;
+  for (; !g.current.probing; t += 250) g.update({ nowMs: t, fullDb: null, baseDb: null, rttMs: 2000 });
+  const start = t;
+  for (; g.current.probing; t += 250) g.update({ nowMs: t, fullDb: t - start < 6000 ? 30 : 17, baseDb: t - start < 6000 ? 26 : 16, rttMs: 2000 });
+  assert.equal(g.current.state, 'paused');
+  assert.equal(t - start, params.probeMs + 2 * 2000, 'the probe lasted 4 s longer');
+});
+
 test('a probe that looks good at first but shows the loss before its end does not bring the viewer back', () => {
   const g = new ViewerGate(params, 0);
   run(g, 0, 20_000, 20, 18);

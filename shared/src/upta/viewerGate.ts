@@ -6,8 +6,9 @@
  * packets would be useless, and leaving them out may clear the path for the
  * base. `paused`: nothing, when the base layer's own loss leaves both it and
  * all layers below the floor; `probeEveryMs` after each probe the base layer
- * is sent for `probeMs` to see whether the path has recovered (every
- * measurement after `settleMs` must say so). Whether it has is judged
+ * is sent for `probeMs` (plus twice the round trip) to see whether the path
+ * has recovered: every measurement after `settleMs` (plus twice the round
+ * trip, so a deep queue has shown its loss) must say so. Whether it has is judged
  * by all layers at the base layer's loss, so a source whose base layer alone
  * scores low does not keep its viewers paused on a clean path.
  *
@@ -64,6 +65,8 @@ export interface GateInput {
   fullDb: number | null;
   /** The base layer alone at the measured base loss. */
   baseDb: number | null;
+  /** The path's round trip, ms (null: unknown): a probe waits this long twice more before it measures, as its first packets may still be queued. */
+  rttMs?: number | null;
 }
 
 export interface GateStatus {
@@ -138,10 +141,11 @@ export class ViewerGate {
         } else {
           // The probe succeeds only if every measurement from settleMs to its end was good: behind a deep queue the
           // first reports after the base layer resumes show no loss yet.
-          const measuring = nowMs - this.probeStartMs >= this.p.settleMs;
+          const settleMs = this.p.settleMs + 2 * (input.rttMs ?? 0);
+          const measuring = nowMs - this.probeStartMs >= settleMs;
           const good = measuring && this.holdsFor('up', input.fullDb !== null && input.fullDb >= floor + this.p.marginDb, nowMs, this.p.probeMs - this.p.settleMs);
           if (good) this.enter('baseOnly', nowMs, `a probe of the base layer measured a loss at which the video would show ${fmt(input.fullDb!)} dB: the path has recovered`);
-          else if (nowMs - this.probeStartMs >= this.p.probeMs) {
+          else if (nowMs - this.probeStartMs >= settleMs + this.p.probeMs - this.p.settleMs) {
             this.status = { ...this.status, probing: false };
             this.upSinceMs = undefined;
             this.nextProbeAtMs = nowMs + this.p.probeEveryMs;
