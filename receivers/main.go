@@ -51,12 +51,17 @@ func main() {
 	server := flag.String("url", "http://127.0.0.1:8080", "the server's base URL (http, https, ws or wss)")
 	stream := flag.String("stream", "", "stream id (default: the server's first stream)")
 	mode := flag.String("mode", "pels", "flow mode to join with: pels, best-effort or nack")
+	rx := flag.String("rx", "", "rlm: each receiver chooses its layers by RLM (joins in mode rlm), as the player's ?rx=rlm")
 	viewers := flag.Int("viewers", 10, "number of receivers")
 	ramp := flag.Float64("ramp", 10, "receivers started per second")
 	seconds := flag.Float64("seconds", 30, "seconds to hold once all have joined")
 	warmup := flag.Float64("warmup", 0, "seconds between the last join and the hold, not reported (the rate controllers' start-up)")
 	joinTimeout := flag.Duration("join-timeout", 20*time.Second, "time a receiver has from signaling to its first keyframe on green")
 	flag.Parse()
+	if *rx != "" && *rx != "rlm" {
+		fmt.Fprintln(os.Stderr, "pels-receivers: --rx takes rlm")
+		os.Exit(2)
+	}
 	if *viewers < 1 || *ramp <= 0 || *seconds <= 0 || *warmup < 0 {
 		fmt.Fprintln(os.Stderr, "pels-receivers: --viewers, --ramp and --seconds must be positive, --warmup not negative")
 		os.Exit(2)
@@ -68,7 +73,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := receiverOptions{wsURL: wsURL, streamID: *stream, mode: *mode, joinTimeout: *joinTimeout, api: apiFactory(settingsFor(host))}
+	opts := receiverOptions{wsURL: wsURL, streamID: *stream, mode: *mode, rlm: *rx == "rlm", joinTimeout: *joinTimeout, api: apiFactory(settingsFor(host))}
 	report := run(ctx, opts, *viewers, *ramp, time.Duration(*warmup*float64(time.Second)), time.Duration(*seconds*float64(time.Second)))
 	report.RampPerSecond = *ramp
 	if err := json.NewEncoder(os.Stdout).Encode(report); err != nil {

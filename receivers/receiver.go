@@ -45,6 +45,8 @@ type receiverOptions struct {
 	streamID    string
 	mode        string
 	joinTimeout time.Duration
+	// rlm: the receiver chooses its layers by RLM (joins with mode rlm).
+	rlm bool
 	// api makes one receiver's WebRTC stack for the server's codecs; onNack counts the NACKs it sends.
 	api func(codecs []rtpCodec, onNack func(mediaSSRC uint32)) (*webrtc.API, error)
 }
@@ -67,6 +69,7 @@ type receiver struct {
 	hasServer bool
 	nacksSent map[string]int64 // by the color of the stream NACKed
 	err       error
+	rlm       *rlmDriver // nil unless opts.rlm
 
 	hold *holdStart // counts when the hold phase began
 
@@ -100,7 +103,15 @@ func (r *receiver) run(ctx context.Context) {
 	r.mu.Lock()
 	r.startedAt = time.Now()
 	r.mu.Unlock()
+	if r.opts.rlm {
+		r.mu.Lock()
+		r.rlm = newRlmDriver(time.Now(), int64(r.index)+time.Now().UnixNano())
+		r.mu.Unlock()
+	}
 	err := r.join(ctx)
+	if err == nil && r.rlm != nil {
+		go r.runRlm(ctx)
+	}
 	if err == nil {
 		err = r.awaitKeyframe(ctx)
 	}
@@ -165,7 +176,11 @@ func (r *receiver) join(ctx context.Context) error {
 	var joined struct {
 		RouterRtpCapabilities json.RawMessage `json:"routerRtpCapabilities"`
 	}
-	if err := sig.request(jctx, "join", map[string]any{"streamId": streamID, "mode": r.opts.mode}, &joined); err != nil {
+	mode := r.opts.mode
+	if r.opts.rlm {
+		mode = "rlm"
+	}
+	if err := sig.request(jctx, "join", map[string]any{"streamId": streamID, "mode": mode}, &joined); err != nil {
 		return err
 	}
 	var transport transportParams
@@ -233,7 +248,43 @@ func (r *receiver) join(ctx context.Context) error {
 	if err := sig.request(jctx, "connectTransport", map[string]any{"dtlsParameters": dtls}, nil); err != nil {
 		return err
 	}
+	if r.opts.rlm {
+		// RLM starts at the base layer, as the player does.
+		if err := sig.request(jctx, "setColors", map[string]any{"colors": colors[:1]}, nil); err != nil {
+			return err
+		}
+	}
 	return sig.request(jctx, "resume", map[string]any{}, nil)
+}
+
+// rlmPoll: RLM's timers run, and its subscription is turned into colors, this often.
+const rlmPoll = 100 * time.Millisecond
+
+// runRlm asks the server for the colors RLM chooses, until ctx ends.
+func (r *receiver) runRlm(ctx context.Context) {
+	tick := time.NewTicker(rlmPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case at := <-tick.C:
+			r.mu.Lock()
+			want := r.rlm.due(at)
+			r.mu.Unlock()
+			if want == nil {
+				continue
+			}
+			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			err := r.sig.request(rctx, "setColors", map[string]any{"colors": want}, nil)
+			cancel()
+			if err != nil && ctx.Err() == nil {
+				r.mu.Lock()
+				r.rlm.setColorsFailed++
+				r.mu.Unlock()
+			}
+		}
+	}
 }
 
 // receiveCapabilities is what the receiver can take of the router's
@@ -265,6 +316,9 @@ func (r *receiver) readRTP(track *webrtc.TrackRemote) {
 		at := time.Now()
 		r.mu.Lock()
 		if s := r.streams[p.SSRC]; s != nil {
+			if r.rlm != nil {
+				r.rlm.onPacket(r.colorOf[p.SSRC], s.extend(p.SequenceNumber), at)
+			}
 			s.onPacket(p.SequenceNumber, p.Timestamp, p.Marker, p.Payload, p.MarshalSize(), at)
 		}
 		r.mu.Unlock()
@@ -343,6 +397,9 @@ func (r *receiver) markHold() {
 	}
 	h.greenAt = r.green.highest()
 	r.hold = h
+	if r.rlm != nil {
+		r.rlm.markHold(time.Now())
+	}
 }
 
 func (r *receiver) close() {

@@ -41,6 +41,8 @@ type receiverReport struct {
 	All       frameDelivery    `json:"all"`
 	NacksSent map[string]int64 `json:"nacksSent"`
 	Server    *serverReport    `json:"server"`
+	// Rlm: the receiver-driven layers (--rx rlm), absent otherwise.
+	Rlm *rlmReport `json:"rlm,omitempty"`
 }
 
 // report is the counts since markHold.
@@ -91,6 +93,9 @@ func (r *receiver) report() receiverReport {
 	}
 	for _, c := range colors {
 		out.NacksSent[c] = r.nacksSent[c] - h.nacksSent[c]
+	}
+	if r.rlm != nil {
+		out.Rlm = r.rlm.report(time.Now())
 	}
 	return out
 }

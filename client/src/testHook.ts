@@ -7,7 +7,7 @@ import type { Color } from '@pels/shared/pels/color';
 import type { MediaTransport } from '@pels/shared/protocol/api';
 import type { StreamState } from '@pels/shared/protocol/signaling';
 import type { PlayerController, PlayerState } from './player/controller';
-import { playerNotice, type PlayerNotice } from './player/playerNotice';
+import { playerNotice, uptaNotice, type PlayerNotice } from './player/playerNotice';
 import type { PlayerStats } from './player/stats';
 import type { QualitySample } from './quality/qualityTracker';
 
@@ -22,6 +22,8 @@ export interface PelsTestHook {
   streamState?: StreamState;
   /** The notice over the video (the source not sending, a disconnect for good, a browser that cannot play). */
   notice?: PlayerNotice;
+  /** The banner text of the server's useless-packet avoidance (base layer only, or paused and why). Absent while every layer comes. */
+  upta?: string;
   /** How the media reaches the player, as the server says: udp, or tcp and relay (served best effort). */
   transport?: MediaTransport;
   /** performance.now() when the page heard of its first decoded frame: page load to first frame, ms. Absent until then. */
@@ -53,7 +55,7 @@ export function installTestHook(controller: PlayerController): void {
     setColors: (colors) => controller.setColors(colors),
   };
   /** Optional fields are absent, not undefined, when there is nothing to say. */
-  const put = <K extends 'error' | 'viewerId' | 'streamState' | 'notice' | 'transport'>(key: K, value: PelsTestHook[K]) => {
+  const put = <K extends 'error' | 'viewerId' | 'streamState' | 'notice' | 'transport' | 'upta'>(key: K, value: PelsTestHook[K]) => {
     if (value === undefined) delete hook[key];
     else hook[key] = value;
   };
@@ -67,6 +69,7 @@ export function installTestHook(controller: PlayerController): void {
     put('streamState', view.streams.find((s) => s.id === view.streamId)?.state);
     put('notice', playerNotice(view));
     put('transport', view.mediaTransport ?? undefined);
+    put('upta', uptaNotice(view.upta)?.text);
   };
   sync();
   controller.subscribe(sync);

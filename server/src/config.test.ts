@@ -93,3 +93,12 @@ test('FANOUT: per-viewer flows by default, shared (the measurement baseline) on 
   assert.equal(load({ FANOUT: 'shared' }).fanout, 'shared');
   assert.throws(() => load({ FANOUT: 'all' }), /^ConfigError: FANOUT must be per-viewer or shared, got "all"/);
 });
+
+test('UPTA: off by default; UPTA=on with a floor of 20 dB or UPTA_FLOOR_DB; bad values are refused', () => {
+  assert.equal(load({}).upta, undefined);
+  assert.equal(load({ UPTA: 'on' }).upta?.floorDb, 20);
+  assert.equal(load({ UPTA: 'on', UPTA_FLOOR_DB: '24.5' }).upta?.floorDb, 24.5);
+  assert.throws(() => load({ UPTA: 'yes' }), /UPTA must be on or off/);
+  assert.throws(() => load({ UPTA: 'on', UPTA_FLOOR_DB: '0' }), /UPTA_FLOOR_DB: floorDb must be in \(0, 99\)/);
+  assert.throws(() => load({ UPTA: 'on', UPTA_FLOOR_DB: 'high' }), /UPTA_FLOOR_DB must be a number/);
+});

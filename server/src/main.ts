@@ -113,6 +113,7 @@ async function main(): Promise<void> {
       encode: config.encode,
       renditions: config.renditions,
       renditionPolicy: config.renditionPolicy,
+      ...(config.upta ? { upta: config.upta } : {}),
       webRtcServer: () => media.webRtcServer,
       keyframeMinGapMs: config.keyframeMinGapMs,
       createRouter: () => media.createRouter(),

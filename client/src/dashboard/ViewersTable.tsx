@@ -51,6 +51,7 @@ const COLUMNS: Column[] = [
     title: 'rendition sent (0: full size; higher: smaller and lower rate), and switches so far',
     cell: (r) => <span className="rendition">{`${r.rendition} · ${r.renditionSwitches} sw`}</span>,
   },
+  { key: 'upta', width: '80px', label: 'UPTA', title: 'useless-packet avoidance: every layer, the base layer only, or paused (the video would be unintelligible); blank: off', cell: (r) => r.upta ?? '' },
   { key: 'rttMs', label: 'RTT', title: 'round-trip time, ms', cell: (r) => fixed(r.rttMs, 0) },
   { key: 'connectedAt', width: '110px', label: 'Connected', cell: (r, now) => <span title={new Date(r.connectedAt).toLocaleString()}>{since(r.connectedAt, now)}</span> },
 ];

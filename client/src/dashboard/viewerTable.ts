@@ -4,7 +4,7 @@
  * run on every snapshot for hundreds of viewers.
  */
 import type { RateControllerName } from '@pels/shared/rate/names';
-import type { FlowModeName, MediaTransport } from '@pels/shared/protocol/api';
+import type { FlowModeName, MediaTransport, UptaStateName } from '@pels/shared/protocol/api';
 import type { OperatorViewer } from '@pels/shared/protocol/operator';
 
 export interface ViewerRow {
@@ -25,6 +25,8 @@ export interface ViewerRow {
   /** The rendition sent (0: full size) and the switches so far. */
   rendition: number;
   renditionSwitches: number;
+  /** What UPTA lets out (every layer, the base only, nothing); null with UPTA off. */
+  upta: UptaStateName | null;
   rttMs: number | null;
   /** ms since the epoch. */
   connectedAt: number;
@@ -62,6 +64,7 @@ export function toRow(v: OperatorViewer): ViewerRow {
     psnrDb: v.psnrDb,
     rendition: v.rendition.current,
     renditionSwitches: v.rendition.switches,
+    upta: v.upta?.state ?? null,
     rttMs: v.rttMs,
     connectedAt: Date.parse(v.connectedAt),
   };

@@ -13,7 +13,7 @@ import { QualityStore } from '../quality/qualityStore';
 import { PlayerSession, type SessionEvents } from './session';
 import { emptyStats, type PlayerStats } from './stats';
 import { normalizeColors, withPlayerParams } from './urlParams';
-import type { FlowModeName, MediaTransport } from '@pels/shared/protocol/api';
+import type { FlowModeName, MediaTransport, UptaStatus } from '@pels/shared/protocol/api';
 
 /**
  * `error`: the session failed, a new one starts after a backoff; `disconnected`: the server ended it, waiting for
@@ -37,6 +37,8 @@ export interface PlayerView {
   transportState: types.ConnectionState | undefined;
   /** How the media reaches this player, as the server last said (null: not chosen yet); over tcp or relay it is served best effort. */
   mediaTransport: MediaTransport | null;
+  /** What the server's useless-packet avoidance lets out to this player (null: off); while paused the player says why. */
+  upta: UptaStatus | null;
   stats: PlayerStats;
   canvas: HTMLCanvasElement | undefined;
   /** The current session's quality record (samples, coverage, charts, export); a new one per session. */
@@ -79,6 +81,7 @@ export class PlayerController {
       colors: config.colors,
       transportState: undefined,
       mediaTransport: null,
+      upta: null,
       stats: emptyStats(),
       canvas: undefined,
       quality: new QualityStore(),
@@ -162,6 +165,7 @@ export class PlayerController {
       viewerId: undefined,
       transportState: undefined,
       mediaTransport: null,
+      upta: null,
       stats: emptyStats(),
       canvas: session.canvas,
     });
@@ -188,6 +192,7 @@ export class PlayerController {
       viewerState: guard((state) => {
         this.view.quality.onViewerState(state);
         if (state.transport !== this.view.mediaTransport) this.update({ mediaTransport: state.transport });
+        if (state.upta?.state !== this.view.upta?.state || state.upta?.probing !== this.view.upta?.probing) this.update({ upta: state.upta });
       }),
       receivedBytes: guard((bytes) => this.view.quality.onReceivedBytes(bytes)),
       colors: guard((colors) => this.update({ colors })),

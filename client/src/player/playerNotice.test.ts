@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { StreamInfo, StreamState } from '@pels/shared/protocol/signaling';
 import type { PlayerState } from './controller';
-import { mediaPathNotice, playerNotice } from './playerNotice';
+import { mediaPathNotice, playerNotice, uptaNotice } from './playerNotice';
 
 const stream = (state: StreamState, error?: string): StreamInfo => ({
   id: 'a',
@@ -71,4 +71,14 @@ test('the media path: nothing over UDP or before ICE has chosen; over TCP or a r
   assert.equal(mediaPathNotice('udp'), undefined);
   assert.match(mediaPathNotice('tcp')!, /over TCP \(this network blocks UDP to the server\): the server sends it best effort, without PELS colors/);
   assert.match(mediaPathNotice('relay')!, /through a TURN relay: the server sends it best effort/);
+});
+
+test('UPTA: a paused viewer is told why and that it resumes by itself; base only is an info; full says nothing', () => {
+  const status = (state: 'full' | 'baseOnly' | 'paused') => ({ state, since: '2026-01-01T00:00:00.000Z', reason: 'the base layer would show 15.0 dB, below the 20 dB floor', probing: false, expectedDb: 15 });
+  const paused = uptaNotice(status('paused'))!;
+  assert.equal(paused.kind, 'warning');
+  assert.match(paused.text, /^Video paused: .*15\.0 dB.*resumes by itself/);
+  assert.equal(uptaNotice(status('baseOnly'))?.kind, 'info');
+  assert.equal(uptaNotice(status('full')), undefined);
+  assert.equal(uptaNotice(null), undefined);
 });

@@ -3,7 +3,7 @@
  * (stalled, restarting, failed) and what happens next, or that the server ended this
  * viewer for good and the user has to reconnect. Nothing while the source runs.
  */
-import type { MediaTransport } from '@pels/shared/protocol/api';
+import type { MediaTransport, UptaStatus } from '@pels/shared/protocol/api';
 import type { StreamInfo, StreamState } from '@pels/shared/protocol/signaling';
 import type { PlayerState } from './controller';
 
@@ -44,6 +44,18 @@ export function playerNotice(view: {
 export function mediaPathNotice(transport: MediaTransport | null): string | undefined {
   if (transport === 'tcp') return 'The video comes over TCP (this network blocks UDP to the server): the server sends it best effort, without PELS colors.';
   if (transport === 'relay') return 'The video comes through a TURN relay: the server sends it best effort, without PELS colors.';
+  return undefined;
+}
+
+/** What the server's useless-packet avoidance does to this viewer, when it holds back anything. */
+export function uptaNotice(upta: UptaStatus | null): { kind: 'warning' | 'info'; text: string } | undefined {
+  if (upta?.state === 'paused') {
+    return {
+      kind: 'warning',
+      text: `Video paused: this connection loses too many packets for the video to be watchable (${upta.reason}). It resumes by itself when the connection recovers.`,
+    };
+  }
+  if (upta?.state === 'baseOnly') return { kind: 'info', text: 'This connection loses too many packets for full quality: the server sends the base layer only (a lower frame rate) until it recovers.' };
   return undefined;
 }
 

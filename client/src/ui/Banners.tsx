@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { PlayerView } from '../player/controller';
-import { asSentence, mediaPathNotice } from '../player/playerNotice';
+import { asSentence, mediaPathNotice, uptaNotice } from '../player/playerNotice';
 
 /**
  * Errors and warnings of one player: a failed session (with its retry countdown), a
@@ -22,6 +22,8 @@ export function Banners({ view }: { view: PlayerView }) {
   if (view.warning) banners.push({ kind: 'warning', text: view.warning });
   const path = mediaPathNotice(view.mediaTransport);
   if (path) banners.push({ kind: 'info', text: path });
+  const upta = uptaNotice(view.upta);
+  if (upta) banners.push(upta);
   return (
     <>
       {banners.map((b) => (

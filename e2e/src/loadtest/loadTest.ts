@@ -27,6 +27,8 @@ export interface LoadTestOptions {
   url?: string;
   /** Settings for the server started (none with `url`). */
   serverEnv?: Record<string, string>;
+  /** `rlm`: each receiver chooses its layers by RLM; absent: it takes what the server sends (PELS). */
+  rx?: 'rlm';
   log: (message: string) => void;
 }
 
@@ -97,7 +99,7 @@ export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
   try {
     await streamRunning(url);
     o.log(`${o.viewers} viewers at ${o.rampPerSecond}/s against ${url}, then ${o.seconds} s held`);
-    const child = spawn(RECEIVERS_BIN, ['-url', url, '-viewers', String(o.viewers), '-ramp', String(o.rampPerSecond), '-seconds', String(o.seconds)], {
+    const child = spawn(RECEIVERS_BIN, ['-url', url, '-viewers', String(o.viewers), '-ramp', String(o.rampPerSecond), '-seconds', String(o.seconds), ...(o.rx ? ['-rx', o.rx] : [])], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -1,5 +1,5 @@
 /**
- * npm run loadtest -- --viewers N [--ramp PER_SECOND] [--seconds S] [--url URL] [--fanout per-viewer|shared] [--json]
+ * npm run loadtest -- --viewers N [--ramp PER_SECOND] [--seconds S] [--url URL] [--fanout per-viewer|shared] [--rx rlm] [--json]
  *
  * Prints numbers measured in one run; asserts nothing.
  */
@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { COLORS } from '@pels/shared/pels/color';
 import { runLoadTest, type LoadTestResult } from './loadTest';
 
-const USAGE = 'usage: npm run loadtest -- --viewers N [--ramp PER_SECOND (10)] [--seconds S (30)] [--url URL | --fanout per-viewer|shared] [--json]';
+const USAGE = 'usage: npm run loadtest -- --viewers N [--ramp PER_SECOND (10)] [--seconds S (30)] [--url URL | --fanout per-viewer|shared] [--rx rlm] [--json]';
 
 function usage(): never {
   console.error(USAGE);
@@ -24,6 +24,7 @@ async function main(): Promise<void> {
         seconds: { type: 'string', default: '30' },
         url: { type: 'string' },
         fanout: { type: 'string' },
+        rx: { type: 'string' },
         json: { type: 'boolean', default: false },
       },
     });
@@ -40,7 +41,10 @@ async function main(): Promise<void> {
   // The fan-out is a setting of the server started here: a server given by URL runs with its own.
   if (values.fanout !== undefined && (values.url !== undefined || !['per-viewer', 'shared'].includes(values.fanout))) usage();
   const serverEnv: Record<string, string> = values.fanout ? { FANOUT: values.fanout } : {};
-  const result = await runLoadTest({ viewers, rampPerSecond, seconds, url: values.url?.replace(/\/+$/, ''), serverEnv, log: (m) => console.error(`[loadtest] ${m}`) });
+  // Receiver-driven layers: each receiver joins in mode rlm and chooses its colors.
+  if (values.rx !== undefined && values.rx !== 'rlm') usage();
+  const rx = values.rx === 'rlm' ? ('rlm' as const) : undefined;
+  const result = await runLoadTest({ viewers, rampPerSecond, seconds, url: values.url?.replace(/\/+$/, ''), serverEnv, ...(rx ? { rx } : {}), log: (m) => console.error(`[loadtest] ${m}`) });
   if (values.json) process.stdout.write(JSON.stringify(result) + '\n');
   else for (const line of formatResult(result)) console.log(line);
 }
@@ -55,6 +59,11 @@ export function formatResult(r: LoadTestResult): string[] {
     `loss per color: ${COLORS.map((c) => `${c} ${pct(r.lossPerColor[c])}`).join(', ')}; jitter p95 ms: ${COLORS.map((c) => `${c} ${r.jitterMs[c].p95 ?? '-'}`).join(', ')}`,
     `NACKs sent: ${COLORS.map((c) => `${c} ${r.nacks.sent[c]}`).join(', ')} (server counted ${r.nacks.serverReceived}); RTT p50 ${r.rttMsP50 ?? '-'} ms; MKC rate mean ${r.rateKbpsMean ?? '-'} kb/s`,
   ];
+  if (r.rlm) {
+    lines.push(
+      `RLM: colors asked for ${r.rlm.meanColors ?? '-'} on average; layers at the end ${Object.entries(r.rlm.subscriptionAtEnd).map(([k, n]) => `${n}x ${k}`).join(', ')}; ${r.rlm.adds} joins, ${r.rlm.drops} drops, ${r.rlm.setColorsFailed} refused`,
+    );
+  }
   if (r.cpuPercentOfOneCore !== null) {
     lines.push(`server: ${r.cpuPercentOfOneCore}% of one core (${r.cpuPercentOfMachine}% of ${r.machineCores} cores), ${r.rssMb} MB resident`);
   } else lines.push('server: not measured (given by --url)');

@@ -38,6 +38,8 @@ export interface ReceiverResult {
   all: FrameDelivery;
   nacksSent: Record<Color, number>;
   server: { framesSent: number; nacksReceived: number; rtxPacketsSent: number; feedbackSteps: number; rttMs: number | null; rateKbps: number; mode: string; transport: string | null } | null;
+  /** Receiver-driven layers (`--rx rlm`): layers held at the end, joins and drops, colors asked for on average over the hold. */
+  rlm?: { subscription: number; adds: number; drops: number; meanColors: number; setColors: number; setColorsFailed: number };
 }
 
 export interface ReceiversReport {
@@ -102,6 +104,8 @@ export interface ReceiversSummary {
   feedbackStepsMin: number | null;
   /** Mean MKC rate the server held for the viewers at the end, kb/s. */
   rateKbpsMean: number | null;
+  /** `--rx rlm`: over the joined receivers, the colors asked for (mean over the hold, then over receivers), layers held at the end, joins, drops and refused requests. */
+  rlm?: { meanColors: number | null; subscriptionAtEnd: Record<string, number>; adds: number; drops: number; setColorsFailed: number };
 }
 
 export function summarizeReceivers(report: ReceiversReport): ReceiversSummary {
@@ -147,5 +151,23 @@ export function summarizeReceivers(report: ReceiversReport): ReceiversSummary {
     rttMsP50: r3(quantile(servers.flatMap((s) => (s.rttMs === null ? [] : [s.rttMs])), 0.5)),
     feedbackStepsMin: quantile(servers.map((s) => s.feedbackSteps), 0),
     rateKbpsMean: round(mean(servers.map((s) => s.rateKbps)), 1),
+    ...rlmSummary(joined),
+  };
+}
+
+function rlmSummary(joined: readonly ReceiverResult[]): Pick<ReceiversSummary, 'rlm'> {
+  const rlm = joined.flatMap((r) => (r.rlm ? [r.rlm] : []));
+  if (!rlm.length) return {};
+  const subscriptionAtEnd: Record<string, number> = {};
+  for (const x of rlm) subscriptionAtEnd[x.subscription] = (subscriptionAtEnd[x.subscription] ?? 0) + 1;
+  const total = (f: (x: (typeof rlm)[number]) => number) => rlm.reduce((n, x) => n + f(x), 0);
+  return {
+    rlm: {
+      meanColors: round(mean(rlm.map((x) => x.meanColors)), 2),
+      subscriptionAtEnd,
+      adds: total((x) => x.adds),
+      drops: total((x) => x.drops),
+      setColorsFailed: total((x) => x.setColorsFailed),
+    },
   };
 }

@@ -99,6 +99,8 @@ interface PlayerSample {
   viewerId: string | undefined;
   /** Page load to its first decoded frame, ms; undefined before it. */
   firstFrameMs: number | undefined;
+  /** The player's UPTA banner (base layer only, or paused), when it shows one. */
+  upta?: string;
 }
 
 /** One second of the run. */
@@ -260,8 +262,8 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
     const playerSample = (p: Page): Promise<PlayerSample | null> =>
       p
         .evaluate(() => {
-          const pels = (window as unknown as { pels?: { stats(): PlayerStats; viewerId?: string; firstFrameMs?: number } }).pels;
-          return pels ? { stats: pels.stats(), viewerId: pels.viewerId, firstFrameMs: pels.firstFrameMs } : null;
+          const pels = (window as unknown as { pels?: { stats(): PlayerStats; viewerId?: string; firstFrameMs?: number; upta?: string } }).pels;
+          return pels ? { stats: pels.stats(), viewerId: pels.viewerId, firstFrameMs: pels.firstFrameMs, upta: pels.upta } : null;
         })
         .catch(() => null);
     const api = async <T>(path: string): Promise<T | null> =>

@@ -11,7 +11,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { COLORS, type Color } from '@pels/shared/pels/color';
-import { FLOW_MODES, type FlowModeName, type ViewerState } from '@pels/shared/protocol/api';
+import { FLOW_MODES, UPTA_STATES, type FlowModeName, type ViewerState } from '@pels/shared/protocol/api';
 import { STREAM_STATES } from '@pels/shared/protocol/signaling';
 import type { RouterFeedbackHub } from '../feedback/routerFeedbackHub';
 import { TextBody } from '../http/httpServer';
@@ -70,6 +70,7 @@ export class ServerMetrics {
       keyframeRequests: counter('pels_keyframe_requests_total', "Keyframe requests of a stream's viewers: join (a viewer starts) or pli (a player lost its base chain)", ['stream', 'reason']),
       keyframesForced: counter('pels_keyframes_forced_total', "Keyframes the viewers' requests forced (throttled: at most one per KEYFRAME_MIN_GAP_MS)", ['stream']),
       viewers: gauge('pels_viewers', 'Viewers connected', ['stream', 'mode']),
+      viewersUpta: gauge('pels_viewers_upta', 'Viewers by what useless-packet avoidance lets out: every layer, the base layer only, or nothing (all 0 with UPTA off)', ['stream', 'state']),
       sessions: counter('pels_viewer_sessions_total', 'Viewer sessions started, by the mode they started in', ['stream', 'mode']),
       packetsSent: counter('pels_packets_sent_total', 'RTP packets sent on each color stream, all viewers', ['stream', 'color']),
       packetsLost: counter('pels_packets_lost_total', 'RTP packets lost on each color stream (RTCP receiver reports), all viewers', ['stream', 'color']),
@@ -166,6 +167,7 @@ export class ServerMetrics {
         m.viewers.set({ stream, mode }, live.filter((v) => v.mode === mode).length);
         m.sessions.inc({ stream, mode }, totals?.sessions[mode] ?? 0);
       }
+      for (const state of UPTA_STATES) m.viewersUpta.set({ stream, state }, live.filter((v) => v.upta?.state === state).length);
       for (const color of COLORS) {
         m.packetsSent.inc({ stream, color }, (totals?.packetsSent[color] ?? 0) + sum(live, (v) => v.perColor[color].packetsSent));
         m.packetsLost.inc({ stream, color }, (totals?.packetsLost[color] ?? 0) + sum(live, (v) => v.perColor[color].packetsLost));

@@ -30,6 +30,11 @@ export class QualityFeed {
     this.window.add(frames);
   }
 
+  /** The rows kept (the window), oldest first. */
+  recentRows(): QualityFrame[] {
+    return this.window.after(-1);
+  }
+
   /** Returns the unsubscribe function. */
   subscribe(listener: QualityListener): () => void {
     const newest = this.window.newestIndex;

@@ -9,6 +9,7 @@ import type { KeyframeCounts, LayerKbps } from '@pels/shared/protocol/operator';
 import { FfmpegIngest, type IngestStatus } from '../ingest/ffmpegIngest';
 import { operatorSourceText, PUBLIC_SOURCE_ERROR, publicSourceLabel } from '../ingest/sourceRedaction';
 import type { RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
+import type { ViewerGateParams } from '@pels/shared/upta/viewerGate';
 import type { EncodeSettings, Rendition, SourceSpec } from '../ingest/sourceSpec';
 import { LayerRateMeter } from '../layering/layerRates';
 import type { Fanout, FeedbackSource } from '../config';
@@ -17,6 +18,7 @@ import type { Logger } from '../log';
 import type { DscpMarker } from '../net/dscpMarker';
 import { QualityAnalyzer } from '../quality/qualityAnalyzer';
 import { QualityFeed, type QualityListener } from '../quality/qualityFeed';
+import { IntelligibilityCache } from '../quality/intelligibilityCache';
 import { SharedFanout } from '../viewer/sharedFanout';
 import { ViewerSession } from '../viewer/viewerSession';
 import { KeyframeRequests, type KeyframeReason } from './keyframeRequests';
@@ -45,6 +47,8 @@ export interface StreamOptions {
   dscp: DscpMarker;
   /** Shared by every stream: places for viewers and the DTLS deadline. */
   limits: Limits;
+  /** UPTA=on: each viewer's useless-packet avoidance, by its rendition's PSNR table; absent: off. */
+  upta?: ViewerGateParams;
   log: Logger;
 }
 
@@ -89,6 +93,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   private readonly quality: QualityAnalyzer[];
   /** Each rendition's PSNR table has its own feed: their rows share indexes. */
   private readonly qualityFeeds: QualityFeed[];
+  /** Each rendition's expected quality under loss, from its PSNR table (UPTA). */
+  private readonly intelligibility: IntelligibilityCache[];
   private readonly keyframes: KeyframeRequests[];
 
   constructor(private readonly opts: StreamOptions) {
@@ -106,6 +112,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.layerRates = renditionIndexes.map(() => new LayerRateMeter());
     const fps = opts.encode.frameRate;
     this.qualityFeeds = renditionIndexes.map(() => new QualityFeed({ windowFrames: QUALITY_WINDOW_S * fps, backlogFrames: QUALITY_BACKLOG_S * fps, intervalMs: QUALITY_BATCH_MS }));
+    this.intelligibility = this.qualityFeeds.map((f) => new IntelligibilityCache(() => f.recentRows()));
     this.quality = renditionIndexes.map((r) => {
       const lower = r === 0 ? undefined : opts.renditions[r - 1]!;
       return new QualityAnalyzer({
@@ -309,6 +316,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       renditionPolicy: this.opts.renditionPolicy,
       onKeyframeRequest: (reason, rendition) => this.keyframes[rendition]?.request(reason),
       fanout: this.fanout ?? undefined,
+      ...(this.opts.upta ? { upta: { params: this.opts.upta, model: (r: number) => this.intelligibility[r]?.current(Date.now()) ?? null } } : {}),
       onClose: (closed) => {
         release();
         this.viewers.delete(id);

@@ -20,6 +20,7 @@ import type { KeyframeReason } from '../streams/keyframeRequests';
 import { PAYLOAD_TYPE, produceColorStreams } from './colorStreams';
 import { canColor, mediaTransport, modeInForce } from './mediaPath';
 import { dscpFor, modeSwitchRefusal, retransmittedColors } from './modePolicy';
+import { UptaGuard, type UptaOptions } from './uptaGuard';
 import { ViewerControl } from './viewerControl';
 import { ViewerStats } from './viewerStats';
 import type { SharedFanout } from './sharedFanout';
@@ -55,6 +56,8 @@ export interface ViewerSessionOptions {
   fanout?: SharedFanout;
   /** Told once when the session closes, whatever closed it. */
   onClose: (closed: ViewerClosed) => void;
+  /** Useless-packet avoidance (UPTA=on): base layer only, or nothing, while the viewer's loss makes the rest useless. */
+  upta?: UptaOptions;
 }
 
 /**
@@ -92,6 +95,7 @@ export class ViewerSession {
   /** A player that joined but never completes DTLS holds a viewer's place and a transport: it gets this long. */
   private readonly dtlsDeadline: NodeJS.Timeout;
   private readonly rendition: RenditionSwitch;
+  private readonly upta: UptaGuard | null;
 
   private constructor(
     private readonly opts: ViewerSessionOptions,
@@ -114,6 +118,7 @@ export class ViewerSession {
     this.requestedMode = opts.mode;
     this.mode = opts.mode;
     this.rendition = new RenditionSwitch(opts.renditions, opts.renditionPolicy, (r) => opts.onKeyframeRequest('switch', r), Date.now());
+    this.upta = opts.upta ? new UptaGuard(opts.upta, Date.now()) : null;
     direct?.on('rtcp', (buf) => this.onRtcp(buf));
     direct?.on('routerclose', () => this.close('media router closed'));
     const { dtlsTimeoutMs } = opts.limits.settings;
@@ -247,6 +252,12 @@ export class ViewerSession {
     // Under RTCP feedback a fresh report steps the controller: green's loss over it says whether the base layer fits.
     const greenLoss = state.perColor.green.recentLoss;
     if (state.feedbackSteps !== before && greenLoss !== null) this.rendition.setBaseLoss(greenLoss);
+    // An rlm viewer chooses its own layers.
+    if (this.upta && this.mode !== 'rlm' && this.upta.update(input.streams, this.rendition.current, state.rttMs, input.atMs)) {
+      const { state: upta, reason } = this.upta.status;
+      this.opts.log.info({ viewer: this.id, upta, reason }, 'viewer UPTA state changed');
+      if (this.sending) void this.applyColors();
+    }
   }
 
   /** A router agent's feedback for this viewer's path (the control core acts on it when FEEDBACK=router). */
@@ -293,6 +304,7 @@ export class ViewerSession {
       rtx: this.stats.rtx(this.rtxSsrcs()),
       keyframeRequests: this.stats.keyframeRequests(),
       rendition: this.rendition.state(Date.now()),
+      upta: this.upta && this.mode !== 'rlm' ? this.upta.status : null,
     };
   }
 
@@ -380,13 +392,19 @@ export class ViewerSession {
     this.opts.onClose({ reason, rejoin });
   }
 
+  /** Each color's consumer sends when the viewer subscribes to it and UPTA lets it go out. */
   private async applyColors(): Promise<void> {
     for (const [color, consumer] of this.consumers) {
-      if (this.colors.has(color) && consumer.paused) {
+      const wanted = this.colors.has(color) && (this.mode === 'rlm' || (this.upta?.allows(color) ?? true));
+      if (wanted && consumer.paused) {
         await consumer.resume();
-        // The resumed consumer waits for a keyframe: open its gate now.
+        // The resumed consumer waits for a keyframe: open its gate now (green's after UPTA paused it: a real one, as at a join).
         if (color !== 'green') this.sendSyntheticKeyframe(color, true);
-      } else if (!this.colors.has(color) && !consumer.paused) {
+        else if (this.sending) {
+          this.awaitingKeyframe = true;
+          this.opts.onKeyframeRequest('join', this.rendition.keyframeRendition);
+        }
+      } else if (!wanted && !consumer.paused) {
         await consumer.pause();
       }
     }

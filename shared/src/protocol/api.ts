@@ -77,6 +77,24 @@ export interface ViewerState {
   /** Key-frame requests (PLI and FIR) the viewer sent on each color stream. */
   keyframeRequests: Record<Color, number>;
   rendition: RenditionState;
+  /** Useless-packet avoidance (UPTA); null when it is off (UPTA) or the viewer chooses its own layers (rlm). */
+  upta: UptaStatus | null;
+}
+
+/** UPTA states: every layer, the base layer only, or nothing (the video would be unintelligible at the viewer's loss). */
+export const UPTA_STATES = ['full', 'baseOnly', 'paused'] as const;
+export type UptaStateName = (typeof UPTA_STATES)[number];
+
+/** What the server sends a viewer given its measured loss, and why. */
+export interface UptaStatus {
+  state: UptaStateName;
+  /** ISO 8601: when the state began. */
+  since: string;
+  reason: string;
+  /** Paused, and the base layer is sent for a few seconds to see whether the path has recovered. */
+  probing: boolean;
+  /** Expected Y-PSNR of every layer at the loss measured over the last seconds, dB; null while nothing is measured (or no PSNR table yet). */
+  expectedDb: number | null;
 }
 
 /** Which of the stream's renditions (StreamInfo.renditions) the viewer receives, and how it got there. */

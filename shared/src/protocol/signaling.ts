@@ -7,7 +7,7 @@
 import { rateControllerNameSchema } from '../rate/names';
 import { z } from 'zod';
 import { COLORS, type Color } from '../pels/color';
-import { FLOW_MODES, MEDIA_TRANSPORTS, type ViewerState } from './api';
+import { FLOW_MODES, MEDIA_TRANSPORTS, UPTA_STATES, type ViewerState } from './api';
 
 const colorSchema = z.enum(COLORS);
 /**
@@ -205,7 +205,7 @@ const colorStateSchema = z.object({
 });
 
 /** The fields of a `viewerState` notification the player uses; the rest passes unchecked. */
-export type ViewerStateUpdate = Pick<ViewerState, 'mode' | 'controller' | 'transport' | 'rateKbps' | 'gamma' | 'lossP' | 'rttMs' | 'sentKbps' | 'perColor'>;
+export type ViewerStateUpdate = Pick<ViewerState, 'mode' | 'controller' | 'transport' | 'rateKbps' | 'gamma' | 'lossP' | 'rttMs' | 'sentKbps' | 'perColor' | 'upta'>;
 export const viewerStateUpdateSchema: z.ZodType<ViewerStateUpdate> = z.object({
   mode: z.enum(FLOW_MODES),
   controller: rateControllerNameSchema,
@@ -216,6 +216,7 @@ export const viewerStateUpdateSchema: z.ZodType<ViewerStateUpdate> = z.object({
   rttMs: z.number().nullable(),
   sentKbps: z.number(),
   perColor: z.object({ green: colorStateSchema, yellow: colorStateSchema, red: colorStateSchema }),
+  upta: z.object({ state: z.enum(UPTA_STATES), since: z.string(), reason: z.string(), probing: z.boolean(), expectedDb: z.number().nullable() }).nullable(),
 });
 
 /**

@@ -1,0 +1,59 @@
+import { expect, test } from '@playwright/test';
+import { namespaceSupport } from '../src/net/topology';
+import { runTestbed, TESTBED_DEFAULTS } from '../src/testbed/testbed';
+
+/**
+ * Useless-packet avoidance in the server (UPTA=on): a viewer whose link
+ * narrows far below the base layer's rate loses most of what it is sent, so
+ * the server stops sending (the base layer only, then nothing) and the player
+ * says why; once the link widens again a probe of the base layer sees it, and
+ * every layer comes back. One rendition, so the viewer cannot move down one
+ * instead. Timings vary from run to run; the states are attached.
+ */
+test('a viewer on a link that loses most of its packets is paused with a message, and gets every layer back when the link recovers', async () => {
+  test.setTimeout(360_000);
+  const unsupported = await namespaceSupport();
+  test.skip(unsupported !== null, `needs network namespaces: ${unsupported}`);
+  const narrowAt = 15;
+  // The loss can take 20 s to show in the receiver reports after the link narrows (a queue of several seconds fills first).
+  const wideAt = 60;
+  const { result, samples } = await runTestbed(
+    {
+      ...TESTBED_DEFAULTS,
+      viewers: 1,
+      seconds: 120,
+      mode: 'best-effort',
+      capacityKbps: 3000,
+      capacitySteps: [
+        { atS: narrowAt, kbps: 64 },
+        { atS: wideAt, kbps: 3000 },
+      ],
+      serverEnv: { UPTA: 'on', RENDITIONS: 'none' },
+    },
+    () => {},
+  );
+  const states = samples.map((s) => ({
+    t: s.t,
+    viewer: s.api[0]?.id ?? null,
+    upta: s.api[0]?.upta?.state ?? null,
+    probing: s.api[0]?.upta?.probing ?? null,
+    expectedDb: s.api[0]?.upta?.expectedDb ?? null,
+    greenLoss: s.api[0]?.perColor.green.recentLoss ?? null,
+    capacityKbps: s.capacityKbps,
+    banner: s.players[0]?.upta ?? null,
+  }));
+  test.info().annotations.push({ type: 'upta states', description: JSON.stringify({ steps: result.router?.capacitySteps, states }) });
+  expect(result.viewers[0]!.errors).toEqual([]);
+  expect(states.filter((s) => s.t < narrowAt).every((s) => s.upta === 'full'), 'every layer on the wide link').toBe(true);
+  const paused = states.find((s) => s.upta === 'paused');
+  expect(paused, 'paused while the link is narrow').toBeDefined();
+  expect(paused!.t).toBeGreaterThan(narrowAt);
+  expect(paused!.t).toBeLessThan(wideAt);
+  // The notifications share the narrow link: the player's banner may come a few seconds late.
+  expect(states.some((s) => /^Video paused: .*resumes by itself/.test(s.banner ?? '')), 'the player says why').toBe(true);
+  // The same viewer (the player did not have to reconnect) gets every layer again.
+  const back = states.find((s) => s.t > wideAt && s.upta === 'full' && s.viewer === paused!.viewer);
+  expect(back, 'every layer again after the link widens').toBeDefined();
+  expect(states.at(-1)!.upta).toBe('full');
+  expect(states.at(-1)!.banner).toBeNull();
+});
