@@ -8,7 +8,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
-import { nftFailure } from './nft';
+import { nftFailure, runNft } from './nft';
 
 /** As runNft's: a run that takes longer is killed. */
 const NFT_TIMEOUT_S = 10;
@@ -27,7 +27,9 @@ export class NftShell {
   private gone: Error | null = null;
 
   constructor(private readonly nftPath: string) {
-    this.sh = spawn('sh', ['-s'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    // Its own process group: a Ctrl-C or a group's SIGTERM stops node, which then still needs nft to drop its table.
+    // Node gone, the shell reads the end of its input and exits.
+    this.sh = spawn('sh', ['-s'], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     this.sh.stdin.on('error', () => {}); // EPIPE once the shell is gone: reported below
     this.sh.stderr.resume();
     createInterface({ input: this.sh.stdout }).on('line', (line) => this.onAnswer(line));
@@ -37,9 +39,12 @@ export class NftShell {
     this.idle();
   }
 
-  /** `nft -f -` with `script` on stdin, one transaction; resolves with its output, rejects with nft's own account of the error. */
+  /**
+   * `nft -f -` with `script` on stdin, one transaction; resolves with its output, rejects with nft's own account of the error.
+   * Once the shell is gone (closed, or killed), node runs nft itself.
+   */
   run(script: string): Promise<string> {
-    if (this.gone) return Promise.reject(this.gone);
+    if (this.gone) return runNft(this.nftPath, [], script);
     return new Promise((resolve, reject) => {
       if (this.pending.length === 0) this.busy();
       this.pending.push({ resolve, reject });
