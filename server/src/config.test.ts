@@ -43,6 +43,13 @@ test('RTC_PORT: one media port, 40000 by default; the old port range variables a
   assert.throws(() => load({ RTC_MAX_PORT: '40099' }), /RTC_MAX_PORT is no longer used/);
 });
 
+test('MEDIA_WORKERS: one by default (the one port); worker i takes RTC_PORT + i, which must stay a port', () => {
+  assert.equal(load({}).rtc.workers, 1);
+  assert.deepEqual(load({ MEDIA_WORKERS: '2', RTC_PORT: '41000' }).rtc, { listenIp: '127.0.0.1', announcedAddress: undefined, port: 41000, workers: 2 });
+  assert.throws(() => load({ MEDIA_WORKERS: '0' }), /MEDIA_WORKERS must be an integer in \[1, 64\]/);
+  assert.throws(() => load({ MEDIA_WORKERS: '2', RTC_PORT: '65535' }), /RTC_PORT \+ MEDIA_WORKERS - 1 \(the last worker's media port\) must be at most 65535, got 65536/);
+});
+
 test('ICE servers: ICE_SERVERS, and TURN_URL with TURN_SECRET (TURN_TTL_S)', () => {
   assert.deepEqual(load({}).ice, { servers: [], turn: undefined });
   const c = load({ ICE_SERVERS: '[{"urls":"stun:stun.example.org"}]', TURN_URL: 'turn:t.example.org:3478', TURN_SECRET: 'shared' });

@@ -39,8 +39,10 @@ export interface ServerConfig {
     listenIp: string;
     /** Address announced in ICE candidates (defaults to listenIp). */
     announcedAddress: string | undefined;
-    /** The one UDP and TCP port every viewer's media goes through. */
+    /** The first media worker's UDP and TCP port; worker i listens on port + i. */
     port: number;
+    /** MEDIA_WORKERS: mediasoup workers (one core each) the viewers are spread over. */
+    workers: number;
   };
   /** STUN/TURN servers for the players. */
   ice: IceSettings;
@@ -166,6 +168,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
   if (feedback !== 'rtcp' && feedback !== 'router') throw new ConfigError(`FEEDBACK must be rtcp or router, got "${feedback}"`);
   const fanout = env.FANOUT || 'per-viewer';
   if (fanout !== 'per-viewer' && fanout !== 'shared') throw new ConfigError(`FANOUT must be per-viewer or shared, got "${fanout}"`);
+  const rtcPort = intFrom(env, 'RTC_PORT', 40000, 1, 65535);
+  const mediaWorkers = intFrom(env, 'MEDIA_WORKERS', 1, 1, 64);
+  if (rtcPort + mediaWorkers - 1 > 65535) throw new ConfigError(`RTC_PORT + MEDIA_WORKERS - 1 (the last worker's media port) must be at most 65535, got ${rtcPort + mediaWorkers - 1}`);
   const operatorToken = tokenFrom(env, 'OPERATOR_TOKEN');
   const metricsToken = tokenFrom(env, 'METRICS_TOKEN');
   const routerToken = tokenFrom(env, 'ROUTER_TOKEN');
@@ -188,7 +193,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     rtc: {
       listenIp: env.RTC_LISTEN_IP || '127.0.0.1',
       announcedAddress: env.RTC_ANNOUNCED_IP || undefined,
-      port: intFrom(env, 'RTC_PORT', 40000, 1, 65535),
+      port: rtcPort,
+      workers: mediaWorkers,
     },
     ice: iceFrom(env),
     clientDir: env.CLIENT_DIR || clientDir,

@@ -22,7 +22,7 @@ import { DashboardFeed } from './operator/dashboardFeed';
 import { generateToken, OperatorAuth } from './operator/operatorAuth';
 import { operatorRoutes, type NewStream } from './operator/operatorRoutes';
 import { takeSnapshot } from './operator/snapshot';
-import { MediaWorker } from './sfu/mediaWorker';
+import { MediaWorkerPool } from './sfu/mediaWorkerPool';
 import { SignalingServer } from './signaling/signalingServer';
 import { withOperatorToken, withStreamRemoved } from './store/operatorState';
 import { STORE_ADVICE, StoreError } from './store/stateCodec';
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   const mediasoupWorkers = new MediasoupWorkers();
   const dscp = await createDscpMarker({
     instance: String(config.port),
-    udpPorts: { min: config.rtc.port, max: config.rtc.port },
+    udpPorts: { min: config.rtc.port, max: config.rtc.port + config.rtc.workers - 1 },
     log: log.child({ component: 'dscp' }),
   });
   const limits = new Limits(config.limits);
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
     http.listen(config.port, config.host, resolve);
   });
   const stopWatchingTls = tls && https ? keepCertificateCurrent(https, tls.files, tls.pair, log.child({ component: 'tls' })) : () => {};
-  const media = await MediaWorker.create(log.child({ component: 'mediasoup' }), { logLevel: 'warn' }, config.rtc);
+  const media = await MediaWorkerPool.create(log.child({ component: 'mediasoup' }), { logLevel: 'warn' }, config.rtc, config.rtc.workers);
   makeStream = (s) =>
     new Stream({
       ...s,
@@ -114,9 +114,8 @@ async function main(): Promise<void> {
       renditions: config.renditions,
       renditionPolicy: config.renditionPolicy,
       ...(config.upta ? { upta: config.upta } : {}),
-      webRtcServer: () => media.webRtcServer,
+      media,
       keyframeMinGapMs: config.keyframeMinGapMs,
-      createRouter: () => media.createRouter(),
       fanout: config.fanout,
       control: control.current,
       feedback: config.feedback,
@@ -137,9 +136,9 @@ async function main(): Promise<void> {
     streams.add(stream);
     await stream.start();
   }
-  media.on('restarted', () => {
+  media.on('restarted', (index) => {
     for (const s of streams.all()) {
-      s.onMediaWorkerRestarted().catch((err: unknown) => log.error({ err, stream: s.id }, 'cannot recreate router'));
+      s.onMediaWorkerRestarted(index).catch((err: unknown) => log.error({ err, stream: s.id }, 'cannot recreate router'));
     }
   });
 

@@ -3,12 +3,14 @@
  * colors apart. mediasoup cannot set DSCP per packet, so the kernel does it:
  * nftables looks each RTP packet's SSRC up in a map (layout in dscpTable.ts).
  * Changes requested while nft runs, or in the same tick, go to the kernel
- * together: one `nft` process, one transaction.
+ * together: one `nft` process, one transaction, started by a shell of the
+ * marker's own (NftShell), not by node.
  */
 import type { DscpStatus } from '@pels/shared/protocol/api';
 import type { Logger } from '../log';
 import { changeElements, createTable, dropTable, ownerPid, tableOf } from './dscpTable';
 import { describeNftError, runNft } from './nft';
+import { NftShell } from './nftShell';
 import { SsrcMarks, type SsrcDscp } from './ssrcMarks';
 
 export type { DscpStatus };
@@ -53,7 +55,7 @@ export async function createDscpMarker(opts: {
     log.warn({ reason }, 'DSCP marking disabled');
     return { status: { enabled: false, reason }, markedSsrcs: 0, mark: async () => NOOP, close: async () => {} };
   }
-  return new NftDscpMarker(nft, table, log);
+  return new NftDscpMarker(new NftShell(nft), table, log);
 }
 
 /** Tables of server instances whose process is gone (a crash or kill -9 leaves them). */
@@ -86,7 +88,7 @@ class NftDscpMarker implements DscpMarker {
   private tail: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly nft: string,
+    private readonly nft: NftShell,
     private readonly table: string,
     private readonly log: Logger,
   ) {}
@@ -158,7 +160,7 @@ class NftDscpMarker implements DscpMarker {
     const script = changeElements(this.table, changes, newDscps);
     if (!script) return;
     try {
-      await runNft(this.nft, [], script);
+      await this.nft.run(script);
     } catch (e) {
       this.marks.failed();
       // nft may have been killed after the kernel took the batch: create the chains again next time.
@@ -176,10 +178,11 @@ class NftDscpMarker implements DscpMarker {
     await this.tail;
     this.marks.clear();
     try {
-      await runNft(this.nft, [], dropTable(this.table));
+      await this.nft.run(dropTable(this.table));
     } catch (e) {
       this.log.warn({ reason: describeNftError(e) }, 'deleting the DSCP table failed');
     }
+    this.nft.close();
   }
 }
 

@@ -29,6 +29,12 @@ export function runNft(path: string, args: string[], script?: string): Promise<s
   });
 }
 
+/** A failed run as a shell reports it: exit code 127 is a command not found, 137 one killed (the timeout). */
+export function nftFailure(path: string, code: number, output: string): Error {
+  if (code === 127) return new Error(`nft not found at ${path} — install nftables to mark DSCP`);
+  return new Error(firstError(output) ?? `nft exited with ${code === 137 ? 'SIGKILL' : code}`);
+}
+
 /** The line of nft's stderr that says what went wrong. */
 function firstError(stderr: string): string | undefined {
   if (/Operation not permitted|Permission denied/.test(stderr)) {

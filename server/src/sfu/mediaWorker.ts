@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import * as mediasoup from 'mediasoup';
 import type { types as ms } from 'mediasoup';
 import type { Logger } from '../log';
+import { useFastChannelEncoding } from './channelEncoding';
 
 export const MEDIA_CODECS: ms.RouterRtpCodecCapability[] = [{ kind: 'video', mimeType: 'video/VP8', clockRate: 90000 }];
 
@@ -38,6 +39,7 @@ export class MediaWorker extends EventEmitter<MediaWorkerEvents> {
   }
 
   static async create(log: Logger, settings: ms.WorkerSettings, rtc: RtcListen): Promise<MediaWorker> {
+    useFastChannelEncoding();
     const mw = new MediaWorker(log, settings, rtc);
     await mw.spawn();
     return mw;

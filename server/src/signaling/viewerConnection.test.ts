@@ -16,6 +16,7 @@ import { createDscpMarker, type DscpMarker } from '../net/dscpMarker';
 import { turnCredentials, type IceSettings } from '../net/iceServers';
 import { localMediaWorker } from '../sfu/localMediaWorker';
 import type { MediaWorker } from '../sfu/mediaWorker';
+import { MediaWorkerPool } from '../sfu/mediaWorkerPool';
 import { Stream } from '../streams/stream';
 import { StreamRegistry } from '../streams/streamRegistry';
 import { ViewerConnection } from './viewerConnection';
@@ -47,9 +48,8 @@ before(async () => {
     encode: { ...DEFAULT_ENCODE, width: 160, height: 90, bitrateKbps: 200 },
     renditions: [],
     renditionPolicy: loadConfig({}, '.').renditionPolicy,
-    webRtcServer: () => media.webRtcServer,
+    media: new MediaWorkerPool([media]),
     keyframeMinGapMs: 1000,
-    createRouter: () => media.createRouter(),
     fanout: 'per-viewer',
     control: loadConfig({}, '.').control,
     feedback: 'rtcp',
@@ -185,7 +185,7 @@ test("an operator's disconnect tells the player not to rejoin; a media worker re
 
   const from = player.notifications.length;
   await player.request('join', { streamId: 't' });
-  await stream.onMediaWorkerRestarted();
+  await stream.onMediaWorkerRestarted(0);
   const again = await player.next((n) => n.notification === 'viewerClosed', from);
   assert.deepEqual(again.data, { reason: 'media worker restarted', rejoin: true });
 });

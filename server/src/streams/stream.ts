@@ -19,6 +19,7 @@ import type { DscpMarker } from '../net/dscpMarker';
 import { QualityAnalyzer } from '../quality/qualityAnalyzer';
 import { QualityFeed, type QualityListener } from '../quality/qualityFeed';
 import { IntelligibilityCache } from '../quality/intelligibilityCache';
+import type { MediaWorkerPool } from '../sfu/mediaWorkerPool';
 import { SharedFanout } from '../viewer/sharedFanout';
 import { ViewerSession } from '../viewer/viewerSession';
 import { KeyframeRequests, type KeyframeReason } from './keyframeRequests';
@@ -33,11 +34,10 @@ export interface StreamOptions {
   /** Lower renditions, highest first (rendition 0 is `encode`), and when a viewer moves between them. */
   renditions: readonly Rendition[];
   renditionPolicy: RenditionPolicyParams;
-  /** The media worker's current WebRtcServer (the one RTC port), for new viewers' transports. */
-  webRtcServer: () => ms.WebRtcServer;
+  /** The media workers: the stream has a router on each, a new viewer goes to the least loaded. */
+  media: MediaWorkerPool;
   /** Least time between keyframes the viewers' requests force (KEYFRAME_MIN_GAP_MS). */
   keyframeMinGapMs: number;
-  createRouter: () => Promise<ms.Router>;
   /** FANOUT: each viewer its own flow (PELS), or one set of producers for all (the baseline). */
   fanout: Fanout;
   control: ControlLoopParams;
@@ -77,8 +77,10 @@ type StreamEvents = {
  */
 export class Stream extends EventEmitter<StreamEvents> {
   readonly id: string;
-  private router: ms.Router | null = null;
-  private fanout: SharedFanout | null = null;
+  /** By media worker, as the next two. */
+  private readonly routers: (ms.Router | null)[];
+  private readonly fanouts: (SharedFanout | null)[];
+  private readonly viewerWorker = new Map<string, number>();
   private readonly ingest: FfmpegIngest;
   private readonly renditionFrames: RenditionFrames;
   private readonly viewers = new Map<string, ViewerSession>();
@@ -103,6 +105,8 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.setMaxListeners(0);
     this.id = opts.id;
     this.ticksPerFrame = Math.round(90000 / opts.encode.frameRate);
+    this.routers = Array.from({ length: opts.media.size }, () => null);
+    this.fanouts = Array.from({ length: opts.media.size }, () => null);
     const count = 1 + opts.renditions.length;
     this.renditionFrames = new RenditionFrames(count, this.ticksPerFrame);
     this.ingest = new FfmpegIngest(opts.source, opts.encode, opts.log.child({ stream: opts.id }), { renditions: opts.renditions });
@@ -146,8 +150,8 @@ export class Stream extends EventEmitter<StreamEvents> {
           if (frame.keyframe) this.keyframes[r]!.onKeyframe();
           this.layerRates[r]!.add(frame.temporalId, frame.bytes, now);
         });
-        // The shared fan-out (a measurement baseline) forwards the full-size rendition to everyone.
-        if (this.fanout) this.fanout.sendFrame(frames[0]!, now);
+        // The shared fan-out (a measurement baseline) forwards the full-size rendition to everyone, once per worker.
+        if (this.opts.fanout === 'shared') for (const f of this.fanouts) f?.sendFrame(frames[0]!, now);
         else for (const v of this.viewers.values()) v.sendFrame(frames, now);
         // After the viewers: measuring quality never delays a frame.
         frames.forEach((frame, r) => this.quality[r]!.onFrame(frame, pts));
@@ -180,21 +184,22 @@ export class Stream extends EventEmitter<StreamEvents> {
   }
 
   async start(): Promise<void> {
-    await this.makeRouter();
+    await Promise.all(this.routers.map((_, i) => this.makeRouter(i)));
     this.ingest.start();
   }
 
-  /** The media worker was replaced: viewers on the old router are gone. */
-  async onMediaWorkerRestarted(): Promise<void> {
-    for (const v of [...this.viewers.values()]) v.close('media worker restarted');
-    await this.makeRouter();
+  /** Media worker `index` was replaced: the viewers on its old router are gone. */
+  async onMediaWorkerRestarted(index: number): Promise<void> {
+    for (const [id, v] of [...this.viewers]) if (this.viewerWorker.get(id) === index) v.close('media worker restarted');
+    await this.makeRouter(index);
   }
 
-  private async makeRouter(): Promise<void> {
-    this.fanout = null;
-    const router = await this.opts.createRouter();
-    if (this.opts.fanout === 'shared') this.fanout = await SharedFanout.create(router, this.id, (reason) => this.keyframes[0]!.request(reason));
-    this.router = router;
+  private async makeRouter(index: number): Promise<void> {
+    this.routers[index] = null;
+    this.fanouts[index] = null;
+    const router = await this.opts.media.createRouter(index);
+    if (this.opts.fanout === 'shared') this.fanouts[index] = await SharedFanout.create(router, this.id, (reason) => this.keyframes[0]!.request(reason));
+    this.routers[index] = router;
   }
 
   /**
@@ -253,9 +258,11 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.opts.control = control;
   }
 
+  /** The same on every worker's router (one codec list). */
   get routerRtpCapabilities(): ms.RtpCapabilities {
-    if (!this.router || this.router.closed) throw new RequestError('unavailable', 'media router is not available, try again');
-    return this.router.rtpCapabilities;
+    const router = this.routers.find((r) => r && !r.closed);
+    if (!router) throw new RequestError('unavailable', 'media router is not available, try again');
+    return router.rtpCapabilities;
   }
 
   viewerCount(): number {
@@ -295,15 +302,23 @@ export class Stream extends EventEmitter<StreamEvents> {
   /** controller: the player's choice; by default the stream's. */
   async addViewer(id: string, mode: FlowModeName, onClose: (closed: ViewerClosed) => void, controller: RateControllerName = this.controller): Promise<ViewerSession> {
     if (this.closed) throw new ClosedError(`stream ${this.id}`);
-    if (!this.router || this.router.closed) throw new RequestError('unavailable', 'media router is not available, try again');
-    const webRtcServer = this.opts.webRtcServer();
-    const release = this.opts.limits.viewers.take(this.id);
+    const worker = this.opts.media.leastLoaded();
+    const router = this.routers[worker];
+    if (!router || router.closed) throw new RequestError('unavailable', 'media router is not available, try again');
+    const webRtcServer = this.opts.media.webRtcServer(worker);
+    const releasePlace = this.opts.limits.viewers.take(this.id);
+    const releaseWorker = this.opts.media.take(worker);
+    const release = () => {
+      releasePlace();
+      releaseWorker();
+      this.viewerWorker.delete(id);
+    };
     const { startKbps, ...bounds } = this.rateBounds();
     const { mkc } = this.opts.control;
     const viewer = await ViewerSession.create({
       id,
       streamId: this.id,
-      router: this.router,
+      router,
       mode,
       control: { ...this.opts.control, controller, mkc: { ...mkc, ...bounds, initialKbps: Math.max(mkc.initialKbps, startKbps) } },
       feedback: this.opts.feedback,
@@ -315,7 +330,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       renditions: this.keyframes.length,
       renditionPolicy: this.opts.renditionPolicy,
       onKeyframeRequest: (reason, rendition) => this.keyframes[rendition]?.request(reason),
-      fanout: this.fanout ?? undefined,
+      fanout: this.fanouts[worker] ?? undefined,
       ...(this.opts.upta ? { upta: { params: this.opts.upta, model: (r: number) => this.intelligibility[r]?.current(Date.now()) ?? null } } : {}),
       onClose: (closed) => {
         release();
@@ -328,6 +343,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       throw err;
     });
     this.viewers.set(id, viewer);
+    this.viewerWorker.set(id, worker);
     this.emit('newviewer', viewer);
     return viewer;
   }
@@ -341,6 +357,6 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.ingest.close();
     for (const q of this.quality) q.close();
     for (const f of this.qualityFeeds) f.close();
-    this.router?.close();
+    for (const r of this.routers) r?.close();
   }
 }

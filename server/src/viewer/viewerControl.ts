@@ -55,6 +55,10 @@ export class ViewerControl {
     return this.core.state;
   }
 
+  get awaitingReports(): boolean {
+    return this.core.awaitingReports;
+  }
+
   /** Ends the recording; resolves once it is written out. */
   close(): Promise<void> {
     const out = this.recording;

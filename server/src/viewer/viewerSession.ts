@@ -114,6 +114,8 @@ export class ViewerSession {
       transport: () => this.webRtcTransport,
       sentBytes: () => COLORS.reduce((sum, k) => sum + flow.counters.byColor[k].bytes, 0),
       onReports: (input) => this.onReports(input),
+      awaitingReports: () => control.awaitingReports,
+      onTick: (atMs) => control.step({ kind: 'tick', atMs }),
     });
     this.requestedMode = opts.mode;
     this.mode = opts.mode;

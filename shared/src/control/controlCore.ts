@@ -103,6 +103,11 @@ export class ControlCore {
     return { decision: null, state: this.state };
   }
 
+  /** The receiver-report tracker waits for reports (see ReceiverReportTracker.awaitingReports). */
+  get awaitingReports(): boolean {
+    return this.reports.awaitingReports;
+  }
+
   get state(): ControlSnapshot {
     this.snapshot ??= {
       controller: this.loop.controller,

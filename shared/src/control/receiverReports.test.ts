@@ -27,6 +27,20 @@ test('a stream silent past the wait counts its packets lost (a starved queue sen
   assert.equal(t.update({ yellow: s(300, 20, 3), red: s(300, 150, 2) }, 5200), null);
 });
 
+test('awaits reports from the first report until the step, and only then', () => {
+  const t = new ReceiverReportTracker('v1');
+  assert.equal(t.awaitingReports, false);
+  t.update({ green: s(100, 0, 1), yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0);
+  assert.equal(t.awaitingReports, false, 'all reported at once: stepped');
+  // Packets went out, no report yet: nothing awaited.
+  t.update({ green: s(150, 0, 1), yellow: s(150, 0, 1), red: s(150, 0, 1) }, 250);
+  assert.equal(t.awaitingReports, false);
+  t.update({ yellow: s(200, 10, 2), red: s(200, 0, 1) }, 1000);
+  assert.equal(t.awaitingReports, true, 'yellow reported, red owes');
+  assert.ok(t.update({ yellow: s(200, 10, 2), red: s(200, 5, 2) }, 1250));
+  assert.equal(t.awaitingReports, false);
+});
+
 test('at the base floor (no enhancement packets) green reports drive the steps', () => {
   const t = new ReceiverReportTracker('v1');
   const first = t.update({ green: s(100, 5, 1) }, 0);

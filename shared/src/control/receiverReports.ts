@@ -87,6 +87,15 @@ export class ReceiverReportTracker {
     return this.rttMs;
   }
 
+  /**
+   * A report has come and the step waits for the other streams' (or for
+   * MAX_WAIT_MS): each poll's packet counts matter until it steps. Otherwise
+   * a poll with no new report changes nothing the control acts on.
+   */
+  get awaitingReports(): boolean {
+    return this.firstPendingAt !== null;
+  }
+
   colorState(color: Color): ColorState {
     const c = this.colors[color];
     const sent = c.latest?.packetCount ?? 0;

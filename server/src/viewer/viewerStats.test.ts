@@ -1,0 +1,82 @@
+/**
+ * When a viewer's stats polls read its consumers. The consumers and transport
+ * here are stand-ins counting mediasoup requests: what is tested is which
+ * poll asks for what, which the real worker cannot show without a WebRTC peer
+ * that sends RTCP on cue.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { types as ms } from 'mediasoup';
+import type { ReceiverReportsInput } from '@pels/shared/control/input';
+import { COLORS, type Color } from '@pels/shared/pels/color';
+import { ViewerStats } from './viewerStats';
+
+function viewer() {
+  const counts = { transport: 0, consumers: 0, reports: [] as ReceiverReportsInput[], ticks: 0 };
+  let bytesReceived = 1000;
+  let awaiting = false;
+  const consumer = (packetCount: number) =>
+    ({
+      getStats: async () => {
+        counts.consumers++;
+        return [{ type: 'outbound-rtp', packetCount, packetsLost: 0, fractionLost: 0, jitter: 0, nackCount: 0, packetsRetransmitted: 0, pliCount: 0, firCount: 0 }];
+      },
+    }) as unknown as ms.Consumer;
+  const transport = {
+    getStats: async () => {
+      counts.transport++;
+      return [{ bytesReceived, rtxBytesSent: 0 }];
+    },
+  } as unknown as ms.WebRtcTransport;
+  const stats = new ViewerStats({
+    consumers: new Map<Color, ms.Consumer>(COLORS.map((k, i) => [k, consumer(100 * (i + 1))])),
+    transport: () => transport,
+    sentBytes: () => 0,
+    onReports: (input) => counts.reports.push(input),
+    awaitingReports: () => awaiting,
+    onTick: () => counts.ticks++,
+  });
+  return {
+    stats,
+    counts,
+    /** RTCP (or an ICE check) from the viewer reached the transport. */
+    hear: () => (bytesReceived += 80),
+    setAwaiting: (a: boolean) => (awaiting = a),
+  };
+}
+
+/** Resolves once `n` more polls have run (each reads the transport once). */
+async function polls(v: ReturnType<typeof viewer>, n: number): Promise<void> {
+  const target = v.counts.transport + n;
+  while (v.counts.transport < target) await new Promise((r) => setTimeout(r, 20));
+  // The poll's consumer reads, if any, finish after its transport read.
+  await new Promise((r) => setTimeout(r, 20));
+}
+
+test('the consumers are read when the viewer sent something, or while the control core waits for reports; otherwise only time passes', async (t) => {
+  const v = viewer();
+  t.after(() => v.stats.stop());
+  v.stats.start();
+  await polls(v, 1);
+  // The first poll reads everything: nothing was heard before.
+  assert.equal(v.counts.consumers, 3);
+  assert.deepEqual(Object.keys(v.counts.reports[0]!.streams), ['green', 'yellow', 'red']);
+
+  // Nothing from the viewer: polls read the transport alone, and tick the control core.
+  await polls(v, 2);
+  assert.equal(v.counts.consumers, 3);
+  assert.equal(v.counts.reports.length, 1);
+  assert.ok(v.counts.ticks >= 2);
+
+  // A report came: the next poll reads the three consumers.
+  v.hear();
+  await polls(v, 1);
+  assert.equal(v.counts.consumers, 6);
+  assert.equal(v.counts.reports.length, 2);
+
+  // The control core waits for the other streams' reports: every poll reads them.
+  v.setAwaiting(true);
+  await polls(v, 2);
+  assert.ok(v.counts.consumers >= 12, `${v.counts.consumers} consumer reads`);
+  v.setAwaiting(false);
+});
