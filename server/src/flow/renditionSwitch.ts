@@ -8,7 +8,9 @@ import type { LayeredFrame } from '../layering/layeredFrame';
  * target rendition's encoder is asked for a keyframe (once per target), and
  * the switch happens at that rendition's next keyframe, so the player's
  * decoder never gets a frame whose references it lacks, and no source frame
- * is skipped or sent twice.
+ * is skipped or sent twice. A move up raises the rate to what the target
+ * needs (a probe: on the lower rendition the viewer sent less than its rate,
+ * so the rate was not measured that high).
  */
 export class RenditionSwitch {
   private readonly policy: RenditionPolicy;
@@ -25,6 +27,8 @@ export class RenditionSwitch {
     params: RenditionPolicyParams,
     /** Asks a rendition's encoder for a keyframe (throttled by the stream). */
     private readonly requestKeyframe: (rendition: number) => void,
+    /** Raises the viewer's rate to at least kbps (the control core's probe). */
+    private readonly probe: (kbps: number) => void,
     nowMs: number,
   ) {
     this.policy = new RenditionPolicy(params, count, 0, nowMs);
@@ -42,9 +46,10 @@ export class RenditionSwitch {
     return this.pendingTarget ?? this.policy.current;
   }
 
-  /** The base layer's loss in a new receiver report (0..1). */
-  setBaseLoss(loss: number): void {
-    this.baseLoss = loss;
+  /** A receiver report's loss p (what the rate controller stepped on) and the base layer's loss, when measured (0..1). */
+  onFeedback(p: number, baseLoss: number | null): void {
+    this.policy.onFeedback(p);
+    if (baseLoss !== null) this.baseLoss = baseLoss;
   }
 
   /** Each rendition's measured base-layer rate (null while unknown). */
@@ -61,6 +66,8 @@ export class RenditionSwitch {
     const target = this.pendingTarget;
     if (target !== null && frames[target]?.keyframe) {
       this.account(nowMs);
+      const upKbps = target < this.policy.current ? this.policy.upKbps(target, this.baseKbps) : null;
+      if (upKbps !== null) this.probe(upKbps);
       this.policy.switched(target, nowMs);
       this.switches++;
       // That loss was the rendition left behind's: the next report speaks for this one.

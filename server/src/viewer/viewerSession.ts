@@ -113,7 +113,13 @@ export class ViewerSession {
     });
     this.requestedMode = opts.mode;
     this.mode = opts.mode;
-    this.rendition = new RenditionSwitch(opts.renditions, opts.renditionPolicy, (r) => opts.onKeyframeRequest('switch', r), Date.now());
+    this.rendition = new RenditionSwitch(
+      opts.renditions,
+      opts.renditionPolicy,
+      (r) => opts.onKeyframeRequest('switch', r),
+      (kbps) => void this.control.step({ kind: 'probe', atMs: Date.now(), kbps }),
+      Date.now(),
+    );
     direct?.on('rtcp', (buf) => this.onRtcp(buf));
     direct?.on('routerclose', () => this.close('media router closed'));
     const { dtlsTimeoutMs } = opts.limits.settings;
@@ -245,8 +251,7 @@ export class ViewerSession {
     const before = this.control.state.feedbackSteps;
     const { state } = this.control.step(input);
     // Under RTCP feedback a fresh report steps the controller: green's loss over it says whether the base layer fits.
-    const greenLoss = state.perColor.green.recentLoss;
-    if (state.feedbackSteps !== before && greenLoss !== null) this.rendition.setBaseLoss(greenLoss);
+    if (state.feedbackSteps !== before) this.rendition.onFeedback(state.lossP ?? 0, state.perColor.green.recentLoss);
   }
 
   /** A router agent's feedback for this viewer's path (the control core acts on it when FEEDBACK=router). */

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RENDITION_POLICY_DEFAULTS, RenditionPolicy, validateRenditionPolicyParams, type RenditionPolicyParams } from './renditionPolicy';
 
-const P: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05 };
+const P: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05, switchGraceMs: 0, probeAfterReports: 3 };
 /** Base rates: the top rendition's base 240 kb/s (down below 360, up at 480), the low one's 60 (down below 90). */
 const BASES = [240, 60];
 
@@ -101,3 +101,50 @@ test('parameters and indexes are checked', () => {
   assert.throws(() => new RenditionPolicy(P, 0, 0, 0), RangeError);
   assert.throws(() => new RenditionPolicy(P, 2, 0, 0).switched(-1, 0), RangeError);
 });
+
+test('base-layer loss right after a switch (its keyframe, the rendition left behind) does not move the viewer down; the rate still does', () => {
+  const p = new RenditionPolicy({ ...P, switchGraceMs: 2000 }, 2, 1, 0);
+  p.switched(0, 10_000);
+  assert.equal(p.target(2000, BASES, 10_500, 0.5), 0);
+  assert.equal(p.target(2000, BASES, 11_999, 0.5), 0);
+  assert.equal(p.target(300, BASES, 11_999, 0), 1, 'the rate');
+  assert.equal(p.target(2000, BASES, 12_000, 0.5), 1);
+});
+
+test("right after a switch the base rate counts at most as it was then (the switch's keyframe raises the measured rate)", () => {
+  const p = new RenditionPolicy({ ...P, switchGraceMs: 4000 }, 2, 1, 0);
+  p.target(500, BASES, 10_000);
+  p.switched(0, 10_000);
+  // The keyframe lifts the measured base from 240 to 300: 400 no longer clears 300 * 1.5, but it cleared 240 * 1.5 at the switch.
+  assert.equal(p.target(400, [300, 60], 11_000), 0);
+  assert.equal(p.target(300, [300, 60], 11_000), 1, 'below even the base at the switch');
+  assert.equal(p.target(400, [200, 60], 11_000), 0);
+  assert.equal(p.target(400, [300, 60], 14_000), 1, 'after the grace');
+});
+
+test('on a lower rendition, loss-free reports in a row probe the next one up after the dwell, at its up rate; a lossy one starts the count again', () => {
+  const p = new RenditionPolicy(P, 3, 0, 0);
+  const bases = [240, 60, 15];
+  p.switched(2, 4000);
+  // The rate is far below the up threshold (the viewer sends less than it): only the reports can move it up.
+  p.onFeedback(0);
+  p.onFeedback(0);
+  assert.equal(p.target(100, bases, 5000), 2);
+  p.onFeedback(0.1);
+  p.onFeedback(0);
+  p.onFeedback(0);
+  assert.equal(p.target(100, bases, 5200), 2);
+  p.onFeedback(0);
+  assert.equal(p.target(100, bases, 5500), 2, 'the dwell (2 s) first');
+  assert.equal(p.target(100, bases, 6000), 1, 'one rendition up');
+  assert.equal(p.upKbps(1, bases), 60 * (1 + P.margin + P.hysteresis));
+  assert.equal(p.upKbps(0, [null, 60]), null);
+  // Loss right after the switch: a failed probe (down again, dwell doubled); the count starts again in the new rendition.
+  p.switched(1, 6000);
+  p.switched(2, 7000);
+  assert.equal(p.dwell, 4000);
+  for (let i = 0; i < 3; i++) p.onFeedback(0);
+  assert.equal(p.target(100, bases, 10_999), 2);
+  assert.equal(p.target(100, bases, 11_000), 1);
+});
+

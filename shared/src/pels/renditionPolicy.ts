@@ -10,12 +10,20 @@
  *   with room for some enhancement. Down at once too when the base layer's
  *   own loss exceeds `baseLossLimit`: the rate controller steps on the
  *   enhancement layers' loss, so this is where the base not fitting shows.
+ *   Within `switchGraceMs` of a switch, base-layer loss does not count (the
+ *   burst of the switch's keyframe, or the rendition left behind: the rate,
+ *   which the same loss cuts, still moves the viewer down), and the base rate
+ *   is taken as at most what it was at the switch: the keyframe the switch
+ *   forced raises the measured base rate for as long as the meter's window.
  * - Up when the rate has stayed at or above the higher rendition's base rate
  *   plus `margin + hysteresis` for `upHoldMs`, and the viewer has been in its
  *   rendition at least the dwell time. On the lower rendition the viewer sends
- *   less than its rate, so an up switch is a probe of the link: one followed
- *   by a down switch within `failWindowMs` doubles the dwell (up to
- *   `maxDwellMs`), and one that holds that long resets it to `minDwellMs`.
+ *   less than its rate, so its rate is not measured above that: up too (one
+ *   rendition) after `probeAfterReports` loss-free receiver reports in a row
+ *   and the dwell, with the rate raised to that up threshold (upKbps). Either
+ *   way an up switch is a probe of the link: one followed by a down switch
+ *   within `failWindowMs` doubles the dwell (up to `maxDwellMs`), and one
+ *   that holds that long resets it to `minDwellMs`.
  */
 
 export interface RenditionPolicyParams {
@@ -32,6 +40,10 @@ export interface RenditionPolicyParams {
   failWindowMs: number;
   /** Base-layer loss (0..1) in a receiver report above which the viewer moves down, whatever the rate. */
   baseLossLimit: number;
+  /** This soon after a switch base-layer loss does not count, nor a rise of the base rate (about the base rate meter's window). */
+  switchGraceMs: number;
+  /** Loss-free receiver reports in a row on a lower rendition before it probes the next one up. */
+  probeAfterReports: number;
 }
 
 export const RENDITION_POLICY_DEFAULTS: Readonly<RenditionPolicyParams> = {
@@ -42,11 +54,13 @@ export const RENDITION_POLICY_DEFAULTS: Readonly<RenditionPolicyParams> = {
   maxDwellMs: 8000,
   failWindowMs: 10_000,
   baseLossLimit: 0.05,
+  switchGraceMs: 4000,
+  probeAfterReports: 3,
 };
 
 export function validateRenditionPolicyParams(p: RenditionPolicyParams): string[] {
   const errors: string[] = [];
-  for (const k of ['margin', 'hysteresis', 'upHoldMs', 'minDwellMs', 'maxDwellMs', 'failWindowMs', 'baseLossLimit'] as const) {
+  for (const k of ['margin', 'hysteresis', 'upHoldMs', 'minDwellMs', 'maxDwellMs', 'failWindowMs', 'baseLossLimit', 'switchGraceMs', 'probeAfterReports'] as const) {
     if (!(Number.isFinite(p[k]) && p[k] >= 0)) errors.push(`${k} must be a finite number >= 0; got ${p[k]}`);
   }
   if (p.maxDwellMs < p.minDwellMs) errors.push(`maxDwellMs (${p.maxDwellMs}) must be >= minDwellMs (${p.minDwellMs})`);
@@ -63,6 +77,11 @@ export class RenditionPolicy {
   /** Since when the up condition has held for `upCandidate`; null: it does not hold. */
   private upSinceMs: number | null = null;
   private upCandidate = -1;
+  /** Loss-free receiver reports in a row in the current rendition. */
+  private lossFreeReports = 0;
+  /** The base rates of the last target() call, and as they were at the last switch. */
+  private lastBases: readonly (number | null)[] = [];
+  private basesAtSwitch: readonly (number | null)[] = [];
 
   constructor(
     private readonly params: RenditionPolicyParams,
@@ -88,6 +107,17 @@ export class RenditionPolicy {
     return this.dwellMs;
   }
 
+  /** A receiver report's loss p (0..1, the one the rate controller steps on). */
+  onFeedback(p: number): void {
+    this.lossFreeReports = p > 0 ? 0 : this.lossFreeReports + 1;
+  }
+
+  /** The rate rendition i needs to be moved up to: its base rate plus margin and hysteresis; null while its base rate is unknown. */
+  upKbps(i: number, baseKbps: readonly (number | null)[]): number | null {
+    const base = baseKbps[i];
+    return base === null || base === undefined ? null : base * (1 + this.params.margin + this.params.hysteresis);
+  }
+
   /**
    * The rendition the viewer should be in now. `baseKbps[i]` is rendition i's
    * measured base-layer rate, null while unknown (nothing moves on an unknown rate).
@@ -95,11 +125,15 @@ export class RenditionPolicy {
    */
   target(rateKbps: number, baseKbps: readonly (number | null)[], nowMs: number, baseLoss = 0): number {
     const cur = this.currentIndex;
+    this.lastBases = baseKbps;
+    const grace = nowMs - this.lastSwitchMs < this.params.switchGraceMs;
     const fits = (i: number, extra: number): boolean | null => {
       const base = baseKbps[i];
-      return base === null || base === undefined ? null : rateKbps >= base * (1 + this.params.margin + extra);
+      if (base === null || base === undefined) return null;
+      const atSwitch = grace ? this.basesAtSwitch[i] : null;
+      return rateKbps >= Math.min(base, atSwitch ?? base) * (1 + this.params.margin + extra);
     };
-    const baseLost = baseLoss > this.params.baseLossLimit;
+    const baseLost = baseLoss > this.params.baseLossLimit && !grace;
     if (cur < this.count - 1 && (fits(cur, 0) === false || baseLost)) {
       this.upSinceMs = null;
       // The highest lower rendition that fits; the lowest when none does.
@@ -114,9 +148,12 @@ export class RenditionPolicy {
         break;
       }
     }
+    const dwelt = nowMs - this.lastSwitchMs >= this.dwellMs;
     if (up < 0 || baseLost) {
       this.upSinceMs = null;
-      return cur;
+      this.settleProbe(nowMs);
+      const probe = !baseLost && cur > 0 && this.lossFreeReports >= this.params.probeAfterReports && this.upKbps(cur - 1, baseKbps) !== null;
+      return probe && dwelt ? cur - 1 : cur;
     }
     if (this.upSinceMs === null || up !== this.upCandidate) {
       this.upSinceMs = nowMs;
@@ -124,7 +161,6 @@ export class RenditionPolicy {
     }
     this.settleProbe(nowMs);
     const held = nowMs - this.upSinceMs >= this.params.upHoldMs;
-    const dwelt = nowMs - this.lastSwitchMs >= this.dwellMs;
     return held && dwelt ? up : cur;
   }
 
@@ -140,6 +176,8 @@ export class RenditionPolicy {
     this.currentIndex = to;
     this.lastSwitchMs = nowMs;
     this.upSinceMs = null;
+    this.lossFreeReports = 0;
+    this.basesAtSwitch = this.lastBases;
   }
 
   /** An up switch that held the fail window succeeded: the shortest dwell again. */
