@@ -102,13 +102,14 @@ test('parameters and indexes are checked', () => {
   assert.throws(() => new RenditionPolicy(P, 2, 0, 0).switched(-1, 0), RangeError);
 });
 
-test('base-layer loss right after a switch (its keyframe, the rendition left behind) does not move the viewer down; the rate still does', () => {
-  const p = new RenditionPolicy({ ...P, switchGraceMs: 2000 }, 2, 1, 0);
-  p.switched(0, 10_000);
-  assert.equal(p.target(2000, BASES, 10_500, 0.5), 0);
-  assert.equal(p.target(2000, BASES, 11_999, 0.5), 0);
-  assert.equal(p.target(300, BASES, 11_999, 0), 1, 'the rate');
-  assert.equal(p.target(2000, BASES, 12_000, 0.5), 1);
+test('base-layer loss right after a move down (the rendition left behind) does not count; after a move up (a probe) it does', () => {
+  const p = new RenditionPolicy({ ...P, switchGraceMs: 2000 }, 3, 0, 0);
+  const bases = [240, 60, 15];
+  p.switched(1, 10_000);
+  assert.equal(p.target(2000, bases, 11_999, 0.5), 1);
+  assert.equal(p.target(2000, bases, 12_000, 0.5), 2);
+  p.switched(0, 20_000);
+  assert.equal(p.target(2000, bases, 20_500, 0.5), 1);
 });
 
 test("right after a switch the base rate counts at most as it was then (the switch's keyframe raises the measured rate)", () => {

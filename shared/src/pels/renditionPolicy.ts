@@ -10,11 +10,11 @@
  *   with room for some enhancement. Down at once too when the base layer's
  *   own loss exceeds `baseLossLimit`: the rate controller steps on the
  *   enhancement layers' loss, so this is where the base not fitting shows.
- *   Within `switchGraceMs` of a switch, base-layer loss does not count (the
- *   burst of the switch's keyframe, or the rendition left behind: the rate,
- *   which the same loss cuts, still moves the viewer down), and the base rate
- *   is taken as at most what it was at the switch: the keyframe the switch
- *   forced raises the measured base rate for as long as the meter's window.
+ *   Within `switchGraceMs` of a switch the base rate is taken as at most what
+ *   it was at the switch (the keyframe the switch forced raises the measured
+ *   base rate for as long as the meter's window), and after a move down
+ *   base-layer loss does not count (it is the rendition left behind's). After
+ *   a move up it does: that is how a failed probe shows first.
  * - Up when the rate has stayed at or above the higher rendition's base rate
  *   plus `margin + hysteresis` for `upHoldMs`, and the viewer has been in its
  *   rendition at least the dwell time. On the lower rendition the viewer sends
@@ -40,7 +40,7 @@ export interface RenditionPolicyParams {
   failWindowMs: number;
   /** Base-layer loss (0..1) in a receiver report above which the viewer moves down, whatever the rate. */
   baseLossLimit: number;
-  /** This soon after a switch base-layer loss does not count, nor a rise of the base rate (about the base rate meter's window). */
+  /** This soon after a switch a rise of the base rate does not count (about the base rate meter's window), nor base-layer loss after a move down. */
   switchGraceMs: number;
   /** Loss-free receiver reports in a row on a lower rendition before it probes the next one up. */
   probeAfterReports: number;
@@ -133,7 +133,7 @@ export class RenditionPolicy {
       const atSwitch = grace ? this.basesAtSwitch[i] : null;
       return rateKbps >= Math.min(base, atSwitch ?? base) * (1 + this.params.margin + extra);
     };
-    const baseLost = baseLoss > this.params.baseLossLimit && !grace;
+    const baseLost = baseLoss > this.params.baseLossLimit && !(grace && !this.probing);
     if (cur < this.count - 1 && (fits(cur, 0) === false || baseLost)) {
       this.upSinceMs = null;
       // The highest lower rendition that fits; the lowest when none does.
