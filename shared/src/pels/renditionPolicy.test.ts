@@ -149,3 +149,13 @@ test('on a lower rendition, loss-free reports in a row probe the next one up aft
   assert.equal(p.target(100, bases, 11_000), 1);
 });
 
+test('no move up on the rate while the latest receiver report had loss', () => {
+  const p = new RenditionPolicy(P, 2, 1, 0);
+  p.onFeedback(0.2);
+  assert.equal(p.target(600, BASES, 5000), 1);
+  assert.equal(p.target(600, BASES, 7000), 1);
+  p.onFeedback(0);
+  assert.equal(p.target(600, BASES, 7000), 1);
+  assert.equal(p.target(600, BASES, 8000), 0, 'after the hold, from the loss-free report on');
+});
+

@@ -16,8 +16,10 @@
  *   base-layer loss does not count (it is the rendition left behind's). After
  *   a move up it does: that is how a failed probe shows first.
  * - Up when the rate has stayed at or above the higher rendition's base rate
- *   plus `margin + hysteresis` for `upHoldMs`, and the viewer has been in its
- *   rendition at least the dwell time. On the lower rendition the viewer sends
+ *   plus `margin + hysteresis` for `upHoldMs`, the viewer has been in its
+ *   rendition at least the dwell time, and the latest receiver report was
+ *   loss-free (a rate held up while losing, e.g. by MKC's start-up, is no sign
+ *   of room). On the lower rendition the viewer sends
  *   less than its rate, so its rate is not measured above that: up too (one
  *   rendition) after `probeAfterReports` loss-free receiver reports in a row
  *   and the dwell, with the rate raised to that up threshold (upKbps). Either
@@ -79,6 +81,8 @@ export class RenditionPolicy {
   private upCandidate = -1;
   /** Loss-free receiver reports in a row in the current rendition. */
   private lossFreeReports = 0;
+  /** The latest receiver report had loss. */
+  private lossy = false;
   /** The base rates of the last target() call, and as they were at the last switch. */
   private lastBases: readonly (number | null)[] = [];
   private basesAtSwitch: readonly (number | null)[] = [];
@@ -109,7 +113,8 @@ export class RenditionPolicy {
 
   /** A receiver report's loss p (0..1, the one the rate controller steps on). */
   onFeedback(p: number): void {
-    this.lossFreeReports = p > 0 ? 0 : this.lossFreeReports + 1;
+    this.lossy = p > 0;
+    this.lossFreeReports = this.lossy ? 0 : this.lossFreeReports + 1;
   }
 
   /** The rate rendition i needs to be moved up to: its base rate plus margin and hysteresis; null while its base rate is unknown. */
@@ -149,7 +154,7 @@ export class RenditionPolicy {
       }
     }
     const dwelt = nowMs - this.lastSwitchMs >= this.dwellMs;
-    if (up < 0 || baseLost) {
+    if (up < 0 || baseLost || this.lossy) {
       this.upSinceMs = null;
       this.settleProbe(nowMs);
       const probe = !baseLost && cur > 0 && this.lossFreeReports >= this.params.probeAfterReports && this.upKbps(cur - 1, baseKbps) !== null;
