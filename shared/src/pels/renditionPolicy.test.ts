@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RENDITION_POLICY_DEFAULTS, RenditionPolicy, validateRenditionPolicyParams, type RenditionPolicyParams } from './renditionPolicy';
 
-const P: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05, switchGraceMs: 0, probeAfterReports: 3 };
+const P: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05, switchGraceMs: 0, probeAfterReports: 3, probeLossLimit: 0.1 };
 /** Base rates: the top rendition's base 240 kb/s (down below 360, up at 480), the low one's 60 (down below 90). */
 const BASES = [240, 60];
 
@@ -159,3 +159,15 @@ test('no move up on the rate while the latest receiver report had loss', () => {
   assert.equal(p.target(600, BASES, 8000), 0, 'after the hold, from the loss-free report on');
 });
 
+
+test('a receiver report with loss above the limit during a probe fails it at once, whatever the rate', () => {
+  const p = new RenditionPolicy(P, 2, 1, 0);
+  p.switched(0, 10_000);
+  p.onFeedback(0.1);
+  assert.equal(p.target(2000, BASES, 11_000), 0, 'at the limit');
+  p.onFeedback(0.15);
+  assert.equal(p.target(2000, BASES, 11_000), 1);
+  // Past the fail window the probe has held: loss is the rate controller's to answer.
+  assert.equal(p.target(2000, BASES, 19_999), 1);
+  assert.equal(p.target(2000, BASES, 20_000), 0);
+});

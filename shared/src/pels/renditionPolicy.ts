@@ -23,9 +23,11 @@
  *   less than its rate, so its rate is not measured above that: up too (one
  *   rendition) after `probeAfterReports` loss-free receiver reports in a row
  *   and the dwell, with the rate raised to that up threshold (upKbps). Either
- *   way an up switch is a probe of the link: one followed by a down switch
- *   within `failWindowMs` doubles the dwell (up to `maxDwellMs`), and one
- *   that holds that long resets it to `minDwellMs`.
+ *   way an up switch is a probe of the link: a receiver report with loss p
+ *   above `probeLossLimit` while it lasts fails it at once (down again); one
+ *   followed by a down switch within `failWindowMs` doubles the dwell (up to
+ *   `maxDwellMs`: several viewers probing a shared link hurt each other), and
+ *   one that holds that long resets it to `minDwellMs`.
  */
 
 export interface RenditionPolicyParams {
@@ -46,6 +48,8 @@ export interface RenditionPolicyParams {
   switchGraceMs: number;
   /** Loss-free receiver reports in a row on a lower rendition before it probes the next one up. */
   probeAfterReports: number;
+  /** Loss p (0..1) in a receiver report during a probe (an up switch within the fail window) that fails it. */
+  probeLossLimit: number;
 }
 
 export const RENDITION_POLICY_DEFAULTS: Readonly<RenditionPolicyParams> = {
@@ -53,16 +57,17 @@ export const RENDITION_POLICY_DEFAULTS: Readonly<RenditionPolicyParams> = {
   hysteresis: 0.3,
   upHoldMs: 1000,
   minDwellMs: 2000,
-  maxDwellMs: 8000,
+  maxDwellMs: 32_000,
   failWindowMs: 10_000,
   baseLossLimit: 0.05,
   switchGraceMs: 4000,
   probeAfterReports: 3,
+  probeLossLimit: 0.1,
 };
 
 export function validateRenditionPolicyParams(p: RenditionPolicyParams): string[] {
   const errors: string[] = [];
-  for (const k of ['margin', 'hysteresis', 'upHoldMs', 'minDwellMs', 'maxDwellMs', 'failWindowMs', 'baseLossLimit', 'switchGraceMs', 'probeAfterReports'] as const) {
+  for (const k of ['margin', 'hysteresis', 'upHoldMs', 'minDwellMs', 'maxDwellMs', 'failWindowMs', 'baseLossLimit', 'switchGraceMs', 'probeAfterReports', 'probeLossLimit'] as const) {
     if (!(Number.isFinite(p[k]) && p[k] >= 0)) errors.push(`${k} must be a finite number >= 0; got ${p[k]}`);
   }
   if (p.maxDwellMs < p.minDwellMs) errors.push(`maxDwellMs (${p.maxDwellMs}) must be >= minDwellMs (${p.minDwellMs})`);
@@ -81,8 +86,9 @@ export class RenditionPolicy {
   private upCandidate = -1;
   /** Loss-free receiver reports in a row in the current rendition. */
   private lossFreeReports = 0;
-  /** The latest receiver report had loss. */
+  /** The latest receiver report had loss; its p. */
   private lossy = false;
+  private lastP = 0;
   /** The base rates of the last target() call, and as they were at the last switch. */
   private lastBases: readonly (number | null)[] = [];
   private basesAtSwitch: readonly (number | null)[] = [];
@@ -114,6 +120,7 @@ export class RenditionPolicy {
   /** A receiver report's loss p (0..1, the one the rate controller steps on). */
   onFeedback(p: number): void {
     this.lossy = p > 0;
+    this.lastP = p;
     this.lossFreeReports = this.lossy ? 0 : this.lossFreeReports + 1;
   }
 
@@ -139,7 +146,9 @@ export class RenditionPolicy {
       return rateKbps >= Math.min(base, atSwitch ?? base) * (1 + this.params.margin + extra);
     };
     const baseLost = baseLoss > this.params.baseLossLimit && !(grace && !this.probing);
-    if (cur < this.count - 1 && (fits(cur, 0) === false || baseLost)) {
+    this.settleProbe(nowMs);
+    const probeFailed = this.probing && this.lastP > this.params.probeLossLimit;
+    if (cur < this.count - 1 && (fits(cur, 0) === false || baseLost || probeFailed)) {
       this.upSinceMs = null;
       // The highest lower rendition that fits; the lowest when none does.
       for (let i = cur + 1; i < this.count - 1; i++) if (fits(i, 0) !== false) return i;
@@ -178,6 +187,7 @@ export class RenditionPolicy {
     if (to > from && this.probing) this.dwellMs = Math.min(this.params.maxDwellMs, this.dwellMs * 2);
     this.probing = to < from;
     if (this.probing) this.lastUpMs = nowMs;
+    this.lastP = 0;
     this.currentIndex = to;
     this.lastSwitchMs = nowMs;
     this.upSinceMs = null;
