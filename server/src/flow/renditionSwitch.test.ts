@@ -18,7 +18,7 @@ function set(index: number, keyAt: ReadonlySet<number>): LayeredFrame[] {
 test('moves down at the target rendition\'s keyframe, asking for it once; sends the current one until then', () => {
   const asked: number[] = [];
   const sw = new RenditionSwitch(2, PARAMS, (r) => void asked.push(r), () => {}, 0);
-  sw.setBaseRates([240, 60]);
+  sw.setRates([240, 60], [1000, 250]);
   const keyAt = new Set([5]);
   const sent: number[] = [];
   for (let i = 0; i < 8; i++) sent.push(sw.pick(set(i, keyAt), i < 2 ? 1000 : 200, true, i * 33)!.data[0]!);
@@ -34,7 +34,7 @@ test('moves down at the target rendition\'s keyframe, asking for it once; sends 
 test('no moves during start-up or with one rendition; a target given up before its keyframe is forgotten', () => {
   const asked: number[] = [];
   const sw = new RenditionSwitch(2, PARAMS, (r) => void asked.push(r), () => {}, 0);
-  sw.setBaseRates([240, 60]);
+  sw.setRates([240, 60], [1000, 250]);
   assert.equal(sw.pick(set(1, new Set([1])), 100, false, 0)!.data[0], 0);
   assert.equal(asked.length, 0);
   sw.pick(set(2, new Set()), 100, true, 33);
@@ -51,15 +51,15 @@ test('loss-free reports on the lower rendition move it up at the keyframe, and t
   const asked: number[] = [];
   const probes: number[] = [];
   const sw = new RenditionSwitch(2, PARAMS, (r) => void asked.push(r), (kbps) => void probes.push(kbps), 0);
-  sw.setBaseRates([240, 60]);
+  sw.setRates([240, 60], [1000, 250]);
   const keyAt = new Set([1, 100]);
   assert.equal(sw.pick(set(1, keyAt), 200, true, 0)!.data[0], 1);
-  // The rate stays at 200 (below 240 * 1.5): three loss-free reports, then the dwell.
+  // The rate stays at 300, over all the low rendition's 250 (below 240 * 1.5 = 360): three loss-free reports, then the dwell.
   for (let i = 0; i < 3; i++) sw.onFeedback(0, 0);
-  assert.equal(sw.pick(set(2, keyAt), 200, true, 1000)!.data[0], 1);
-  assert.equal(sw.pick(set(99, keyAt), 200, true, 2000)!.data[0], 1);
+  assert.equal(sw.pick(set(2, keyAt), 300, true, 1000)!.data[0], 1);
+  assert.equal(sw.pick(set(99, keyAt), 300, true, 2000)!.data[0], 1);
   assert.deepEqual(probes, []);
-  assert.equal(sw.pick([frame(100, 0, true), frame(100, 1, true)], 200, true, 2100)!.data[0], 0);
+  assert.equal(sw.pick([frame(100, 0, true), frame(100, 1, true)], 300, true, 2100)!.data[0], 0);
   assert.deepEqual(asked, [1, 0]);
   assert.deepEqual(probes, [240 * 2]);
 });

@@ -15,6 +15,7 @@ import type { LayeredFrame } from '../layering/layeredFrame';
 export class RenditionSwitch {
   private readonly policy: RenditionPolicy;
   private baseKbps: (number | null)[];
+  private fullKbps: (number | null)[];
   private pendingTarget: number | null = null;
   /** The base layer's loss in the latest receiver report; spent by the switch it causes. */
   private baseLoss = 0;
@@ -33,6 +34,7 @@ export class RenditionSwitch {
   ) {
     this.policy = new RenditionPolicy(params, count, 0, nowMs);
     this.baseKbps = new Array<number | null>(count).fill(null);
+    this.fullKbps = new Array<number | null>(count).fill(null);
     this.timeMs = new Array<number>(count).fill(0);
     this.sinceMs = nowMs;
   }
@@ -52,9 +54,10 @@ export class RenditionSwitch {
     if (baseLoss !== null) this.baseLoss = baseLoss;
   }
 
-  /** Each rendition's measured base-layer rate (null while unknown). */
-  setBaseRates(baseKbps: readonly (number | null)[]): void {
+  /** Each rendition's measured base-layer and full rates (null while unknown). */
+  setRates(baseKbps: readonly (number | null)[], fullKbps: readonly (number | null)[]): void {
     this.baseKbps = [...baseKbps];
+    this.fullKbps = [...fullKbps];
   }
 
   /**
@@ -83,7 +86,7 @@ export class RenditionSwitch {
   }
 
   private retarget(rateKbps: number, nowMs: number): void {
-    const target = this.policy.target(rateKbps, this.baseKbps, nowMs, this.baseLoss);
+    const target = this.policy.target(rateKbps, this.baseKbps, nowMs, this.baseLoss, this.fullKbps);
     if (target === this.policy.current) {
       this.pendingTarget = null;
     } else if (target !== this.pendingTarget) {

@@ -34,7 +34,7 @@ test('a viewer switching renditions at their keyframes decodes exactly the frame
   const sets: FrameSet[] = [];
   const renditionFrames = new RenditionFrames(2, 3000);
   const sw = new RenditionSwitch(2, { ...RENDITION_POLICY_DEFAULTS, minDwellMs: 0, upHoldMs: 0 }, (r) => ingest.requestKeyframe(r), () => {}, 0);
-  sw.setBaseRates([100, 25]);
+  sw.setRates([100, 25], [400, 100]);
   const sent: { frame: LayeredFrame; rendition: number }[] = [];
   ingest.on('run', () => renditionFrames.newRun());
   ingest.on('frame', (f, r) => {

@@ -259,9 +259,9 @@ export class ViewerSession {
     if (!this.closed) this.control.step(input);
   }
 
-  /** Each rendition's measured base-layer rate, for choosing among them (null while unknown). */
-  setRenditionBaseRates(baseKbps: readonly (number | null)[]): void {
-    this.rendition.setBaseRates(baseKbps);
+  /** Each rendition's measured base-layer and full rates, for choosing among them (null while unknown). */
+  setRenditionRates(baseKbps: readonly (number | null)[], fullKbps: readonly (number | null)[]): void {
+    this.rendition.setRates(baseKbps, fullKbps);
   }
 
   /** The stream's measured base rate (floor) and full rate (ceiling) for the rate controller. */

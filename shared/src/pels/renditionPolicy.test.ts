@@ -123,21 +123,24 @@ test("right after a switch the base rate counts at most as it was then (the swit
   assert.equal(p.target(400, [300, 60], 14_000), 1, 'after the grace');
 });
 
-test('on a lower rendition, loss-free reports in a row probe the next one up after the dwell, at its up rate; a lossy one starts the count again', () => {
+test('on a lower rendition, with the rate at its full rate, loss-free reports in a row probe the next one up after the dwell, at its up rate; a lossy one starts the count again', () => {
   const p = new RenditionPolicy(P, 3, 0, 0);
   const bases = [240, 60, 15];
+  const fulls = [1000, 250, 60];
   p.switched(2, 4000);
   // The rate is far below the up threshold (the viewer sends less than it): only the reports can move it up.
   p.onFeedback(0);
   p.onFeedback(0);
-  assert.equal(p.target(100, bases, 5000), 2);
+  assert.equal(p.target(100, bases, 5000, 0, fulls), 2);
   p.onFeedback(0.1);
   p.onFeedback(0);
   p.onFeedback(0);
-  assert.equal(p.target(100, bases, 5200), 2);
+  assert.equal(p.target(100, bases, 5200, 0, fulls), 2);
   p.onFeedback(0);
-  assert.equal(p.target(100, bases, 5500), 2, 'the dwell (2 s) first');
-  assert.equal(p.target(100, bases, 6000), 1, 'one rendition up');
+  assert.equal(p.target(100, bases, 5500, 0, fulls), 2, 'the dwell (2 s) first');
+  assert.equal(p.target(50, bases, 6000, 0, fulls), 2, 'below the full rate of its rendition the rate is measured: no room');
+  assert.equal(p.target(100, bases, 6000), 2, 'nor while the full rate is unknown');
+  assert.equal(p.target(100, bases, 6000, 0, fulls), 1, 'one rendition up');
   assert.equal(p.upKbps(1, bases), 60 * (1 + P.margin + P.hysteresis));
   assert.equal(p.upKbps(0, [null, 60]), null);
   // Loss right after the switch: a failed probe (down again, dwell doubled); the count starts again in the new rendition.
@@ -145,8 +148,8 @@ test('on a lower rendition, loss-free reports in a row probe the next one up aft
   p.switched(2, 7000);
   assert.equal(p.dwell, 4000);
   for (let i = 0; i < 3; i++) p.onFeedback(0);
-  assert.equal(p.target(100, bases, 10_999), 2);
-  assert.equal(p.target(100, bases, 11_000), 1);
+  assert.equal(p.target(100, bases, 10_999, 0, fulls), 2);
+  assert.equal(p.target(100, bases, 11_000, 0, fulls), 1);
 });
 
 test('no move up on the rate while the latest receiver report had loss', () => {

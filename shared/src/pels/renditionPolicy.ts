@@ -20,9 +20,10 @@
  *   rendition at least the dwell time, and the latest receiver report was
  *   loss-free (a rate held up while losing, e.g. by MKC's start-up, is no sign
  *   of room). On the lower rendition the viewer sends
- *   less than its rate, so its rate is not measured above that: up too (one
- *   rendition) after `probeAfterReports` loss-free receiver reports in a row
- *   and the dwell, with the rate raised to that up threshold (upKbps). Either
+ *   less than its rate, so its rate is not measured above that: once the rate
+ *   reaches the rendition's full rate (the viewer gets all of it: below, the
+ *   rate is measured and says there is no room), up too (one rendition) after
+ *   `probeAfterReports` loss-free receiver reports in a row and the dwell, with the rate raised to that up threshold (upKbps). Either
  *   way an up switch is a probe of the link: a receiver report with loss p
  *   above `probeLossLimit` while it lasts fails it at once (down again); one
  *   followed by a down switch within `failWindowMs` doubles the dwell (up to
@@ -134,8 +135,9 @@ export class RenditionPolicy {
    * The rendition the viewer should be in now. `baseKbps[i]` is rendition i's
    * measured base-layer rate, null while unknown (nothing moves on an unknown rate).
    * `baseLoss`: the base layer's loss in the latest receiver report.
+   * `fullKbps[i]`: rendition i's measured full rate (all layers), null while unknown.
    */
-  target(rateKbps: number, baseKbps: readonly (number | null)[], nowMs: number, baseLoss = 0): number {
+  target(rateKbps: number, baseKbps: readonly (number | null)[], nowMs: number, baseLoss = 0, fullKbps: readonly (number | null)[] = []): number {
     const cur = this.currentIndex;
     this.lastBases = baseKbps;
     const grace = nowMs - this.lastSwitchMs < this.params.switchGraceMs;
@@ -166,7 +168,9 @@ export class RenditionPolicy {
     if (up < 0 || baseLost || this.lossy) {
       this.upSinceMs = null;
       this.settleProbe(nowMs);
-      const probe = !baseLost && cur > 0 && this.lossFreeReports >= this.params.probeAfterReports && this.upKbps(cur - 1, baseKbps) !== null;
+      const full = fullKbps[cur];
+      const appLimited = full !== null && full !== undefined && rateKbps >= full;
+      const probe = !baseLost && cur > 0 && appLimited && this.lossFreeReports >= this.params.probeAfterReports && this.upKbps(cur - 1, baseKbps) !== null;
       return probe && dwelt ? cur - 1 : cur;
     }
     if (this.upSinceMs === null || up !== this.upCandidate) {
