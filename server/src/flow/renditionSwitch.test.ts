@@ -4,7 +4,7 @@ import type { RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
 import type { LayeredFrame } from '../layering/layeredFrame';
 import { RenditionSwitch } from './renditionSwitch';
 
-const PARAMS: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05 };
+const PARAMS: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05, switchGraceMs: 0, probeAfterReports: 3, probeLossLimit: 0.1 };
 
 function frame(index: number, rendition: number, keyframe: boolean): LayeredFrame {
   return { index, ticks: index * 3000, keyframe, temporalId: keyframe ? 0 : ([0, 2, 1, 2] as const)[index % 4]!, layerSync: false, nonReference: false, bytes: 100 + rendition, data: new Uint8Array([rendition]) };
@@ -17,8 +17,8 @@ function set(index: number, keyAt: ReadonlySet<number>): LayeredFrame[] {
 
 test('moves down at the target rendition\'s keyframe, asking for it once; sends the current one until then', () => {
   const asked: number[] = [];
-  const sw = new RenditionSwitch(2, PARAMS, (r) => void asked.push(r), 0);
-  sw.setBaseRates([240, 60]);
+  const sw = new RenditionSwitch(2, PARAMS, (r) => void asked.push(r), () => {}, 0);
+  sw.setRates([240, 60], [1000, 250]);
   const keyAt = new Set([5]);
   const sent: number[] = [];
   for (let i = 0; i < 8; i++) sent.push(sw.pick(set(i, keyAt), i < 2 ? 1000 : 200, true, i * 33)!.data[0]!);
@@ -33,8 +33,8 @@ test('moves down at the target rendition\'s keyframe, asking for it once; sends 
 
 test('no moves during start-up or with one rendition; a target given up before its keyframe is forgotten', () => {
   const asked: number[] = [];
-  const sw = new RenditionSwitch(2, PARAMS, (r) => void asked.push(r), 0);
-  sw.setBaseRates([240, 60]);
+  const sw = new RenditionSwitch(2, PARAMS, (r) => void asked.push(r), () => {}, 0);
+  sw.setRates([240, 60], [1000, 250]);
   assert.equal(sw.pick(set(1, new Set([1])), 100, false, 0)!.data[0], 0);
   assert.equal(asked.length, 0);
   sw.pick(set(2, new Set()), 100, true, 33);
@@ -42,7 +42,24 @@ test('no moves during start-up or with one rendition; a target given up before i
   sw.pick(set(3, new Set()), 1000, true, 66);
   assert.equal(sw.keyframeRendition, 0);
   assert.equal(sw.pick(set(4, new Set([4])), 1000, true, 99)!.data[0], 0);
-  const one = new RenditionSwitch(1, PARAMS, (r) => void asked.push(r), 0);
+  const one = new RenditionSwitch(1, PARAMS, (r) => void asked.push(r), () => {}, 0);
   assert.equal(one.pick([frame(1, 0, false)], 1, true, 0)!.data[0], 0);
   assert.deepEqual(asked, [1]);
+});
+
+test('loss-free reports on the lower rendition move it up at the keyframe, and the rate is raised to what the higher one needs', () => {
+  const asked: number[] = [];
+  const probes: number[] = [];
+  const sw = new RenditionSwitch(2, PARAMS, (r) => void asked.push(r), (kbps) => void probes.push(kbps), 0);
+  sw.setRates([240, 60], [1000, 250]);
+  const keyAt = new Set([1, 100]);
+  assert.equal(sw.pick(set(1, keyAt), 200, true, 0)!.data[0], 1);
+  // The rate stays at 300, over all the low rendition's 250 (below 240 * 1.5 = 360): three loss-free reports, then the dwell.
+  for (let i = 0; i < 3; i++) sw.onFeedback(0, 0);
+  assert.equal(sw.pick(set(2, keyAt), 300, true, 1000)!.data[0], 1);
+  assert.equal(sw.pick(set(99, keyAt), 300, true, 2000)!.data[0], 1);
+  assert.deepEqual(probes, []);
+  assert.equal(sw.pick([frame(100, 0, true), frame(100, 1, true)], 300, true, 2100)!.data[0], 0);
+  assert.deepEqual(asked, [1, 0]);
+  assert.deepEqual(probes, [240 * 2]);
 });

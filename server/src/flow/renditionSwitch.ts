@@ -8,11 +8,14 @@ import type { LayeredFrame } from '../layering/layeredFrame';
  * target rendition's encoder is asked for a keyframe (once per target), and
  * the switch happens at that rendition's next keyframe, so the player's
  * decoder never gets a frame whose references it lacks, and no source frame
- * is skipped or sent twice.
+ * is skipped or sent twice. A move up raises the rate to what the target
+ * needs (a probe: on the lower rendition the viewer sent less than its rate,
+ * so the rate was not measured that high).
  */
 export class RenditionSwitch {
   private readonly policy: RenditionPolicy;
   private baseKbps: (number | null)[];
+  private fullKbps: (number | null)[];
   private pendingTarget: number | null = null;
   /** The base layer's loss in the latest receiver report; spent by the switch it causes. */
   private baseLoss = 0;
@@ -25,10 +28,13 @@ export class RenditionSwitch {
     params: RenditionPolicyParams,
     /** Asks a rendition's encoder for a keyframe (throttled by the stream). */
     private readonly requestKeyframe: (rendition: number) => void,
+    /** Raises the viewer's rate to at least kbps (the control core's probe). */
+    private readonly probe: (kbps: number) => void,
     nowMs: number,
   ) {
     this.policy = new RenditionPolicy(params, count, 0, nowMs);
     this.baseKbps = new Array<number | null>(count).fill(null);
+    this.fullKbps = new Array<number | null>(count).fill(null);
     this.timeMs = new Array<number>(count).fill(0);
     this.sinceMs = nowMs;
   }
@@ -42,14 +48,16 @@ export class RenditionSwitch {
     return this.pendingTarget ?? this.policy.current;
   }
 
-  /** The base layer's loss in a new receiver report (0..1). */
-  setBaseLoss(loss: number): void {
-    this.baseLoss = loss;
+  /** A receiver report's loss p (what the rate controller stepped on) and the base layer's loss, when measured (0..1). */
+  onFeedback(p: number, baseLoss: number | null): void {
+    this.policy.onFeedback(p);
+    if (baseLoss !== null) this.baseLoss = baseLoss;
   }
 
-  /** Each rendition's measured base-layer rate (null while unknown). */
-  setBaseRates(baseKbps: readonly (number | null)[]): void {
+  /** Each rendition's measured base-layer and full rates (null while unknown). */
+  setRates(baseKbps: readonly (number | null)[], fullKbps: readonly (number | null)[]): void {
     this.baseKbps = [...baseKbps];
+    this.fullKbps = [...fullKbps];
   }
 
   /**
@@ -61,6 +69,8 @@ export class RenditionSwitch {
     const target = this.pendingTarget;
     if (target !== null && frames[target]?.keyframe) {
       this.account(nowMs);
+      const upKbps = target < this.policy.current ? this.policy.upKbps(target, this.baseKbps) : null;
+      if (upKbps !== null) this.probe(upKbps);
       this.policy.switched(target, nowMs);
       this.switches++;
       // That loss was the rendition left behind's: the next report speaks for this one.
@@ -76,7 +86,7 @@ export class RenditionSwitch {
   }
 
   private retarget(rateKbps: number, nowMs: number): void {
-    const target = this.policy.target(rateKbps, this.baseKbps, nowMs, this.baseLoss);
+    const target = this.policy.target(rateKbps, this.baseKbps, nowMs, this.baseLoss, this.fullKbps);
     if (target === this.policy.current) {
       this.pendingTarget = null;
     } else if (target !== this.pendingTarget) {

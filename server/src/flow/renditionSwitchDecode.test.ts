@@ -33,8 +33,8 @@ test('a viewer switching renditions at their keyframes decodes exactly the frame
   const ingest = new FfmpegIngest(await resolveSource('lavfi:testsrc2=size=160x96:rate=30', []), TOP, pino({ level: 'silent' }), { renditions: [LOW] });
   const sets: FrameSet[] = [];
   const renditionFrames = new RenditionFrames(2, 3000);
-  const sw = new RenditionSwitch(2, { ...RENDITION_POLICY_DEFAULTS, minDwellMs: 0, upHoldMs: 0 }, (r) => ingest.requestKeyframe(r), 0);
-  sw.setBaseRates([100, 25]);
+  const sw = new RenditionSwitch(2, { ...RENDITION_POLICY_DEFAULTS, minDwellMs: 0, upHoldMs: 0 }, (r) => ingest.requestKeyframe(r), () => {}, 0);
+  sw.setRates([100, 25], [400, 100]);
   const sent: { frame: LayeredFrame; rendition: number }[] = [];
   ingest.on('run', () => renditionFrames.newRun());
   ingest.on('frame', (f, r) => {

@@ -176,10 +176,12 @@ export class Stream extends EventEmitter<StreamEvents> {
   private updateRateBounds(): void {
     const { minKbps, maxKbps } = this.rateBounds();
     const now = Date.now();
-    const bases = this.layerRates.map((m) => m.rates(now)?.tid0 ?? null);
+    const rates = this.layerRates.map((m) => m.rates(now));
+    const bases = rates.map((r) => r?.tid0 ?? null);
+    const fulls = rates.map((r) => r?.total ?? null);
     for (const v of this.viewers.values()) {
       v.setRateBounds(minKbps, maxKbps, now);
-      v.setRenditionBaseRates(bases);
+      v.setRenditionRates(bases, fulls);
     }
   }
 

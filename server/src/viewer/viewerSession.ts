@@ -119,7 +119,13 @@ export class ViewerSession {
     });
     this.requestedMode = opts.mode;
     this.mode = opts.mode;
-    this.rendition = new RenditionSwitch(opts.renditions, opts.renditionPolicy, (r) => opts.onKeyframeRequest('switch', r), Date.now());
+    this.rendition = new RenditionSwitch(
+      opts.renditions,
+      opts.renditionPolicy,
+      (r) => opts.onKeyframeRequest('switch', r),
+      (kbps) => void this.control.step({ kind: 'probe', atMs: Date.now(), kbps }),
+      Date.now(),
+    );
     this.upta = opts.upta ? new UptaGuard(opts.upta, Date.now()) : null;
     direct?.on('rtcp', (buf) => this.onRtcp(buf));
     direct?.on('routerclose', () => this.close('media router closed'));
@@ -252,8 +258,7 @@ export class ViewerSession {
     const before = this.control.state.feedbackSteps;
     const { state } = this.control.step(input);
     // Under RTCP feedback a fresh report steps the controller: green's loss over it says whether the base layer fits.
-    const greenLoss = state.perColor.green.recentLoss;
-    if (state.feedbackSteps !== before && greenLoss !== null) this.rendition.setBaseLoss(greenLoss);
+    if (state.feedbackSteps !== before) this.rendition.onFeedback(state.lossP ?? 0, state.perColor.green.recentLoss);
     // An rlm viewer chooses its own layers.
     if (this.upta && this.mode !== 'rlm' && this.upta.update(input.streams, this.rendition.current, state.rttMs, input.atMs)) {
       const { state: upta, reason } = this.upta.status;
@@ -267,9 +272,9 @@ export class ViewerSession {
     if (!this.closed) this.control.step(input);
   }
 
-  /** Each rendition's measured base-layer rate, for choosing among them (null while unknown). */
-  setRenditionBaseRates(baseKbps: readonly (number | null)[]): void {
-    this.rendition.setBaseRates(baseKbps);
+  /** Each rendition's measured base-layer and full rates, for choosing among them (null while unknown). */
+  setRenditionRates(baseKbps: readonly (number | null)[], fullKbps: readonly (number | null)[]): void {
+    this.rendition.setRates(baseKbps, fullKbps);
   }
 
   /** The stream's measured base rate (floor) and full rate (ceiling) for the rate controller. */

@@ -91,3 +91,12 @@ test('a controller switch keeps the rate and gamma and names the new controller,
   core.step({ kind: 'receiver-reports', atMs: 3000, streams: { yellow: stats(300, 10, 3), red: stats(300, 30, 3) } });
   assert.equal(core.state.rateKbps, mkcStep(before.rateKbps, 0, MKC_PAPER_GAINS));
 });
+
+test('a probe raises the rate to what it names (never lowers it, never past the ceiling); feedback steps on from there', () => {
+  const core = new ControlCore(params());
+  assert.equal(core.step({ kind: 'probe', atMs: 1000, kbps: 600 }).state.rateKbps, 600);
+  assert.equal(core.step({ kind: 'probe', atMs: 1100, kbps: 400 }).state.rateKbps, 600);
+  assert.equal(core.step({ kind: 'probe', atMs: 1200, kbps: 9000 }).state.rateKbps, 1500);
+  const out = core.step({ kind: 'receiver-reports', atMs: 2000, streams: { green: stats(100, 0, 1), yellow: stats(100, 50, 1), red: stats(100, 50, 1) } });
+  assert.equal(out.state.rateKbps, mkcStep(1500, 0.5, MKC_PAPER_GAINS));
+});

@@ -88,6 +88,9 @@ export class ControlCore {
         // Until the base layer is measured its rate can read 0: no controller can run from a floor of 0, so such bounds wait for the next.
         if (boundsErrors(input.minKbps, input.maxKbps).length === 0) this.loop.setRateBounds(input.minKbps, input.maxKbps, input.atMs);
         break;
+      case 'probe':
+        this.loop.probe(input.kbps, input.atMs);
+        break;
       case 'mode':
         // A new policy on the same loop: rate and gamma go on. Its fresh frame selector assumes no GOLDEN update was sent yet,
         // which the next TID 1 frame (a sync point) or keyframe restores, so no frame goes out without its reference.

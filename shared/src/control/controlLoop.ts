@@ -108,6 +108,13 @@ export class ControlLoop implements ControlState {
     this.record(atMs);
   }
 
+  /** A probe (see ProbeInput): the rate is raised to kbps, within the bounds, by the controllers that can be told so. */
+  probe(kbps: number, atMs: number): void {
+    if (!this.rate.probe) return;
+    this.rate.probe(kbps, atMs);
+    this.record(atMs);
+  }
+
   /** Runs the controller's timer when it is due (per-RTT steps, no-feedback timers); true when it ran. */
   onTime(nowMs: number): boolean {
     if (this.timerDueMs === undefined || nowMs < this.timerDueMs) return false;

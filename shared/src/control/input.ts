@@ -37,6 +37,18 @@ export interface RateBoundsInput {
   maxKbps: number;
 }
 
+/**
+ * The viewer moves up to a rendition its rate was not measured for: on the
+ * lower one it sends less than its rate allows, so the rate says nothing
+ * about the link above that. The rate is raised to what the higher one needs
+ * (never lowered) and feedback on it decides from there: a probe.
+ */
+export interface ProbeInput {
+  kind: 'probe';
+  atMs: number;
+  kbps: number;
+}
+
 /** The flow mode in force changed (operator, or a path that cannot carry colors). */
 export interface ModeInput {
   kind: 'mode';
@@ -64,4 +76,4 @@ export interface FrameInput {
   frame: FrameInfo;
 }
 
-export type ControlInput = ReceiverReportsInput | RouterFeedbackInput | RateBoundsInput | ModeInput | ControllerInput | TickInput | FrameInput;
+export type ControlInput = ReceiverReportsInput | RouterFeedbackInput | RateBoundsInput | ProbeInput | ModeInput | ControllerInput | TickInput | FrameInput;

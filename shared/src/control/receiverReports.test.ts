@@ -68,7 +68,7 @@ test('nothing reported: no state invented', () => {
 test('green loss of the same interval goes along with the step, when green reported', () => {
   const t = new ReceiverReportTracker('v1');
   const ev = t.update({ green: s(100, 2, 1), yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0);
-  assert.equal(ev?.lossFraction, 0);
+  assert.equal(ev?.lossFraction, 0.02);
   assert.equal(ev?.baseLossFraction, 0.02);
   const next = t.update({ green: s(200, 2, 2), yellow: s(200, 0, 2), red: s(200, 10, 2) }, 1000);
   assert.deepEqual([next?.lossFraction, next?.baseLossFraction], [10 / 200, 0]);
@@ -76,4 +76,26 @@ test('green loss of the same interval goes along with the step, when green repor
   const silent = t.update({ yellow: s(300, 0, 3), red: s(300, 10, 3) }, 2000);
   assert.equal(silent?.lossFraction, 0);
   assert.equal(silent && 'baseLossFraction' in silent, false);
+});
+
+test('a report repeating its counters (the receiver heard nothing since) counts what was sent before the previous report lost', () => {
+  const t = new ReceiverReportTracker('v1');
+  const at = (x: StreamStats, rtt: number): StreamStats => ({ ...x, roundTripTime: rtt });
+  t.update({ yellow: at(s(100, 0, 1), 10), red: at(s(100, 0, 1), 10) }, 0);
+  // Yellow and red starve: the receiver repeats its last counters with a fresh RTT. Nothing sent had a report's time to arrive yet.
+  assert.equal(t.update({ yellow: at(s(200, 0, 1), 20), red: at(s(150, 0, 1), 20) }, 1000), null);
+  // Again a second later: the 100 yellow and 50 red packets sent before the last report are lost.
+  const ev = t.update({ yellow: at(s(300, 0, 1), 30), red: at(s(200, 0, 1), 30) }, 2000);
+  assert.equal(ev?.lossFraction, 1);
+  assert.equal(t.colorState('yellow').recentLoss, 1);
+  assert.equal(t.rtt, 30);
+  // They get through again: the receiver now counts those 150 lost too, and they are not counted again.
+  assert.equal(t.update({ yellow: at(s(400, 100, 2, 64), 40), red: at(s(250, 50, 2, 64), 40) }, 3000)?.lossFraction, 0);
+});
+
+test("green's loss is p's floor: enhancement losses not reported yet do not let the rate climb while the base layer is dropped", () => {
+  const t = new ReceiverReportTracker('v1');
+  const ev = t.update({ green: s(100, 80, 1, 204), yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0);
+  assert.deepEqual([ev?.lossFraction, ev?.baseLossFraction], [0.8, 0.8]);
+  assert.equal(t.update({ green: s(200, 80, 2), yellow: s(200, 10, 2, 25), red: s(200, 20, 2, 51) }, 1000)?.lossFraction, 30 / 200);
 });

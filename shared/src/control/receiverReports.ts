@@ -27,7 +27,12 @@ export const STATS_POLL_MS = 250;
 const MAX_WAIT_MS = 1500;
 
 interface PerColor {
+  /** The latest report's fields with its RTT: a change is a report seen (a receiver may repeat its counters with a fresh RTT). */
   signature: string;
+  /** The same without the RTT: unchanged, the receiver heard nothing since its last report. */
+  progress: string;
+  /** Packets sent when the last report was seen. */
+  sentAtReport: number;
   atReport: { packetCount: number; packetsLost: number };
   latest: StreamStats | null;
   recentLoss: number | null;
@@ -50,7 +55,16 @@ interface PerColor {
  * A receiver reports only on streams it heard from (RFC 3550), so a stream
  * whose packets were all dropped (a red queue starved at the bottleneck)
  * sends no report at all: when a stream that carried packets is still silent
- * after MAX_WAIT_MS, its packets since its last report count as lost.
+ * after MAX_WAIT_MS, its packets since its last report count as lost. A
+ * receiver that heard the stream before keeps reporting it for a while with
+ * its last counters: such a repeated report counts as lost what was sent
+ * before the previous report came, as it had a whole report interval to arrive.
+ *
+ * The network serves green first, so green's loss is a floor for p: a lower
+ * enhancement figure only means its losses are not reported yet (a receiver
+ * counts a lost packet once a later one arrives, and a lower-priority queue
+ * holds packets long), and stepping on it would let the rate climb while the
+ * base layer is being dropped.
  */
 export class ReceiverReportTracker {
   private readonly colors: Record<Color, PerColor>;
@@ -59,7 +73,7 @@ export class ReceiverReportTracker {
   private rttMs: number | null = null;
 
   constructor(private readonly origin: string) {
-    const fresh = (): PerColor => ({ signature: '', atReport: { packetCount: 0, packetsLost: 0 }, latest: null, recentLoss: null, pending: null, packetCountAtStep: 0 });
+    const fresh = (): PerColor => ({ signature: '', progress: '', sentAtReport: 0, atReport: { packetCount: 0, packetsLost: 0 }, latest: null, recentLoss: null, pending: null, packetCountAtStep: 0 });
     this.colors = { green: fresh(), yellow: fresh(), red: fresh() };
   }
 
@@ -70,12 +84,25 @@ export class ReceiverReportTracker {
       if (!s) continue;
       const c = this.colors[color];
       c.latest = s;
-      const signature = `${s.packetsLost}/${s.fractionLost}/${s.jitter}/${s.roundTripTime ?? ''}`;
+      const progress = `${s.packetsLost}/${s.fractionLost}/${s.jitter}`;
+      const signature = `${progress}/${s.roundTripTime ?? ''}`;
       if (signature === c.signature || s.packetCount === 0) continue;
       c.signature = signature;
-      const interval = { expected: s.packetCount - c.atReport.packetCount, lost: s.packetsLost - c.atReport.packetsLost };
-      c.atReport = { packetCount: s.packetCount, packetsLost: s.packetsLost };
-      c.recentLoss = s.fractionLost / 256;
+      const sentBefore = c.sentAtReport;
+      c.sentAtReport = s.packetCount;
+      let interval: LossInterval;
+      if (progress === c.progress) {
+        // A report all the same: what it cannot speak for yet (sent since the previous one) waits for the next.
+        const lost = Math.max(0, sentBefore - c.atReport.packetCount);
+        interval = { expected: lost, lost };
+        c.atReport = { packetCount: c.atReport.packetCount + lost, packetsLost: c.atReport.packetsLost + lost };
+        if (lost > 0) c.recentLoss = 1;
+      } else {
+        c.progress = progress;
+        interval = { expected: s.packetCount - c.atReport.packetCount, lost: s.packetsLost - c.atReport.packetsLost };
+        c.atReport = { packetCount: s.packetCount, packetsLost: s.packetsLost };
+        c.recentLoss = s.fractionLost / 256;
+      }
       c.pending = c.pending ? { expected: c.pending.expected + interval.expected, lost: c.pending.lost + interval.lost } : interval;
       this.firstPendingAt ??= nowMs;
       if (s.roundTripTime !== undefined && s.roundTripTime > 0) this.rttMs = s.roundTripTime;
@@ -123,10 +150,11 @@ export class ReceiverReportTracker {
     if (!ready && nowMs - this.firstPendingAt < MAX_WAIT_MS) return null;
     if (enhancement) for (const k of owing) if (this.colors[k].pending === null) this.assumeLost(k);
     const used: Color[] = enhancement ? ['yellow', 'red'] : ['green'];
-    const p = pooledLoss(used.map((k) => this.colors[k].pending).filter((x): x is LossInterval => x !== null));
-    // Green's own loss goes along: any of it ends MKC's start-up.
+    const pooled = pooledLoss(used.map((k) => this.colors[k].pending).filter((x): x is LossInterval => x !== null));
+    // Green's own loss goes along (any of it ends MKC's start-up) and is p's floor.
     const green = this.colors.green.pending;
     const baseLoss = green ? pooledLoss([green]) : undefined;
+    const p = pooled === undefined ? undefined : Math.max(pooled, baseLoss ?? 0);
     for (const k of COLORS) {
       const c = this.colors[k];
       c.pending = null;

@@ -110,6 +110,13 @@ export class MkcController {
     return this.rate;
   }
 
+  /** The rate at least kbps (within the bounds): eq. 8 steps on from there. */
+  raiseTo(kbps: number): number {
+    if (!Number.isFinite(kbps)) throw new RangeError(`kbps must be finite; got ${kbps}`);
+    this.rate = this.clamp(Math.max(this.rate, kbps));
+    return this.rate;
+  }
+
   /** The floor follows the measured base rate and the ceiling the stream, so both may move. */
   setBounds(minKbps: number, maxKbps: number): void {
     const errors = boundErrors(minKbps, maxKbps);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RENDITION_POLICY_DEFAULTS, RenditionPolicy, validateRenditionPolicyParams, type RenditionPolicyParams } from './renditionPolicy';
 
-const P: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05 };
+const P: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05, switchGraceMs: 0, probeAfterReports: 3, probeLossLimit: 0.1 };
 /** Base rates: the top rendition's base 240 kb/s (down below 360, up at 480), the low one's 60 (down below 90). */
 const BASES = [240, 60];
 
@@ -100,4 +100,77 @@ test('parameters and indexes are checked', () => {
   assert.throws(() => new RenditionPolicy(P, 2, 2, 0), RangeError);
   assert.throws(() => new RenditionPolicy(P, 0, 0, 0), RangeError);
   assert.throws(() => new RenditionPolicy(P, 2, 0, 0).switched(-1, 0), RangeError);
+});
+
+test('base-layer loss right after a move down (the rendition left behind) does not count; after a move up (a probe) it does', () => {
+  const p = new RenditionPolicy({ ...P, switchGraceMs: 2000 }, 3, 0, 0);
+  const bases = [240, 60, 15];
+  p.switched(1, 10_000);
+  assert.equal(p.target(2000, bases, 11_999, 0.5), 1);
+  assert.equal(p.target(2000, bases, 12_000, 0.5), 2);
+  p.switched(0, 20_000);
+  assert.equal(p.target(2000, bases, 20_500, 0.5), 1);
+});
+
+test("right after a switch the base rate counts at most as it was then (the switch's keyframe raises the measured rate)", () => {
+  const p = new RenditionPolicy({ ...P, switchGraceMs: 4000 }, 2, 1, 0);
+  p.target(500, BASES, 10_000);
+  p.switched(0, 10_000);
+  // The keyframe lifts the measured base from 240 to 300: 400 no longer clears 300 * 1.5, but it cleared 240 * 1.5 at the switch.
+  assert.equal(p.target(400, [300, 60], 11_000), 0);
+  assert.equal(p.target(300, [300, 60], 11_000), 1, 'below even the base at the switch');
+  assert.equal(p.target(400, [200, 60], 11_000), 0);
+  assert.equal(p.target(400, [300, 60], 14_000), 1, 'after the grace');
+});
+
+test('on a lower rendition, with the rate at its full rate, loss-free reports in a row probe the next one up after the dwell, at its up rate; a lossy one starts the count again', () => {
+  const p = new RenditionPolicy(P, 3, 0, 0);
+  const bases = [240, 60, 15];
+  const fulls = [1000, 250, 60];
+  p.switched(2, 4000);
+  // The rate is far below the up threshold (the viewer sends less than it): only the reports can move it up.
+  p.onFeedback(0);
+  p.onFeedback(0);
+  assert.equal(p.target(100, bases, 5000, 0, fulls), 2);
+  p.onFeedback(0.1);
+  p.onFeedback(0);
+  p.onFeedback(0);
+  assert.equal(p.target(100, bases, 5200, 0, fulls), 2);
+  p.onFeedback(0);
+  assert.equal(p.target(100, bases, 5500, 0, fulls), 2, 'the dwell (2 s) first');
+  assert.equal(p.target(50, bases, 6000, 0, fulls), 2, 'below the full rate of its rendition the rate is measured: no room');
+  assert.equal(p.target(100, bases, 6000), 2, 'nor while the full rate is unknown');
+  assert.equal(p.target(100, bases, 6000, 0, fulls), 1, 'one rendition up');
+  assert.equal(p.upKbps(1, bases), 60 * (1 + P.margin + P.hysteresis));
+  assert.equal(p.upKbps(0, [null, 60]), null);
+  // Loss right after the switch: a failed probe (down again, dwell doubled); the count starts again in the new rendition.
+  p.switched(1, 6000);
+  p.switched(2, 7000);
+  assert.equal(p.dwell, 4000);
+  for (let i = 0; i < 3; i++) p.onFeedback(0);
+  assert.equal(p.target(100, bases, 10_999, 0, fulls), 2);
+  assert.equal(p.target(100, bases, 11_000, 0, fulls), 1);
+});
+
+test('no move up on the rate while the latest receiver report had loss', () => {
+  const p = new RenditionPolicy(P, 2, 1, 0);
+  p.onFeedback(0.2);
+  assert.equal(p.target(600, BASES, 5000), 1);
+  assert.equal(p.target(600, BASES, 7000), 1);
+  p.onFeedback(0);
+  assert.equal(p.target(600, BASES, 7000), 1);
+  assert.equal(p.target(600, BASES, 8000), 0, 'after the hold, from the loss-free report on');
+});
+
+
+test('a receiver report with loss above the limit during a probe fails it at once, whatever the rate', () => {
+  const p = new RenditionPolicy(P, 2, 1, 0);
+  p.switched(0, 10_000);
+  p.onFeedback(0.1);
+  assert.equal(p.target(2000, BASES, 11_000), 0, 'at the limit');
+  p.onFeedback(0.15);
+  assert.equal(p.target(2000, BASES, 11_000), 1);
+  // Past the fail window the probe has held: loss is the rate controller's to answer.
+  assert.equal(p.target(2000, BASES, 19_999), 1);
+  assert.equal(p.target(2000, BASES, 20_000), 0);
 });

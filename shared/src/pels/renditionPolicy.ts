@@ -10,12 +10,25 @@
  *   with room for some enhancement. Down at once too when the base layer's
  *   own loss exceeds `baseLossLimit`: the rate controller steps on the
  *   enhancement layers' loss, so this is where the base not fitting shows.
+ *   Within `switchGraceMs` of a switch the base rate is taken as at most what
+ *   it was at the switch (the keyframe the switch forced raises the measured
+ *   base rate for as long as the meter's window), and after a move down
+ *   base-layer loss does not count (it is the rendition left behind's). After
+ *   a move up it does: that is how a failed probe shows first.
  * - Up when the rate has stayed at or above the higher rendition's base rate
- *   plus `margin + hysteresis` for `upHoldMs`, and the viewer has been in its
- *   rendition at least the dwell time. On the lower rendition the viewer sends
- *   less than its rate, so an up switch is a probe of the link: one followed
- *   by a down switch within `failWindowMs` doubles the dwell (up to
- *   `maxDwellMs`), and one that holds that long resets it to `minDwellMs`.
+ *   plus `margin + hysteresis` for `upHoldMs`, the viewer has been in its
+ *   rendition at least the dwell time, and the latest receiver report was
+ *   loss-free (a rate held up while losing, e.g. by MKC's start-up, is no sign
+ *   of room). On the lower rendition the viewer sends
+ *   less than its rate, so its rate is not measured above that: once the rate
+ *   reaches the rendition's full rate (the viewer gets all of it: below, the
+ *   rate is measured and says there is no room), up too (one rendition) after
+ *   `probeAfterReports` loss-free receiver reports in a row and the dwell, with the rate raised to that up threshold (upKbps). Either
+ *   way an up switch is a probe of the link: a receiver report with loss p
+ *   above `probeLossLimit` while it lasts fails it at once (down again); one
+ *   followed by a down switch within `failWindowMs` doubles the dwell (up to
+ *   `maxDwellMs`: several viewers probing a shared link hurt each other), and
+ *   one that holds that long resets it to `minDwellMs`.
  */
 
 export interface RenditionPolicyParams {
@@ -32,6 +45,12 @@ export interface RenditionPolicyParams {
   failWindowMs: number;
   /** Base-layer loss (0..1) in a receiver report above which the viewer moves down, whatever the rate. */
   baseLossLimit: number;
+  /** This soon after a switch a rise of the base rate does not count (about the base rate meter's window), nor base-layer loss after a move down. */
+  switchGraceMs: number;
+  /** Loss-free receiver reports in a row on a lower rendition before it probes the next one up. */
+  probeAfterReports: number;
+  /** Loss p (0..1) in a receiver report during a probe (an up switch within the fail window) that fails it. */
+  probeLossLimit: number;
 }
 
 export const RENDITION_POLICY_DEFAULTS: Readonly<RenditionPolicyParams> = {
@@ -39,14 +58,17 @@ export const RENDITION_POLICY_DEFAULTS: Readonly<RenditionPolicyParams> = {
   hysteresis: 0.3,
   upHoldMs: 1000,
   minDwellMs: 2000,
-  maxDwellMs: 8000,
+  maxDwellMs: 32_000,
   failWindowMs: 10_000,
   baseLossLimit: 0.05,
+  switchGraceMs: 4000,
+  probeAfterReports: 3,
+  probeLossLimit: 0.1,
 };
 
 export function validateRenditionPolicyParams(p: RenditionPolicyParams): string[] {
   const errors: string[] = [];
-  for (const k of ['margin', 'hysteresis', 'upHoldMs', 'minDwellMs', 'maxDwellMs', 'failWindowMs', 'baseLossLimit'] as const) {
+  for (const k of ['margin', 'hysteresis', 'upHoldMs', 'minDwellMs', 'maxDwellMs', 'failWindowMs', 'baseLossLimit', 'switchGraceMs', 'probeAfterReports', 'probeLossLimit'] as const) {
     if (!(Number.isFinite(p[k]) && p[k] >= 0)) errors.push(`${k} must be a finite number >= 0; got ${p[k]}`);
   }
   if (p.maxDwellMs < p.minDwellMs) errors.push(`maxDwellMs (${p.maxDwellMs}) must be >= minDwellMs (${p.minDwellMs})`);
@@ -63,6 +85,14 @@ export class RenditionPolicy {
   /** Since when the up condition has held for `upCandidate`; null: it does not hold. */
   private upSinceMs: number | null = null;
   private upCandidate = -1;
+  /** Loss-free receiver reports in a row in the current rendition. */
+  private lossFreeReports = 0;
+  /** The latest receiver report had loss; its p. */
+  private lossy = false;
+  private lastP = 0;
+  /** The base rates of the last target() call, and as they were at the last switch. */
+  private lastBases: readonly (number | null)[] = [];
+  private basesAtSwitch: readonly (number | null)[] = [];
 
   constructor(
     private readonly params: RenditionPolicyParams,
@@ -88,19 +118,39 @@ export class RenditionPolicy {
     return this.dwellMs;
   }
 
+  /** A receiver report's loss p (0..1, the one the rate controller steps on). */
+  onFeedback(p: number): void {
+    this.lossy = p > 0;
+    this.lastP = p;
+    this.lossFreeReports = this.lossy ? 0 : this.lossFreeReports + 1;
+  }
+
+  /** The rate rendition i needs to be moved up to: its base rate plus margin and hysteresis; null while its base rate is unknown. */
+  upKbps(i: number, baseKbps: readonly (number | null)[]): number | null {
+    const base = baseKbps[i];
+    return base === null || base === undefined ? null : base * (1 + this.params.margin + this.params.hysteresis);
+  }
+
   /**
    * The rendition the viewer should be in now. `baseKbps[i]` is rendition i's
    * measured base-layer rate, null while unknown (nothing moves on an unknown rate).
    * `baseLoss`: the base layer's loss in the latest receiver report.
+   * `fullKbps[i]`: rendition i's measured full rate (all layers), null while unknown.
    */
-  target(rateKbps: number, baseKbps: readonly (number | null)[], nowMs: number, baseLoss = 0): number {
+  target(rateKbps: number, baseKbps: readonly (number | null)[], nowMs: number, baseLoss = 0, fullKbps: readonly (number | null)[] = []): number {
     const cur = this.currentIndex;
+    this.lastBases = baseKbps;
+    const grace = nowMs - this.lastSwitchMs < this.params.switchGraceMs;
     const fits = (i: number, extra: number): boolean | null => {
       const base = baseKbps[i];
-      return base === null || base === undefined ? null : rateKbps >= base * (1 + this.params.margin + extra);
+      if (base === null || base === undefined) return null;
+      const atSwitch = grace ? this.basesAtSwitch[i] : null;
+      return rateKbps >= Math.min(base, atSwitch ?? base) * (1 + this.params.margin + extra);
     };
-    const baseLost = baseLoss > this.params.baseLossLimit;
-    if (cur < this.count - 1 && (fits(cur, 0) === false || baseLost)) {
+    const baseLost = baseLoss > this.params.baseLossLimit && !(grace && !this.probing);
+    this.settleProbe(nowMs);
+    const probeFailed = this.probing && this.lastP > this.params.probeLossLimit;
+    if (cur < this.count - 1 && (fits(cur, 0) === false || baseLost || probeFailed)) {
       this.upSinceMs = null;
       // The highest lower rendition that fits; the lowest when none does.
       for (let i = cur + 1; i < this.count - 1; i++) if (fits(i, 0) !== false) return i;
@@ -114,9 +164,14 @@ export class RenditionPolicy {
         break;
       }
     }
-    if (up < 0 || baseLost) {
+    const dwelt = nowMs - this.lastSwitchMs >= this.dwellMs;
+    if (up < 0 || baseLost || this.lossy) {
       this.upSinceMs = null;
-      return cur;
+      this.settleProbe(nowMs);
+      const full = fullKbps[cur];
+      const appLimited = full !== null && full !== undefined && rateKbps >= full;
+      const probe = !baseLost && cur > 0 && appLimited && this.lossFreeReports >= this.params.probeAfterReports && this.upKbps(cur - 1, baseKbps) !== null;
+      return probe && dwelt ? cur - 1 : cur;
     }
     if (this.upSinceMs === null || up !== this.upCandidate) {
       this.upSinceMs = nowMs;
@@ -124,7 +179,6 @@ export class RenditionPolicy {
     }
     this.settleProbe(nowMs);
     const held = nowMs - this.upSinceMs >= this.params.upHoldMs;
-    const dwelt = nowMs - this.lastSwitchMs >= this.dwellMs;
     return held && dwelt ? up : cur;
   }
 
@@ -137,9 +191,12 @@ export class RenditionPolicy {
     if (to > from && this.probing) this.dwellMs = Math.min(this.params.maxDwellMs, this.dwellMs * 2);
     this.probing = to < from;
     if (this.probing) this.lastUpMs = nowMs;
+    this.lastP = 0;
     this.currentIndex = to;
     this.lastSwitchMs = nowMs;
     this.upSinceMs = null;
+    this.lossFreeReports = 0;
+    this.basesAtSwitch = this.lastBases;
   }
 
   /** An up switch that held the fail window succeeded: the shortest dwell again. */

@@ -54,6 +54,11 @@ export class MkcRateController implements RateController {
     this.record(ev.atMs);
   }
 
+  probe(kbps: number, atMs: number): void {
+    this.mkc.raiseTo(kbps);
+    this.record(atMs);
+  }
+
   /** A bounds change without a time is dated to the last change: the clamped rate is assumed in force since then. */
   setBounds(minKbps: number, maxKbps: number, atMs: number = this.history.lastChangeMs): void {
     assertValid('rate bounds', boundsErrors(minKbps, maxKbps));

@@ -88,6 +88,8 @@ export interface RateController {
   onTimer?(nowMs: number): number | undefined;
   /** A packet left: sequence number, size and time (controllers that keep a transmission history need this). */
   onSent?(seq: number, bytes: number, atMs: number): void;
+  /** Raises the rate to kbps (never lowers it), within the bounds: a probe of what the link carries, which feedback then confirms or cuts. */
+  probe?(kbps: number, atMs: number): void;
   /** True while a start-up phase runs (MKC's), for controllers that have one. */
   readonly inStartup?: boolean;
   /** The floor (base layer) and ceiling (stream rate) are measured, so they move; atMs: when (controllers that keep a rate history note it). */
