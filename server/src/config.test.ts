@@ -93,6 +93,9 @@ test('renditions: by default one at half the size and a quarter of the rate; REN
   assert.throws(() => load({ RENDITIONS: '320x180@2000' }), /^ConfigError: RENDITIONS: "320x180@2000": the rate must be/);
   assert.equal(load({ RENDITION_MARGIN: '0.5' }).renditionPolicy.margin, 0.5);
   assert.throws(() => load({ RENDITION_HYSTERESIS: '-1' }), /rendition switching: hysteresis must be/);
+  assert.equal(load({}).renditionPolicy.probe, true);
+  assert.equal(load({ RENDITION_PROBE: 'off' }).renditionPolicy.probe, false);
+  assert.throws(() => load({ RENDITION_PROBE: 'maybe' }), /RENDITION_PROBE must be on or off/);
 });
 
 test('FANOUT: per-viewer flows by default, shared (the measurement baseline) on request, anything else refused', () => {

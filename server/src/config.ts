@@ -161,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     ...RENDITION_POLICY_DEFAULTS,
     margin: numberFrom(env, 'RENDITION_MARGIN', RENDITION_POLICY_DEFAULTS.margin),
     hysteresis: numberFrom(env, 'RENDITION_HYSTERESIS', RENDITION_POLICY_DEFAULTS.hysteresis),
+    probe: switchFrom(env, 'RENDITION_PROBE', RENDITION_POLICY_DEFAULTS.probe),
   };
   const policyProblems = validateRenditionPolicyParams(renditionPolicy);
   if (policyProblems.length) throw new ConfigError(`rendition switching: ${policyProblems.join('; ')}`);

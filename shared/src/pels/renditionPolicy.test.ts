@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RENDITION_POLICY_DEFAULTS, RenditionPolicy, validateRenditionPolicyParams, type RenditionPolicyParams } from './renditionPolicy';
 
-const P: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05, switchGraceMs: 0, probeAfterReports: 3, probeLossLimit: 0.1 };
+const P: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05, switchGraceMs: 0, probeAfterReports: 3, probeLossLimit: 0.1, probe: true, dwellJitter: 0 };
 /** Base rates: the top rendition's base 240 kb/s (down below 360, up at 480), the low one's 60 (down below 90). */
 const BASES = [240, 60];
 
@@ -173,4 +173,27 @@ test('a receiver report with loss above the limit during a probe fails it at onc
   // Past the fail window the probe has held: loss is the rate controller's to answer.
   assert.equal(p.target(2000, BASES, 19_999), 1);
   assert.equal(p.target(2000, BASES, 20_000), 0);
+});
+
+test('each switch stretches the next dwell by its own draw, so viewers that switched together do not move up together', () => {
+  const draws = [0, 0.999, 0.5];
+  const ups = draws.map((d) => {
+    const p = new RenditionPolicy({ ...P, dwellJitter: 0.5 }, 2, 0, 0, () => d);
+    assert.equal(step(p, 300, 10_000), 1);
+    p.target(600, BASES, 10_000);
+    let t = 10_000;
+    while (p.target(600, BASES, t) === 1) t += 100;
+    return t - 10_000;
+  });
+  // Dwell 2 s times 1, ~1.5 and 1.25.
+  assert.deepEqual(ups, [2000, 3000, 2500]);
+});
+
+test('with probing off a lower rendition at its full rate stays however many loss-free reports come', () => {
+  const p = new RenditionPolicy({ ...P, probe: false }, 2, 1, 0);
+  for (let i = 0; i < 10; i++) p.onFeedback(0);
+  assert.equal(p.target(100, BASES, 60_000, 0, [1000, 100]), 1);
+  // The rate still moves it up.
+  assert.equal(p.target(600, BASES, 60_000, 0, [1000, 100]), 1);
+  assert.equal(p.target(600, BASES, 61_000, 0, [1000, 100]), 0);
 });

@@ -28,7 +28,12 @@
  *   above `probeLossLimit` while it lasts fails it at once (down again); one
  *   followed by a down switch within `failWindowMs` doubles the dwell (up to
  *   `maxDwellMs`: several viewers probing a shared link hurt each other), and
- *   one that holds that long resets it to `minDwellMs`.
+ *   one that holds that long resets it to `minDwellMs`. Each switch draws a
+ *   factor in [1, 1 + `dwellJitter`) for the next dwell: viewers of one shared
+ *   link see the same loss at the same reports, and without it they probe
+ *   together, each probe's overshoot failing the others'.
+ * - `probe: false` leaves moving up to the rate alone (slower back up on a
+ *   link that widened, no overshoot on a link that did not).
  */
 
 export interface RenditionPolicyParams {
@@ -51,6 +56,10 @@ export interface RenditionPolicyParams {
   probeAfterReports: number;
   /** Loss p (0..1) in a receiver report during a probe (an up switch within the fail window) that fails it. */
   probeLossLimit: number;
+  /** Whether a lower rendition that gets its full rate probes the next one up. */
+  probe: boolean;
+  /** The dwell after a switch is stretched by a random factor in [1, 1 + dwellJitter). */
+  dwellJitter: number;
 }
 
 export const RENDITION_POLICY_DEFAULTS: Readonly<RenditionPolicyParams> = {
@@ -64,11 +73,13 @@ export const RENDITION_POLICY_DEFAULTS: Readonly<RenditionPolicyParams> = {
   switchGraceMs: 4000,
   probeAfterReports: 3,
   probeLossLimit: 0.1,
+  probe: true,
+  dwellJitter: 0.5,
 };
 
 export function validateRenditionPolicyParams(p: RenditionPolicyParams): string[] {
   const errors: string[] = [];
-  for (const k of ['margin', 'hysteresis', 'upHoldMs', 'minDwellMs', 'maxDwellMs', 'failWindowMs', 'baseLossLimit', 'switchGraceMs', 'probeAfterReports', 'probeLossLimit'] as const) {
+  for (const k of ['margin', 'hysteresis', 'upHoldMs', 'minDwellMs', 'maxDwellMs', 'failWindowMs', 'baseLossLimit', 'switchGraceMs', 'probeAfterReports', 'probeLossLimit', 'dwellJitter'] as const) {
     if (!(Number.isFinite(p[k]) && p[k] >= 0)) errors.push(`${k} must be a finite number >= 0; got ${p[k]}`);
   }
   if (p.maxDwellMs < p.minDwellMs) errors.push(`maxDwellMs (${p.maxDwellMs}) must be >= minDwellMs (${p.minDwellMs})`);
@@ -82,6 +93,8 @@ export class RenditionPolicy {
   private probing = false;
   private lastUpMs = -Infinity;
   private dwellMs: number;
+  /** This switch's stretch of the dwell, drawn at each switch. */
+  private jitter: number;
   /** Since when the up condition has held for `upCandidate`; null: it does not hold. */
   private upSinceMs: number | null = null;
   private upCandidate = -1;
@@ -99,6 +112,8 @@ export class RenditionPolicy {
     private readonly count: number,
     initial: number,
     nowMs: number,
+    /** Uniform in [0, 1); tests pass their own. */
+    private readonly random: () => number = Math.random,
   ) {
     const errors = validateRenditionPolicyParams(params);
     if (errors.length) throw new RangeError(errors.join('; '));
@@ -107,6 +122,7 @@ export class RenditionPolicy {
     this.currentIndex = initial;
     this.lastSwitchMs = nowMs;
     this.dwellMs = params.minDwellMs;
+    this.jitter = this.drawJitter();
   }
 
   get current(): number {
@@ -164,13 +180,13 @@ export class RenditionPolicy {
         break;
       }
     }
-    const dwelt = nowMs - this.lastSwitchMs >= this.dwellMs;
+    const dwelt = nowMs - this.lastSwitchMs >= this.dwellMs * this.jitter;
     if (up < 0 || baseLost || this.lossy) {
       this.upSinceMs = null;
       this.settleProbe(nowMs);
       const full = fullKbps[cur];
       const appLimited = full !== null && full !== undefined && rateKbps >= full;
-      const probe = !baseLost && cur > 0 && appLimited && this.lossFreeReports >= this.params.probeAfterReports && this.upKbps(cur - 1, baseKbps) !== null;
+      const probe = this.params.probe && !baseLost && cur > 0 && appLimited && this.lossFreeReports >= this.params.probeAfterReports && this.upKbps(cur - 1, baseKbps) !== null;
       return probe && dwelt ? cur - 1 : cur;
     }
     if (this.upSinceMs === null || up !== this.upCandidate) {
@@ -197,6 +213,11 @@ export class RenditionPolicy {
     this.upSinceMs = null;
     this.lossFreeReports = 0;
     this.basesAtSwitch = this.lastBases;
+    this.jitter = this.drawJitter();
+  }
+
+  private drawJitter(): number {
+    return 1 + this.params.dwellJitter * this.random();
   }
 
   /** An up switch that held the fail window succeeded: the shortest dwell again. */
