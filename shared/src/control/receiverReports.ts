@@ -27,12 +27,8 @@ export const STATS_POLL_MS = 250;
 const MAX_WAIT_MS = 1500;
 
 interface PerColor {
-  /** The latest report's fields with its RTT: a change is a report seen (a receiver may repeat its counters with a fresh RTT). */
+  /** The latest report's fields with its RTT: a change is a report seen. */
   signature: string;
-  /** The same without the RTT: unchanged, the receiver heard nothing since its last report. */
-  progress: string;
-  /** Packets sent when the last report was seen. */
-  sentAtReport: number;
   atReport: { packetCount: number; packetsLost: number };
   latest: StreamStats | null;
   recentLoss: number | null;
@@ -56,9 +52,12 @@ interface PerColor {
  * whose packets were all dropped (a red queue starved at the bottleneck)
  * sends no report at all: when a stream that carried packets is still silent
  * after MAX_WAIT_MS, its packets since its last report count as lost. A
- * receiver that heard the stream before keeps reporting it for a while with
- * its last counters: such a repeated report counts as lost what was sent
- * before the previous report came, as it had a whole report interval to arrive.
+ * receiver that heard the stream before keeps reporting it with its last
+ * counters, which reads as no loss; that is not counted as loss here, because
+ * a loss-free stream whose jitter holds still reports exactly the same (the
+ * lab's open paths do), and the report has nothing (no highest sequence
+ * number in mediasoup's stats) that tells the two apart. Green's floor below
+ * covers the case that matters: a starving link drops green too.
  *
  * The network serves green first, so green's loss is a floor for p: a lower
  * enhancement figure only means its losses are not reported yet (a receiver
@@ -73,7 +72,7 @@ export class ReceiverReportTracker {
   private rttMs: number | null = null;
 
   constructor(private readonly origin: string) {
-    const fresh = (): PerColor => ({ signature: '', progress: '', sentAtReport: 0, atReport: { packetCount: 0, packetsLost: 0 }, latest: null, recentLoss: null, pending: null, packetCountAtStep: 0 });
+    const fresh = (): PerColor => ({ signature: '', atReport: { packetCount: 0, packetsLost: 0 }, latest: null, recentLoss: null, pending: null, packetCountAtStep: 0 });
     this.colors = { green: fresh(), yellow: fresh(), red: fresh() };
   }
 
@@ -84,25 +83,12 @@ export class ReceiverReportTracker {
       if (!s) continue;
       const c = this.colors[color];
       c.latest = s;
-      const progress = `${s.packetsLost}/${s.fractionLost}/${s.jitter}`;
-      const signature = `${progress}/${s.roundTripTime ?? ''}`;
+      const signature = `${s.packetsLost}/${s.fractionLost}/${s.jitter}/${s.roundTripTime ?? ''}`;
       if (signature === c.signature || s.packetCount === 0) continue;
       c.signature = signature;
-      const sentBefore = c.sentAtReport;
-      c.sentAtReport = s.packetCount;
-      let interval: LossInterval;
-      if (progress === c.progress) {
-        // A report all the same: what it cannot speak for yet (sent since the previous one) waits for the next.
-        const lost = Math.max(0, sentBefore - c.atReport.packetCount);
-        interval = { expected: lost, lost };
-        c.atReport = { packetCount: c.atReport.packetCount + lost, packetsLost: c.atReport.packetsLost + lost };
-        if (lost > 0) c.recentLoss = 1;
-      } else {
-        c.progress = progress;
-        interval = { expected: s.packetCount - c.atReport.packetCount, lost: s.packetsLost - c.atReport.packetsLost };
-        c.atReport = { packetCount: s.packetCount, packetsLost: s.packetsLost };
-        c.recentLoss = s.fractionLost / 256;
-      }
+      const interval = { expected: s.packetCount - c.atReport.packetCount, lost: s.packetsLost - c.atReport.packetsLost };
+      c.atReport = { packetCount: s.packetCount, packetsLost: s.packetsLost };
+      c.recentLoss = s.fractionLost / 256;
       c.pending = c.pending ? { expected: c.pending.expected + interval.expected, lost: c.pending.lost + interval.lost } : interval;
       this.firstPendingAt ??= nowMs;
       if (s.roundTripTime !== undefined && s.roundTripTime > 0) this.rttMs = s.roundTripTime;
