@@ -34,7 +34,9 @@ test('one PELS viewer below the stream rate: red absorbs the loss, green is kept
   // 60 s: the measured second half must be past start-up, whose landing at half the overshoot can leave
   // the rate below the link for the first ~30 s (then nothing is lost and nothing is shown).
   const v = viewer(await run('pels 700 kb/s', { viewers: 1, seconds: 60, capacityKbps: 700 }));
-  expect(v.loss.red!).toBeGreaterThan(0.05);
+  // The link is below the stream rate, so red loses. How much depends on the overshoot: since frame selection
+  // pays for keyframes (it sends no more than the rate) it fell from over 5% to about 3% (2.7%, 3.1% in two runs).
+  expect(v.loss.red!).toBeGreaterThan(0.01);
   // Red absorbs the loss ahead of yellow. How far ahead varies: red at 2 x yellow or more in most runs, 1.8 x in one CI run.
   expect(v.loss.red!).toBeGreaterThan(v.loss.yellow!);
   expect(v.loss.green!).toBeLessThan(0.01);
