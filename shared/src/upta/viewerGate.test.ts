@@ -118,3 +118,18 @@ test('a probe that looks good at first but shows the loss before its end does no
   assert.equal(g.current.state, 'paused');
   assert.equal(g.current.probing, false);
 });
+
+test('a clean probe brings the viewer back however its measurements come: irregular (they follow receiver reports), some not measured (too few packets yet)', () => {
+  const g = new ViewerGate(params, 0);
+  run(g, 0, 20_000, 20, 18);
+  assert.equal(g.current.state, 'paused');
+  let t = 20_000;
+  const gaps = [1000, 1200, 800, 1100, 900, 1300, 700];
+  for (let i = 0; t < 60_000 && g.current.state === 'paused'; i++) {
+    const measured = g.sends.base && i % 3 !== 0;
+    g.update({ nowMs: t, fullDb: measured ? 30 : null, baseDb: measured ? 26 : null });
+    t += gaps[i % gaps.length]!;
+  }
+  assert.equal(g.current.state, 'baseOnly');
+  assert.ok(t - 20_000 <= params.probeEveryMs + params.probeMs + 2000, `took ${t - 20_000} ms`);
+});

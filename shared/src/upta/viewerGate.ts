@@ -89,6 +89,9 @@ export class ViewerGate {
   private fullAtMs: number | undefined;
   private nextProbeAtMs = 0;
   private probeStartMs = 0;
+  /** This probe's measurements after it settled: the best good one, and whether any was bad. */
+  private probeBestDb: number | null = null;
+  private probeBad = false;
   constructor(
     private readonly p: ViewerGateParams,
     nowMs: number,
@@ -137,18 +140,27 @@ export class ViewerGate {
           if (nowMs >= this.nextProbeAtMs) {
             this.status = { ...this.status, probing: true };
             this.probeStartMs = nowMs;
+            this.probeBestDb = null;
+            this.probeBad = false;
           }
         } else {
-          // The probe succeeds only if every measurement from settleMs to its end was good: behind a deep queue the
-          // first reports after the base layer resumes show no loss yet.
+          // The probe succeeds only if every measurement from settleMs to its end was good (and there was one): behind a
+          // deep queue the first reports after the base layer resumes show no loss yet. Judged at its end, whenever
+          // measurements come (they follow the receiver's reports, not a clock).
           const settleMs = this.p.settleMs + 2 * (input.rttMs ?? 0);
-          const measuring = nowMs - this.probeStartMs >= settleMs;
-          const good = measuring && this.holdsFor('up', input.fullDb !== null && input.fullDb >= floor + this.p.marginDb, nowMs, this.p.probeMs - this.p.settleMs);
-          if (good) this.enter('baseOnly', nowMs, `a probe of the base layer measured a loss at which the video would show ${fmt(input.fullDb!)} dB: the path has recovered`);
-          else if (nowMs - this.probeStartMs >= settleMs + this.p.probeMs - this.p.settleMs) {
-            this.status = { ...this.status, probing: false };
-            this.upSinceMs = undefined;
-            this.nextProbeAtMs = nowMs + this.p.probeEveryMs;
+          const elapsed = nowMs - this.probeStartMs;
+          if (elapsed >= settleMs && input.fullDb !== null) {
+            if (input.fullDb >= floor + this.p.marginDb) this.probeBestDb = Math.max(this.probeBestDb ?? input.fullDb, input.fullDb);
+            else this.probeBad = true;
+          }
+          if (elapsed >= settleMs + this.p.probeMs - this.p.settleMs) {
+            if (!this.probeBad && this.probeBestDb !== null) {
+              this.enter('baseOnly', nowMs, `a probe of the base layer measured a loss at which the video would show ${fmt(this.probeBestDb)} dB: the path has recovered`);
+            } else {
+              this.status = { ...this.status, probing: false };
+              this.upSinceMs = undefined;
+              this.nextProbeAtMs = nowMs + this.p.probeEveryMs;
+            }
           }
         }
         break;
