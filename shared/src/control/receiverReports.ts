@@ -20,6 +20,11 @@ export interface StreamStats {
   roundTripTime?: number;
 }
 
+/** The fields a receiver report sets: a change of these is a new report seen. */
+export function reportSignature(s: StreamStats): string {
+  return `${s.packetsLost}/${s.fractionLost}/${s.jitter}/${s.roundTripTime ?? ''}`;
+}
+
 /** How often a sender reads its streams' stats: a report is seen within this long of its arrival. */
 export const STATS_POLL_MS = 250;
 
@@ -83,7 +88,7 @@ export class ReceiverReportTracker {
       if (!s) continue;
       const c = this.colors[color];
       c.latest = s;
-      const signature = `${s.packetsLost}/${s.fractionLost}/${s.jitter}/${s.roundTripTime ?? ''}`;
+      const signature = reportSignature(s);
       if (signature === c.signature || s.packetCount === 0) continue;
       c.signature = signature;
       const interval = { expected: s.packetCount - c.atReport.packetCount, lost: s.packetsLost - c.atReport.packetsLost };

@@ -8,7 +8,7 @@
  * streams it heard from. Pure.
  */
 import { COLORS, type Color } from '../pels/color';
-import type { StreamStats } from '../control/receiverReports';
+import { reportSignature, type StreamStats } from '../control/receiverReports';
 import type { FrameLoss } from './intelligibility';
 
 interface Point {
@@ -40,7 +40,7 @@ export class StreamLossWindow {
       const s = streams[k];
       const c = this.colors[k];
       if (!s) continue;
-      const signature = `${s.packetsLost}/${s.fractionLost}/${s.jitter}/${s.roundTripTime ?? ''}`;
+      const signature = reportSignature(s);
       const last = c.points.at(-1);
       if (signature !== c.signature) {
         c.signature = signature;
