@@ -115,7 +115,7 @@ export class ViewerConnection {
         }
         this.viewer = viewer;
         notifier = new ViewerNotifier({
-          subscribeQuality: (listener) => stream.subscribeQuality(listener),
+          subscribeQuality: (rendition, listener) => stream.subscribeQuality(rendition, listener),
           subscribeStreamState: (listener) => stream.subscribeInfo(listener),
           state: () => viewer.state(),
           notify: (n) => this.notify(n),

@@ -277,10 +277,11 @@ export class Stream extends EventEmitter<StreamEvents> {
     return () => this.off('info', listener);
   }
 
-  /** The stream's PSNR table rows (every rendition's), in batches; returns the unsubscribe function. */
-  subscribeQuality(listener: QualityListener): () => void {
-    const unsubscribe = this.qualityFeeds.map((f) => f.subscribe(listener));
-    return () => unsubscribe.forEach((u) => u());
+  /** One rendition's PSNR table rows, in batches; returns the unsubscribe function. */
+  subscribeQuality(rendition: number, listener: QualityListener): () => void {
+    const feed = this.qualityFeeds[rendition];
+    if (!feed) throw new RangeError(`stream ${this.id} has no rendition ${rendition}`);
+    return feed.subscribe(listener);
   }
 
   viewerStates(): ViewerState[] {
