@@ -9,6 +9,8 @@ import type { KeyframeCounts, LayerKbps } from '@pels/shared/protocol/operator';
 import { FfmpegIngest, type IngestStatus } from '../ingest/ffmpegIngest';
 import { operatorSourceText, PUBLIC_SOURCE_ERROR, publicSourceLabel } from '../ingest/sourceRedaction';
 import type { RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
+import { ProbeBoard } from '@pels/shared/pels/probeBoard';
+import { RATE_CEILING_HEADROOM } from '../flow/renditionSwitch';
 import type { ViewerGateParams } from '@pels/shared/upta/viewerGate';
 import type { EncodeSettings, Rendition, SourceSpec } from '../ingest/sourceSpec';
 import { LayerRateMeter } from '../layering/layerRates';
@@ -53,7 +55,6 @@ export interface StreamOptions {
 }
 
 /** MKC may probe above the stream's measured rate by this much (the rate is an average; frames vary). */
-const CEILING_HEADROOM = 1.25;
 const BOUNDS_UPDATE_MS = 1000;
 /** PSNR table rows kept and sent: a 30 s window, batches twice a second, 2 s of backlog for a new viewer. */
 const QUALITY_WINDOW_S = 30;
@@ -98,6 +99,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   /** Each rendition's expected quality under loss, from its PSNR table (UPTA). */
   private readonly intelligibility: IntelligibilityCache[];
   private readonly keyframes: KeyframeRequests[];
+  private readonly probeBoard: ProbeBoard;
 
   constructor(private readonly opts: StreamOptions) {
     super();
@@ -114,6 +116,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     const renditionIndexes = Array.from({ length: count }, (_, r) => r);
     this.keyframes = renditionIndexes.map((r) => new KeyframeRequests(opts.keyframeMinGapMs, () => this.ingest.requestKeyframe(r)));
     this.layerRates = renditionIndexes.map(() => new LayerRateMeter());
+    this.probeBoard = new ProbeBoard(opts.renditionPolicy.probeHoldMs);
     const fps = opts.encode.frameRate;
     this.qualityFeeds = renditionIndexes.map(() => new QualityFeed({ windowFrames: QUALITY_WINDOW_S * fps, backlogFrames: QUALITY_BACKLOG_S * fps, intervalMs: QUALITY_BATCH_MS }));
     this.intelligibility = this.qualityFeeds.map((f) => new IntelligibilityCache(() => f.recentRows()));
@@ -170,7 +173,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     const top = this.layerRates[0]!.rates(now);
     const lowest = this.layerRates.at(-1)!.rates(now);
     if (!top || !lowest) return { minKbps: this.opts.control.mkc.minKbps, maxKbps: this.opts.control.mkc.maxKbps, startKbps: this.opts.control.mkc.minKbps };
-    return { minKbps: lowest.tid0, maxKbps: Math.max(top.tid0, top.total * CEILING_HEADROOM), startKbps: top.tid0 };
+    return { minKbps: lowest.tid0, maxKbps: Math.max(top.tid0, top.total * RATE_CEILING_HEADROOM), startKbps: top.tid0 };
   }
 
   private updateRateBounds(): void {
@@ -332,6 +335,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       log: this.opts.log,
       renditions: this.keyframes.length,
       renditionPolicy: this.opts.renditionPolicy,
+      probeBoard: this.probeBoard,
       onKeyframeRequest: (reason, rendition) => this.keyframes[rendition]?.request(reason),
       fanout: this.fanouts[worker] ?? undefined,
       ...(this.opts.upta ? { upta: { params: this.opts.upta, model: (r: number) => this.intelligibility[r]?.current(Date.now()) ?? null } } : {}),

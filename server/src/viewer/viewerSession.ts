@@ -7,6 +7,7 @@ import type { RateControllerName } from '@pels/shared/rate/names';
 import type { FlowModeName, MediaTransport, ViewerState } from '@pels/shared/protocol/api';
 import type { ConsumerParams, DtlsParametersData, Request, RtpCapabilitiesData, TransportParams, ViewerClosed } from '@pels/shared/protocol/signaling';
 import type { RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
+import type { ProbeBoard } from '@pels/shared/pels/probeBoard';
 import { ClosedError, RequestError } from '../errors';
 import { RenditionSwitch } from '../flow/renditionSwitch';
 import { ViewerFlow } from '../flow/viewerFlow';
@@ -50,6 +51,8 @@ export interface ViewerSessionOptions {
   /** How many renditions the stream has, and when the viewer moves between them. */
   renditions: number;
   renditionPolicy: RenditionPolicyParams;
+  /** Shared by the stream's viewers: one up switch at a time, and what the others learn from it. */
+  probeBoard: ProbeBoard;
   /** Asks a rendition's encoder for a keyframe (throttled there; one serves every viewer). */
   onKeyframeRequest: (reason: KeyframeReason, rendition: number) => void;
   /** FANOUT=shared: the stream's producers, fed once per frame; this viewer only consumes them. */
@@ -95,6 +98,8 @@ export class ViewerSession {
   /** A player that joined but never completes DTLS holds a viewer's place and a transport: it gets this long. */
   private readonly dtlsDeadline: NodeJS.Timeout;
   private readonly rendition: RenditionSwitch;
+  /** The stream's rate bounds as last told (setRateBounds); the ceiling applied is the current rendition's. */
+  private streamBounds: { minKbps: number; maxKbps: number } | null = null;
   private readonly upta: UptaGuard | null;
 
   private constructor(
@@ -123,8 +128,13 @@ export class ViewerSession {
       opts.renditions,
       opts.renditionPolicy,
       (r) => opts.onKeyframeRequest('switch', r),
-      (kbps) => void this.control.step({ kind: 'probe', atMs: Date.now(), kbps }),
+      (probeKbps) => {
+        const now = Date.now();
+        this.applyRateBounds(now);
+        if (probeKbps !== null) void this.control.step({ kind: 'probe', atMs: now, kbps: probeKbps });
+      },
       Date.now(),
+      opts.probeBoard,
     );
     this.upta = opts.upta ? new UptaGuard(opts.upta, Date.now()) : null;
     direct?.on('rtcp', (buf) => this.onRtcp(buf));
@@ -277,9 +287,16 @@ export class ViewerSession {
     this.rendition.setRates(baseKbps, fullKbps);
   }
 
-  /** The stream's measured base rate (floor) and full rate (ceiling) for the rate controller. */
+  /** The stream's measured base rate (floor) and full rate (ceiling) for the rate controller; a lower rendition caps it lower. */
   setRateBounds(minKbps: number, maxKbps: number, nowMs: number): void {
-    if (!this.closed) this.control.step({ kind: 'rate-bounds', atMs: nowMs, minKbps, maxKbps });
+    this.streamBounds = { minKbps, maxKbps };
+    this.applyRateBounds(nowMs);
+  }
+
+  private applyRateBounds(nowMs: number): void {
+    if (this.closed || !this.streamBounds) return;
+    const { minKbps, maxKbps } = this.streamBounds;
+    this.control.step({ kind: 'rate-bounds', atMs: nowMs, minKbps, maxKbps: Math.max(minKbps, this.rendition.ceilingKbps(maxKbps)) });
   }
 
   state(): ViewerState {

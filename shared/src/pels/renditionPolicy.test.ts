@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ProbeBoard } from './probeBoard';
 import { RENDITION_POLICY_DEFAULTS, RenditionPolicy, validateRenditionPolicyParams, type RenditionPolicyParams } from './renditionPolicy';
 
-const P: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05, switchGraceMs: 0, probeAfterReports: 3, probeLossLimit: 0.1, probe: true, dwellJitter: 0 };
+const P: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05, switchGraceMs: 0, probeAfterReports: 3, probeLossLimit: 0.1, probe: true, dwellJitter: 0, probeHoldMs: 4000 };
 /** Base rates: the top rendition's base 240 kb/s (down below 360, up at 480), the low one's 60 (down below 90). */
 const BASES = [240, 60];
 
@@ -196,4 +197,63 @@ test('with probing off a lower rendition at its full rate stays however many los
   // The rate still moves it up.
   assert.equal(p.target(600, BASES, 60_000, 0, [1000, 100]), 1);
   assert.equal(p.target(600, BASES, 61_000, 0, [1000, 100]), 0);
+});
+
+test('viewers sharing a probe board move up one at a time: the second waits out the first one\'s hold', () => {
+  const board = new ProbeBoard(P.probeHoldMs);
+  const a = new RenditionPolicy(P, 2, 1, 0, Math.random, board);
+  const b = new RenditionPolicy(P, 2, 1, 0, Math.random, board);
+  for (const p of [a, b]) p.onFeedback(0);
+  assert.equal(a.target(600, BASES, 5000), 1, 'the up hold first');
+  assert.equal(b.target(600, BASES, 5000), 1);
+  assert.equal(a.target(600, BASES, 6000), 0);
+  assert.equal(b.target(600, BASES, 6000), 1, 'a is probing');
+  a.switched(0, 6100);
+  assert.equal(b.target(600, BASES, 9999), 1, 'held 4 s from a\'s latest ask');
+  assert.equal(b.target(600, BASES, 10_100), 0);
+});
+
+test('a failed probe frees the board at once', () => {
+  const board = new ProbeBoard(P.probeHoldMs);
+  const a = new RenditionPolicy(P, 2, 1, 0, Math.random, board);
+  const b = new RenditionPolicy(P, 2, 1, 0, Math.random, board);
+  for (const p of [a, b]) p.onFeedback(0);
+  a.target(600, BASES, 5000);
+  b.target(600, BASES, 5000);
+  assert.equal(a.target(600, BASES, 6000), 0);
+  a.switched(0, 6000);
+  a.onFeedback(0.5);
+  assert.equal(a.target(600, BASES, 6500), 1, 'its loss fails it');
+  a.switched(1, 6500);
+  assert.equal(b.target(600, BASES, 6600), 0);
+});
+
+test('loss during another viewer\'s probe doubles this viewer\'s dwell and restarts it, once per probe (shared learning)', () => {
+  const board = new ProbeBoard(P.probeHoldMs);
+  const prober = {};
+  const p = new RenditionPolicy(P, 2, 1, 0, Math.random, board);
+  p.onFeedback(0);
+  p.target(600, BASES, 5000);
+  assert.equal(board.claim(prober, 5500), true);
+  p.onFeedback(0.3);
+  p.onFeedback(0);
+  assert.equal(p.target(600, BASES, 6000), 1, 'the board is the prober\'s');
+  assert.equal(p.dwell, 4000);
+  p.onFeedback(0.3);
+  p.target(600, BASES, 6500);
+  assert.equal(p.dwell, 4000, 'the same probe teaches once');
+  board.release(prober);
+  p.onFeedback(0);
+  p.target(600, BASES, 8000);
+  assert.equal(p.target(600, BASES, 9999), 1, 'the dwell restarted when it learned (at 6000), 4 s');
+  assert.equal(p.target(600, BASES, 10_000), 0);
+});
+
+test('loss with no probe of another viewer under way teaches nothing', () => {
+  const board = new ProbeBoard(P.probeHoldMs);
+  const p = new RenditionPolicy(P, 2, 1, 0, Math.random, board);
+  board.claim({}, 0);
+  p.onFeedback(0.3);
+  p.target(600, BASES, 4000);
+  assert.equal(p.dwell, 2000, 'the other probe\'s hold ended at 4000');
 });

@@ -34,7 +34,14 @@
  *   together, each probe's overshoot failing the others'.
  * - `probe: false` leaves moving up to the rate alone (slower back up on a
  *   link that widened, no overshoot on a link that did not).
+ * - Viewers of one stream share a ProbeBoard: an up switch waits until no
+ *   other viewer's is under way (for `probeHoldMs` after its claim), and a
+ *   report with loss above `probeLossLimit` during another viewer's up switch
+ *   counts as a failed probe of this viewer's own (its dwell doubles and
+ *   restarts), once per such switch: viewers on one link that probed in turn
+ *   would each overshoot it in turn.
  */
+import { ProbeBoard } from './probeBoard';
 
 export interface RenditionPolicyParams {
   /** Share of a rendition's base rate the rate must exceed on top of it to stay there. */
@@ -60,6 +67,8 @@ export interface RenditionPolicyParams {
   probe: boolean;
   /** The dwell after a switch is stretched by a random factor in [1, 1 + dwellJitter). */
   dwellJitter: number;
+  /** How long an up switch keeps other viewers of the board from theirs, and teaches them by their loss. */
+  probeHoldMs: number;
 }
 
 export const RENDITION_POLICY_DEFAULTS: Readonly<RenditionPolicyParams> = {
@@ -75,11 +84,12 @@ export const RENDITION_POLICY_DEFAULTS: Readonly<RenditionPolicyParams> = {
   probeLossLimit: 0.1,
   probe: true,
   dwellJitter: 0.5,
+  probeHoldMs: 4000,
 };
 
 export function validateRenditionPolicyParams(p: RenditionPolicyParams): string[] {
   const errors: string[] = [];
-  for (const k of ['margin', 'hysteresis', 'upHoldMs', 'minDwellMs', 'maxDwellMs', 'failWindowMs', 'baseLossLimit', 'switchGraceMs', 'probeAfterReports', 'probeLossLimit', 'dwellJitter'] as const) {
+  for (const k of ['margin', 'hysteresis', 'upHoldMs', 'minDwellMs', 'maxDwellMs', 'failWindowMs', 'baseLossLimit', 'switchGraceMs', 'probeAfterReports', 'probeLossLimit', 'dwellJitter', 'probeHoldMs'] as const) {
     if (!(Number.isFinite(p[k]) && p[k] >= 0)) errors.push(`${k} must be a finite number >= 0; got ${p[k]}`);
   }
   if (p.maxDwellMs < p.minDwellMs) errors.push(`maxDwellMs (${p.maxDwellMs}) must be >= minDwellMs (${p.minDwellMs})`);
@@ -106,6 +116,11 @@ export class RenditionPolicy {
   /** The base rates of the last target() call, and as they were at the last switch. */
   private lastBases: readonly (number | null)[] = [];
   private basesAtSwitch: readonly (number | null)[] = [];
+  /** The latest report's loss was above probeLossLimit and target() has not yet asked the board whose probe it was during. */
+  private lossToLearn = false;
+  /** When the dwell last restarted without a switch (learned from another viewer's probe), and from which probe. */
+  private learnedAtMs = -Infinity;
+  private learnedFrom: number | null = null;
 
   constructor(
     private readonly params: RenditionPolicyParams,
@@ -114,6 +129,8 @@ export class RenditionPolicy {
     nowMs: number,
     /** Uniform in [0, 1); tests pass their own. */
     private readonly random: () => number = Math.random,
+    /** Shared with the other viewers of the stream; a board of its own: no one to wait for or learn from. */
+    private readonly board: ProbeBoard = new ProbeBoard(params.probeHoldMs),
   ) {
     const errors = validateRenditionPolicyParams(params);
     if (errors.length) throw new RangeError(errors.join('; '));
@@ -139,6 +156,7 @@ export class RenditionPolicy {
     this.lossy = p > 0;
     this.lastP = p;
     this.lossFreeReports = this.lossy ? 0 : this.lossFreeReports + 1;
+    if (p > this.params.probeLossLimit) this.lossToLearn = true;
   }
 
   /** The rate rendition i needs to be moved up to: its base rate plus margin and hysteresis; null while its base rate is unknown. */
@@ -156,6 +174,7 @@ export class RenditionPolicy {
   target(rateKbps: number, baseKbps: readonly (number | null)[], nowMs: number, baseLoss = 0, fullKbps: readonly (number | null)[] = []): number {
     const cur = this.currentIndex;
     this.lastBases = baseKbps;
+    this.learnFromOthers(nowMs);
     const grace = nowMs - this.lastSwitchMs < this.params.switchGraceMs;
     const fits = (i: number, extra: number): boolean | null => {
       const base = baseKbps[i];
@@ -180,14 +199,14 @@ export class RenditionPolicy {
         break;
       }
     }
-    const dwelt = nowMs - this.lastSwitchMs >= this.dwellMs * this.jitter;
+    const dwelt = nowMs - Math.max(this.lastSwitchMs, this.learnedAtMs) >= this.dwellMs * this.jitter;
     if (up < 0 || baseLost || this.lossy) {
       this.upSinceMs = null;
       this.settleProbe(nowMs);
       const full = fullKbps[cur];
       const appLimited = full !== null && full !== undefined && rateKbps >= full;
       const probe = this.params.probe && !baseLost && cur > 0 && appLimited && this.lossFreeReports >= this.params.probeAfterReports && this.upKbps(cur - 1, baseKbps) !== null;
-      return probe && dwelt ? cur - 1 : cur;
+      return probe && dwelt && this.board.claim(this, nowMs) ? cur - 1 : cur;
     }
     if (this.upSinceMs === null || up !== this.upCandidate) {
       this.upSinceMs = nowMs;
@@ -195,7 +214,7 @@ export class RenditionPolicy {
     }
     this.settleProbe(nowMs);
     const held = nowMs - this.upSinceMs >= this.params.upHoldMs;
-    return held && dwelt ? up : cur;
+    return held && dwelt && this.board.claim(this, nowMs) ? up : cur;
   }
 
   /** The viewer now receives rendition `to` (its keyframe was sent). */
@@ -204,7 +223,10 @@ export class RenditionPolicy {
     const from = this.currentIndex;
     if (to === from) return;
     this.settleProbe(nowMs);
-    if (to > from && this.probing) this.dwellMs = Math.min(this.params.maxDwellMs, this.dwellMs * 2);
+    if (to > from && this.probing) {
+      this.dwellMs = Math.min(this.params.maxDwellMs, this.dwellMs * 2);
+      this.board.release(this);
+    }
     this.probing = to < from;
     if (this.probing) this.lastUpMs = nowMs;
     this.lastP = 0;
@@ -213,6 +235,18 @@ export class RenditionPolicy {
     this.upSinceMs = null;
     this.lossFreeReports = 0;
     this.basesAtSwitch = this.lastBases;
+    this.jitter = this.drawJitter();
+  }
+
+  /** Loss while another viewer probes: this viewer's own next probe would fail the same way. */
+  private learnFromOthers(nowMs: number): void {
+    if (!this.lossToLearn) return;
+    this.lossToLearn = false;
+    const probe = this.board.probingOther(this, nowMs);
+    if (probe === null || probe === this.learnedFrom || this.currentIndex === 0) return;
+    this.learnedFrom = probe;
+    this.dwellMs = Math.min(this.params.maxDwellMs, this.dwellMs * 2);
+    this.learnedAtMs = nowMs;
     this.jitter = this.drawJitter();
   }
 
