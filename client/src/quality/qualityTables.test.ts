@@ -7,10 +7,7 @@ const row = (index: number, crc = index): QualityFrame => ({
   index,
   tid: 0,
   crc,
-  psnr: [
-    [index, 30],
-    [index - 1, 25],
-  ],
+  psnr: [30, 25],
 });
 
 describe('QualityTables', () => {
@@ -21,6 +18,9 @@ describe('QualityTables', () => {
     assert.equal(t.psnr(10, 10), 30);
     assert.equal(t.psnr(10, 9), 25);
     assert.equal(t.psnr(10, 2), null, 'too far back: not in the row');
+    t.addRows([{ index: 20, tid: 0, crc: 20, psnr: [30, null, 20] }]);
+    assert.equal(t.psnr(20, 19), null, 'a frame the server did not decode');
+    assert.equal(t.psnr(20, 18), 20);
     assert.equal(t.tid(10), 0);
   });
 
@@ -35,7 +35,7 @@ describe('QualityTables', () => {
 
   it('keeps a table per rendition: a frame decoded in a lower one is checked and scored with that one\'s rows', () => {
     const t = new QualityTables();
-    const low = (index: number): QualityFrame => ({ index, tid: 0, crc: 1000 + index, psnr: [[index, 27]], rendition: 1 });
+    const low = (index: number): QualityFrame => ({ index, tid: 0, crc: 1000 + index, psnr: [27], rendition: 1 });
     t.addRows([row(5), row(6)]);
     t.decodedRendition(6, 1);
     t.decodedChecksum(6, 1006); // before rendition 1's row

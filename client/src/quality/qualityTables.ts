@@ -43,7 +43,9 @@ export class QualityTables {
     for (const f of frames) {
       const rendition = f.rendition ?? 0;
       const table = this.table(rendition);
-      table.set(f.index, { tid: f.tid, crc: f.crc, psnr: new Map(f.psnr) });
+      const psnr = new Map<number, number>();
+      f.psnr.forEach((db, k) => db !== null && psnr.set(f.index - k, db));
+      table.set(f.index, { tid: f.tid, crc: f.crc, psnr });
       bound(table, this.capacity);
       const ours = this.waiting.get(f.index);
       if (ours?.rendition === rendition) {

@@ -7,7 +7,7 @@ const F = 1000 / 30;
 
 function tablesFor(indexes: number[], db: (i: number, j: number) => number): QualityTables {
   const t = new QualityTables();
-  t.addRows(indexes.map((i) => ({ index: i, tid: 0, crc: 0, psnr: [0, 1, 2, 3, 4, 5, 6, 7, 8].map((k) => [i - k, db(i, i - k)] as [number, number]) })));
+  t.addRows(indexes.map((i) => ({ index: i, tid: 0, crc: 0, psnr: [0, 1, 2, 3, 4, 5, 6, 7, 8].map((k) => db(i, i - k)) })));
   return t;
 }
 
@@ -19,8 +19,8 @@ describe('QualityTracker', () => {
     q.displayed({ t: F, index: 5, shown: 4 });
     assert.deepEqual(q.resolve(100), [], 'no row yet');
     tables.addRows([
-      { index: 4, tid: 0, crc: 0, psnr: [[4, 30]] },
-      { index: 5, tid: 2, crc: 0, psnr: [[5, 31], [4, 24]] },
+      { index: 4, tid: 0, crc: 0, psnr: [30] },
+      { index: 5, tid: 2, crc: 0, psnr: [31, 24] },
     ]);
     assert.deepEqual(q.resolve(200), [
       { t: 0, index: 4, shown: 4, psnr: 30 },

@@ -93,7 +93,7 @@ class Measurement {
   async finish(enc: EncodeSettings): Promise<Pick<EncoderRun, 'frames' | 'kbps' | 'psnrDb' | 'psnrFrames'>> {
     await new Promise((r) => setTimeout(r, 1500));
     this.quality.close();
-    const own = this.rows.flatMap((r) => (r.psnr[0]?.[0] === r.index ? [r.psnr[0][1]] : []));
+    const own = this.rows.flatMap((r) => (typeof r.psnr[0] === 'number' ? [r.psnr[0]] : []));
     return {
       frames: this.frames,
       kbps: round((this.bytes * 8 * enc.frameRate) / this.frames / 1000, 1)!,

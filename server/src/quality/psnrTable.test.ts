@@ -20,12 +20,7 @@ describe('PsnrTableBuilder', () => {
       index: 4,
       tid: 0,
       crc: crc32(plane(104)),
-      psnr: [
-        [4, PSNR_CAP_DB],
-        [3, db(1)],
-        [2, db(4)],
-        [1, db(9)],
-      ],
+      psnr: [PSNR_CAP_DB, db(1), db(4), db(9)],
     });
   });
 
@@ -35,13 +30,20 @@ describe('PsnrTableBuilder', () => {
     assert.equal(t.addDecoded(0, 0, plane(10))[0]?.index, 0);
     assert.deepEqual(t.addDecoded(1, 2, plane(11)), []);
     const [row] = t.addSource(1, plane(12));
-    assert.deepEqual(row, { index: 1, tid: 2, crc: crc32(plane(11)), psnr: [[1, db(1)], [0, db(4)]] });
+    assert.deepEqual(row, { index: 1, tid: 2, crc: crc32(plane(11)), psnr: [db(1), db(4)] });
   });
 
   it('leaves out frames it never decoded (before the stream started)', () => {
     const t = new PsnrTableBuilder({ back: 8 });
     t.addDecoded(100, 0, plane(0));
-    assert.deepEqual(t.addSource(100, plane(0))[0]?.psnr, [[100, PSNR_CAP_DB]]);
+    assert.deepEqual(t.addSource(100, plane(0))[0]?.psnr, [PSNR_CAP_DB]);
+  });
+
+  it('marks a frame it did not decode inside the window null, and ends the row at its oldest entry', () => {
+    const t = new PsnrTableBuilder({ back: 4 });
+    t.addDecoded(10, 0, plane(10));
+    t.addDecoded(12, 0, plane(12));
+    assert.deepEqual(t.addSource(12, plane(12))[0]?.psnr, [PSNR_CAP_DB, null, db(4)]);
   });
 
   it('bounds the source planes waiting for a decoder that stopped', () => {

@@ -74,11 +74,12 @@ export class PsnrTableBuilder {
   }
 
   private row(index: number, source: Uint8Array): QualityFrame {
-    const psnr: [number, number][] = [];
-    for (let j = index; j >= index - this.back; j--) {
-      const d = this.decoded.get(j);
-      if (d) psnr.push([j, round2(yPsnr(source, d.plane))]);
+    const psnr: (number | null)[] = [];
+    for (let k = 0; k <= this.back; k++) {
+      const d = this.decoded.get(index - k);
+      psnr.push(d ? round2(yPsnr(source, d.plane)) : null);
     }
+    while (psnr.length > 0 && psnr.at(-1) === null) psnr.pop();
     const own = this.decoded.get(index)!;
     return { index, tid: own.tid, crc: own.crc, psnr };
   }

@@ -45,8 +45,9 @@ test('a row for every frame, live: the frame itself scores best, its layer and d
   assert.deepEqual(rows.slice(0, 40).map((r) => r.index), Array.from({ length: 40 }, (_, i) => i));
   assert.deepEqual(rows.slice(0, 8).map((r) => r.tid), [0, 2, 1, 2, 0, 2, 1, 2]);
   for (const r of rows.slice(10, 40)) {
-    assert.deepEqual(r.psnr.map(([j]) => j), Array.from({ length: 9 }, (_, k) => r.index - k), 'j = i, i-1, ... i-8');
-    const [own, previous] = [r.psnr[0]![1], r.psnr[1]![1]];
+    assert.equal(r.psnr.length, 9, 'frames i, i-1, ... i-8');
+    assert.ok(r.psnr.every((db) => db !== null), 'all decoded');
+    const [own, previous] = [r.psnr[0]!, r.psnr[1]!];
     assert.ok(own > 25 && own > previous, `frame ${r.index}: ${own} dB, previous frame ${previous} dB`);
   }
   assert.equal(new Set(rows.map((r) => r.crc)).size, rows.length, 'testsrc2 changes every frame');
@@ -63,5 +64,5 @@ test('indexes go on across FFmpeg restarts, and each run pairs its own source pl
   }
   const later = rows.filter((r) => r.index >= 15);
   assert.ok(later.length >= 20, `${later.length} rows after the first run`);
-  for (const r of later) assert.ok(r.psnr[0]![0] === r.index && r.psnr[0]![1] > 25, `frame ${r.index}: ${JSON.stringify(r.psnr[0])}`);
+  for (const r of later) assert.ok((r.psnr[0] ?? 0) > 25, `frame ${r.index}: ${JSON.stringify(r.psnr[0])}`);
 });

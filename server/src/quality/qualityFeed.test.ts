@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { QualityBatch, QualityFrame } from '@pels/shared/protocol/signaling';
 import { QualityFeed } from './qualityFeed';
 
-const row = (index: number): QualityFrame => ({ index, tid: 0, crc: index, psnr: [[index, 30]] });
+const row = (index: number): QualityFrame => ({ index, tid: 0, crc: index, psnr: [30] });
 
 test('subscribers at the same row get one batch object (serialized once for all), a newer one its own backlog, each row once', async (t) => {
   const feed = new QualityFeed({ windowFrames: 100, backlogFrames: 2, intervalMs: 20 });

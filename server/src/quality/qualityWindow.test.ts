@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { QualityFrame } from '@pels/shared/protocol/signaling';
 import { QualityWindow } from './qualityWindow';
 
-const row = (index: number): QualityFrame => ({ index, tid: 0, crc: index, psnr: [[index, 30]] });
+const row = (index: number): QualityFrame => ({ index, tid: 0, crc: index, psnr: [30] });
 const indexes = (rows: QualityFrame[]) => rows.map((r) => r.index);
 
 describe('QualityWindow', () => {

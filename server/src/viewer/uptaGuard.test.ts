@@ -8,7 +8,7 @@ import { UptaGuard } from './uptaGuard';
 
 /** A table like the default clip's: 30 dB for a frame itself, 1.7 dB less per frame repeated. */
 const model = new IntelligibilityModel(
-  Array.from({ length: 300 }, (_, index) => ({ index, tid: TEMPORAL_PATTERN[index % 4]!, psnr: Array.from({ length: Math.min(9, index + 1) }, (_, k) => [index - k, 30 - 1.7 * k] as [number, number]) })),
+  Array.from({ length: 300 }, (_, index) => ({ index, tid: TEMPORAL_PATTERN[index % 4]!, psnr: Array.from({ length: Math.min(9, index + 1) }, (_, k) => 30 - 1.7 * k) })),
 );
 
 /** A viewer's RTCP statistics: `pps` packets a second per color sent, `loss` of those lost; a receiver report every second. */

@@ -177,17 +177,18 @@ export type Response<M extends Method = Method> =
 
 /**
  * One source frame's row of the stream's PSNR table, computed by the server from its
- * own decode of the stream: `psnr` holds [j, dB] for each decoded frame j that may be
- * shown while frame `index` is due (index itself first, then earlier frames repeated
- * when later ones are missing); `crc` is the CRC32 of decoded frame `index`'s Y plane
- * (width * height bytes, no stride padding); `tid` its temporal layer. Each
- * rendition of the stream has its own table.
+ * own decode of the stream: `psnr[k]` is the Y-PSNR (dB) of decoded frame index - k
+ * shown while frame `index` is due (k = 0: the frame itself; k > 0: an earlier frame
+ * repeated because later ones are missing), null where the table has no such frame;
+ * `crc` is the CRC32 of decoded frame `index`'s Y plane (width * height bytes, no
+ * stride padding); `tid` its temporal layer. Each rendition of the stream has its own
+ * table. Offsets rather than [j, dB] pairs: rows go to every viewer 30 times a second.
  */
 export const qualityFrameSchema = z.object({
   index: z.number().int().nonnegative(),
   tid: z.union([z.literal(0), z.literal(1), z.literal(2)]),
   crc: z.number().int().min(0).max(0xffffffff),
-  psnr: z.array(z.tuple([z.number().int().nonnegative(), z.number()])),
+  psnr: z.array(z.number().nullable()).max(256),
   /** Which rendition's decode the row is of (absent: 0, the stream's own encoding); every rendition is scored at the stream's size. */
   rendition: z.number().int().positive().optional(),
 });

@@ -10,7 +10,7 @@ function rows(count: number) {
     return {
       index,
       tid: TEMPORAL_PATTERN[index % 4]!,
-      psnr: Array.from({ length: Math.min(9, n + 1) }, (_, k) => [index - k, 40 - 3 * k] as [number, number]),
+      psnr: Array.from({ length: Math.min(9, n + 1) }, (_, k) => 40 - 3 * k),
     };
   });
 }

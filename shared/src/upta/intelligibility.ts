@@ -48,12 +48,12 @@ export class IntelligibilityModel {
     const byKey = new Map<string, WindowClass>();
     let used = 0;
     for (const r of rows) {
-      if (r.psnr.length === 0) continue;
-      const depth = Math.max(...r.psnr.map(([j]) => r.index - j));
+      // Rows end at their oldest entry (no trailing nulls).
+      const depth = r.psnr.length - 1;
+      const oldest = r.psnr[depth];
+      if (oldest === undefined || oldest === null) continue;
       const tids = Array.from({ length: depth + 1 }, (_, k) => tidOf.get(r.index - k) ?? -1);
-      const db = new Map(r.psnr.map(([j, v]) => [r.index - j, v]));
-      const oldest = db.get(depth)!;
-      const psnrByOffset = tids.map((_, k) => db.get(k) ?? oldest);
+      const psnrByOffset = r.psnr.map((v) => v ?? oldest);
       const key = tids.join(',');
       let c = byKey.get(key);
       if (!c) byKey.set(key, (c = { tids, psnrByOffset: [] }));
