@@ -24,40 +24,42 @@ interface Column {
   cell(r: ViewerRow, nowMs: number): ReactNode;
 }
 
-const NUMBER = 'minmax(56px, 1fr)';
+const NUMBER = 'minmax(52px, 1fr)';
+/** Wide enough for its header ("Y loss") at the table's font. */
+const LOSS = 'minmax(58px, 1fr)';
 
 const COLUMNS: Column[] = [
-  { key: 'id', width: '90px', label: 'Viewer', cell: (r) => r.id },
-  { key: 'streamId', width: '80px', label: 'Stream', cell: (r) => r.streamId },
+  { key: 'id', width: '80px', label: 'Viewer', cell: (r) => r.id },
+  { key: 'streamId', width: '66px', label: 'Stream', cell: (r) => r.streamId },
   { key: 'mode', width: '100px', label: 'Mode', cell: (r) => <span className={`mode mode-${r.mode}`}>{r.mode}</span> },
   {
     key: 'transport',
-    width: '110px',
+    width: '72px',
     label: 'Path',
     title: 'how the media reaches the viewer: udp, tcp (ICE-TCP) or relay (TURN); over tcp or relay its packets cannot carry colors, so it is served best effort',
     cell: (r) => (r.transport === null ? '–' : <span className={`transport-${r.transport}`}>{r.transport === 'udp' ? 'udp' : `${r.transport}: best effort`}</span>),
   },
-  { key: 'controller', width: '60px', label: 'CC', title: 'rate controller', cell: (r) => r.controller },
+  { key: 'controller', width: '48px', label: 'CC', title: 'rate controller', cell: (r) => r.controller },
   { key: 'rateKbps', label: 'Rate', title: "the rate controller's rate, kb/s", cell: (r) => fixed(r.rateKbps, 0) },
   { key: 'sentKbps', label: 'Sent', title: 'sent over the last second, kb/s', cell: (r) => fixed(r.sentKbps, 0) },
   { key: 'gamma', label: 'γ', title: 'red share gamma', cell: (r) => fixed(r.gamma, 3) },
-  { key: 'lossGreen', label: 'Loss G', title: 'green loss, last receiver report', cell: (r) => percent(r.lossGreen) },
-  { key: 'lossYellow', label: 'Loss Y', title: 'yellow loss, last receiver report', cell: (r) => percent(r.lossYellow) },
-  { key: 'lossRed', label: 'Loss R', title: 'red loss, last receiver report', cell: (r) => percent(r.lossRed) },
+  { key: 'lossGreen', width: LOSS, label: 'G loss', title: 'green loss, last receiver report', cell: (r) => percent(r.lossGreen) },
+  { key: 'lossYellow', width: LOSS, label: 'Y loss', title: 'yellow loss, last receiver report', cell: (r) => percent(r.lossYellow) },
+  { key: 'lossRed', width: LOSS, label: 'R loss', title: 'red loss, last receiver report', cell: (r) => percent(r.lossRed) },
   { key: 'psnrDb', label: 'PSNR', title: 'Y-PSNR of what the viewer displayed, dB', cell: (r) => fixed(r.psnrDb, 1) },
   {
     key: 'rendition',
     label: 'Rend.',
-    title: 'rendition sent (0: full size; higher: smaller and lower rate), and switches so far',
-    cell: (r) => <span className="rendition">{`${r.rendition} · ${r.renditionSwitches} sw`}</span>,
+    title: 'rendition sent (0: full size; higher: smaller and lower rate) · switches so far',
+    cell: (r) => <span className="rendition">{`${r.rendition} · ${r.renditionSwitches}`}</span>,
   },
-  { key: 'upta', width: '80px', label: 'UPTA', title: 'useless-packet avoidance: every layer, the base layer only, or paused (the video would be unintelligible); blank: off', cell: (r) => r.upta ?? '' },
+  { key: 'upta', width: '52px', label: 'UPTA', title: 'useless-packet avoidance: every layer, the base layer only, or paused (the video would be unintelligible); blank: off', cell: (r) => r.upta ?? '' },
   { key: 'rttMs', label: 'RTT', title: 'round-trip time, ms', cell: (r) => fixed(r.rttMs, 0) },
-  { key: 'connectedAt', width: '110px', label: 'Connected', cell: (r, now) => <span title={new Date(r.connectedAt).toLocaleString()}>{since(r.connectedAt, now)}</span> },
+  { key: 'connectedAt', width: '72px', label: 'Since', cell: (r, now) => <span title={new Date(r.connectedAt).toLocaleString()}>{since(r.connectedAt, now)}</span> },
 ];
 
 /** Header and rows share one grid: a track per column, and the actions'. Made from COLUMNS, so a new column cannot push the actions onto a line of their own. */
-const GRID = { '--cols': [...COLUMNS.map((c) => c.width ?? NUMBER), '240px'].join(' ') } as CSSProperties;
+const GRID = { '--cols': [...COLUMNS.map((c) => c.width ?? NUMBER), '232px'].join(' ') } as CSSProperties;
 
 export interface ViewerActions {
   select(id: string): void;
