@@ -12,7 +12,16 @@ test('steps once both enhancement streams reported, with their pooled loss', () 
   // Yellow reports first: wait for red.
   assert.equal(t.update({ yellow: s(200, 10, 2, 25), red: s(400, 100, 1, 128) }, 1000), null);
   const ev = t.update({ yellow: s(200, 10, 2, 25), red: s(400, 250, 2, 190) }, 1100);
-  assert.deepEqual(ev, { kind: 'rtcp', epoch: 2, lossFraction: (10 + 150) / (100 + 200), atMs: 1100, origin: 'v1' });
+  assert.deepEqual(ev, { kind: 'rtcp', epoch: 2, lossFraction: (10 + 150) / (100 + 200), atMs: 1100, origin: 'v1', rttMs: 12.5 });
+});
+
+test('the step carries the longest round trip of the streams that reported in it', () => {
+  const t = new ReceiverReportTracker('v1');
+  const rtt = (x: StreamStats, roundTripTime: number): StreamStats => ({ ...x, roundTripTime });
+  const ev = t.update({ green: rtt(s(100, 0, 1), 5), yellow: rtt(s(100, 0, 1), 900), red: rtt(s(100, 0, 1), 40) }, 0);
+  assert.equal(ev?.rttMs, 900, 'yellow\'s queue');
+  const next = t.update({ yellow: rtt(s(200, 0, 2), 30), red: rtt(s(200, 0, 2), 60) }, 1000);
+  assert.equal(next?.rttMs, 60, 'green did not report in this step: its old round trip is not counted');
 });
 
 test('a stream silent past the wait counts its packets lost (a starved queue sends no report)', () => {

@@ -146,6 +146,8 @@ export class ReceiverReportTracker {
     const green = this.colors.green.pending;
     const baseLoss = green ? pooledLoss([green]) : undefined;
     const p = pooled === undefined ? undefined : Math.max(pooled, baseLoss ?? 0);
+    const rtts = COLORS.filter((k) => this.colors[k].pending !== null).map((k) => this.colors[k].latest?.roundTripTime ?? 0);
+    const rttMs = Math.max(0, ...rtts);
     for (const k of COLORS) {
       const c = this.colors[k];
       c.pending = null;
@@ -153,6 +155,14 @@ export class ReceiverReportTracker {
     }
     this.firstPendingAt = null;
     if (p === undefined) return null;
-    return { kind: 'rtcp', epoch: ++this.epoch, lossFraction: p, atMs: nowMs, origin: this.origin, ...(baseLoss !== undefined ? { baseLossFraction: baseLoss } : {}) };
+    return {
+      kind: 'rtcp',
+      epoch: ++this.epoch,
+      lossFraction: p,
+      atMs: nowMs,
+      origin: this.origin,
+      ...(baseLoss !== undefined ? { baseLossFraction: baseLoss } : {}),
+      ...(rttMs > 0 ? { rttMs } : {}),
+    };
   }
 }

@@ -32,6 +32,8 @@ export interface FeedbackEvent {
   sentAtMs?: number;
   /** RTCP: loss of the base layer (green) over the same interval, when green reported; any ends MKC's start-up. */
   baseLossFraction?: number;
+  /** RTCP: the longest round trip among the streams that reported (the lowest-priority queue's delay shows there), ms. */
+  rttMs?: number;
 }
 
 export type FeedbackVerdict = 'fresh' | 'stale' | 'invalid';
@@ -44,6 +46,7 @@ function invalidReason(ev: FeedbackEvent): string | undefined {
   if (ev.kind === 'rtcp' && ev.lossFraction < 0) return 'lossFraction';
   if (ev.sentAtMs !== undefined && !(Number.isFinite(ev.sentAtMs) && ev.sentAtMs <= ev.atMs)) return 'sentAtMs';
   if (ev.baseLossFraction !== undefined && !(ev.baseLossFraction >= 0 && ev.baseLossFraction <= 1)) return 'baseLossFraction';
+  if (ev.rttMs !== undefined && !(Number.isFinite(ev.rttMs) && ev.rttMs >= 0)) return 'rttMs';
   return undefined;
 }
 

@@ -42,6 +42,18 @@ test('any base-layer loss ends start-up, whatever p says', () => {
   assert.equal(c.inStartup, false);
 });
 
+test('a round trip more than delayExitMs above the least seen ends start-up as a loss does; at or below it, growth goes on', () => {
+  const c = new MkcController(PARAMS);
+  assert.equal(c.update(0, 250, { rttMs: 40 }), 500);
+  assert.equal(c.update(0, 500, { rttMs: 20 }), 1000, 'a shorter round trip: the new least');
+  assert.equal(c.update(0, 600, { rttMs: 20 + MKC_STARTUP_DEFAULTS.delayExitMs! }), 1200, 'at the margin: no exit');
+  assert.equal(c.update(0, 600, { rttMs: 21 + MKC_STARTUP_DEFAULTS.delayExitMs! }), startupExitKbps(600, mkcStep(600, 0, MKC_PAPER_GAINS), 2));
+  assert.equal(c.inStartup, false);
+  // Without round trips (the lab's paths, router feedback) nothing changes.
+  const plain = new MkcController(PARAMS);
+  assert.deepEqual([1, 2].map(() => plain.update(0)), [500, 1000]);
+});
+
 test('after the first loss eq. 8 steps, and loss-free feedback never brings start-up back', () => {
   const c = new MkcController(PARAMS);
   c.update(0); // 500
@@ -113,6 +125,7 @@ test('parameters are checked, alone and inside the MKC parameters', () => {
   assert.match(validateMkcStartupParams({ ...ok, lossThreshold: 1 }).join(), /lossThreshold must be in \[0, 1\); got 1/);
   assert.match(validateMkcStartupParams({ ...ok, lossThreshold: -0.1 }).join(), /lossThreshold/);
   assert.match(validateMkcStartupParams({ ...ok, holdMs: -1 }).join(), /holdMs must be a finite number >= 0; got -1/);
+  assert.match(validateMkcStartupParams({ ...ok, delayExitMs: Number.NaN }).join(), /delayExitMs must be a finite number >= 0; got NaN/);
   assert.match(validateMkcParams({ ...PARAMS, startup: { ...ok, growth: 0.5 } }).join(), /startup growth/);
   assert.throws(() => new MkcController({ ...PARAMS, startup: { ...ok, lossThreshold: 2 } }), /lossThreshold/);
 });

@@ -26,10 +26,18 @@ export interface MkcStartupParams {
    * the queue the overshoot filled takes as long to drain). ms, >= 0.
    */
   holdMs: number;
+  /**
+   * A round trip this much above the least one seen while growing ends
+   * start-up too, as a loss would (HyStart's delay exit): a queue is filling.
+   * A queue served after the base layer's can hold seconds of packets before
+   * it drops one, so the loss comes too late to stop the doubling. ms, >= 0;
+   * absent: no delay exit (as recordings made before it replay).
+   */
+  delayExitMs?: number;
 }
 
-/** Doubling per report, like TCP's slow start per round trip; a hold of about three RTCP reports. */
-export const MKC_STARTUP_DEFAULTS: Readonly<MkcStartupParams> = { growth: 2, lossThreshold: 0.02, holdMs: 3000 };
+/** Doubling per report, like TCP's slow start per round trip; a hold of about three RTCP reports; 200 ms of queueing ends it. */
+export const MKC_STARTUP_DEFAULTS: Readonly<MkcStartupParams> = { growth: 2, lossThreshold: 0.02, holdMs: 3000, delayExitMs: 200 };
 
 /** What one fresh feedback says about congestion. */
 export interface CongestionSignal {
@@ -39,6 +47,8 @@ export interface CongestionSignal {
   baseLoss?: number;
   /** When the feedback arrived, ms; without it there is no hold after the landing. */
   atMs?: number;
+  /** The longest round trip of the streams measured, ms. */
+  rttMs?: number;
 }
 
 /** Every reason to reject the parameters, as messages for an operator; empty when usable. */
@@ -47,6 +57,7 @@ export function validateMkcStartupParams(p: MkcStartupParams): string[] {
   if (!(Number.isFinite(p.growth) && p.growth > 1)) errors.push(`startup growth must be a finite number > 1; got ${p.growth}`);
   if (!(Number.isFinite(p.lossThreshold) && p.lossThreshold >= 0 && p.lossThreshold < 1)) errors.push(`startup lossThreshold must be in [0, 1); got ${p.lossThreshold}`);
   if (!(Number.isFinite(p.holdMs) && p.holdMs >= 0)) errors.push(`startup holdMs must be a finite number >= 0; got ${p.holdMs}`);
+  if (p.delayExitMs !== undefined && !(Number.isFinite(p.delayExitMs) && p.delayExitMs >= 0)) errors.push(`startup delayExitMs must be a finite number >= 0; got ${p.delayExitMs}`);
   return errors;
 }
 
@@ -74,6 +85,7 @@ export function startupExitKbps(referenceKbps: number, eq8Kbps: number, growth: 
 export class MkcStartup {
   private phase: 'growing' | 'holding' | 'done' = 'growing';
   private landing = { kbps: 0, untilMs: 0 };
+  private minRttMs = Number.POSITIVE_INFINITY;
 
   constructor(private readonly params: MkcStartupParams) {
     const errors = validateMkcStartupParams(params);
@@ -97,7 +109,10 @@ export class MkcStartup {
       this.phase = 'done';
     }
     if (this.phase === 'done') return eq8Kbps;
-    if (!isStartupLoss(signal, this.params)) return Math.max(eq8Kbps, referenceKbps * this.params.growth);
+    if (signal.rttMs !== undefined) this.minRttMs = Math.min(this.minRttMs, signal.rttMs);
+    const { delayExitMs } = this.params;
+    const queued = delayExitMs !== undefined && signal.rttMs !== undefined && signal.rttMs > this.minRttMs + delayExitMs;
+    if (!queued && !isStartupLoss(signal, this.params)) return Math.max(eq8Kbps, referenceKbps * this.params.growth);
     const kbps = startupExitKbps(referenceKbps, eq8Kbps, this.params.growth);
     this.phase = signal.atMs === undefined ? 'done' : 'holding';
     this.landing = { kbps, untilMs: (signal.atMs ?? 0) + this.params.holdMs };

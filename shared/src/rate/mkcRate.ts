@@ -50,7 +50,7 @@ export class MkcRateController implements RateController {
   onFeedback(ev: ControllerFeedback): void {
     if ((ev.kind !== 'rtcp' && ev.kind !== 'router') || this.guard.check(ev) !== 'fresh') return this.counter.ignored();
     this.counter.used();
-    this.mkc.update(ev.lossFraction, ev.sentAtMs === undefined ? this.mkc.rateKbps : this.history.at(ev.sentAtMs), { baseLoss: ev.baseLossFraction, atMs: ev.atMs });
+    this.mkc.update(ev.lossFraction, ev.sentAtMs === undefined ? this.mkc.rateKbps : this.history.at(ev.sentAtMs), { baseLoss: ev.baseLossFraction, atMs: ev.atMs, rttMs: ev.rttMs });
     this.record(ev.atMs);
   }
 
