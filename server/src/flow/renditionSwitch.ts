@@ -12,16 +12,7 @@ import type { LayeredFrame } from '../layering/layeredFrame';
  * is skipped or sent twice. A move up raises the rate to what the target
  * needs (a probe: on the lower rendition the viewer sent less than its rate,
  * so the rate was not measured that high).
- *
- * On a lower rendition the rate is capped at that rendition's full rate (with
- * the stream's headroom): above it the viewer sends less than its rate, and a
- * rate that nothing measures would climb on, alpha a report, to a move up on
- * the rate that overshoots a shared link by far. Moving up from there is the
- * probe's job.
  */
-
-/** The rate's ceiling above a rendition's measured full rate (its rate varies from second to second). */
-export const RATE_CEILING_HEADROOM = 1.25;
 
 export class RenditionSwitch {
   private readonly policy: RenditionPolicy;
@@ -39,8 +30,8 @@ export class RenditionSwitch {
     params: RenditionPolicyParams,
     /** Asks a rendition's encoder for a keyframe (throttled by the stream). */
     private readonly requestKeyframe: (rendition: number) => void,
-    /** A switch took effect; on a move up, the rate to raise the viewer's to (the control core's probe). */
-    private readonly onSwitch: (probeKbps: number | null) => void,
+    /** Raises the viewer's rate to at least kbps (the control core's probe). */
+    private readonly probe: (kbps: number) => void,
     nowMs: number,
     /** The stream's, shared with its other viewers; absent: a board of the viewer's own. */
     board?: ProbeBoard,
@@ -83,20 +74,14 @@ export class RenditionSwitch {
     if (target !== null && frames[target]?.keyframe) {
       this.account(nowMs);
       const upKbps = target < this.policy.current ? this.policy.upKbps(target, this.baseKbps) : null;
+      if (upKbps !== null) this.probe(upKbps);
       this.policy.switched(target, nowMs);
       this.switches++;
-      this.onSwitch(upKbps);
       // That loss was the rendition left behind's: the next report speaks for this one.
       this.baseLoss = 0;
       this.pendingTarget = null;
     }
     return frames[this.policy.current];
-  }
-
-  /** The rate's ceiling in the current rendition, given the stream's (the top rendition's). */
-  ceilingKbps(streamCeilingKbps: number): number {
-    const full = this.policy.current === 0 ? null : this.fullKbps[this.policy.current];
-    return full === null || full === undefined ? streamCeilingKbps : Math.min(streamCeilingKbps, full * RATE_CEILING_HEADROOM);
   }
 
   state(nowMs: number): RenditionState {

@@ -10,7 +10,6 @@ import { FfmpegIngest, type IngestStatus } from '../ingest/ffmpegIngest';
 import { operatorSourceText, PUBLIC_SOURCE_ERROR, publicSourceLabel } from '../ingest/sourceRedaction';
 import type { RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
 import { ProbeBoard } from '@pels/shared/pels/probeBoard';
-import { RATE_CEILING_HEADROOM } from '../flow/renditionSwitch';
 import type { ViewerGateParams } from '@pels/shared/upta/viewerGate';
 import type { EncodeSettings, Rendition, SourceSpec } from '../ingest/sourceSpec';
 import { LayerRateMeter } from '../layering/layerRates';
@@ -55,6 +54,7 @@ export interface StreamOptions {
 }
 
 /** MKC may probe above the stream's measured rate by this much (the rate is an average; frames vary). */
+const CEILING_HEADROOM = 1.25;
 const BOUNDS_UPDATE_MS = 1000;
 /** PSNR table rows kept and sent: a 30 s window, batches twice a second, 2 s of backlog for a new viewer. */
 const QUALITY_WINDOW_S = 30;
@@ -173,7 +173,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     const top = this.layerRates[0]!.rates(now);
     const lowest = this.layerRates.at(-1)!.rates(now);
     if (!top || !lowest) return { minKbps: this.opts.control.mkc.minKbps, maxKbps: this.opts.control.mkc.maxKbps, startKbps: this.opts.control.mkc.minKbps };
-    return { minKbps: lowest.tid0, maxKbps: Math.max(top.tid0, top.total * RATE_CEILING_HEADROOM), startKbps: top.tid0 };
+    return { minKbps: lowest.tid0, maxKbps: Math.max(top.tid0, top.total * CEILING_HEADROOM), startKbps: top.tid0 };
   }
 
   private updateRateBounds(): void {

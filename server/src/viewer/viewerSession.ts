@@ -98,8 +98,6 @@ export class ViewerSession {
   /** A player that joined but never completes DTLS holds a viewer's place and a transport: it gets this long. */
   private readonly dtlsDeadline: NodeJS.Timeout;
   private readonly rendition: RenditionSwitch;
-  /** The stream's rate bounds as last told (setRateBounds); the ceiling applied is the current rendition's. */
-  private streamBounds: { minKbps: number; maxKbps: number } | null = null;
   private readonly upta: UptaGuard | null;
 
   private constructor(
@@ -128,11 +126,7 @@ export class ViewerSession {
       opts.renditions,
       opts.renditionPolicy,
       (r) => opts.onKeyframeRequest('switch', r),
-      (probeKbps) => {
-        const now = Date.now();
-        this.applyRateBounds(now);
-        if (probeKbps !== null) void this.control.step({ kind: 'probe', atMs: now, kbps: probeKbps });
-      },
+      (kbps) => void this.control.step({ kind: 'probe', atMs: Date.now(), kbps }),
       Date.now(),
       opts.probeBoard,
     );
@@ -287,16 +281,9 @@ export class ViewerSession {
     this.rendition.setRates(baseKbps, fullKbps);
   }
 
-  /** The stream's measured base rate (floor) and full rate (ceiling) for the rate controller; a lower rendition caps it lower. */
+  /** The stream's measured base rate (floor) and full rate (ceiling) for the rate controller. */
   setRateBounds(minKbps: number, maxKbps: number, nowMs: number): void {
-    this.streamBounds = { minKbps, maxKbps };
-    this.applyRateBounds(nowMs);
-  }
-
-  private applyRateBounds(nowMs: number): void {
-    if (this.closed || !this.streamBounds) return;
-    const { minKbps, maxKbps } = this.streamBounds;
-    this.control.step({ kind: 'rate-bounds', atMs: nowMs, minKbps, maxKbps: Math.max(minKbps, this.rendition.ceilingKbps(maxKbps)) });
+    if (!this.closed) this.control.step({ kind: 'rate-bounds', atMs: nowMs, minKbps, maxKbps });
   }
 
   state(): ViewerState {

@@ -25,7 +25,7 @@
  *   rate is measured and says there is no room), up too (one rendition) after
  *   `probeAfterReports` loss-free receiver reports in a row and the dwell, with the rate raised to that up threshold (upKbps). Either
  *   way an up switch is a probe of the link: a receiver report with loss p
- *   above `probeLossLimit` while it lasts fails it at once (down again); one
+ *   above `probeLossLimit` in its first `probeHoldMs` fails it at once (down again); one
  *   followed by a down switch within `failWindowMs` doubles the dwell (up to
  *   `maxDwellMs`: several viewers probing a shared link hurt each other), and
  *   one that holds that long resets it to `minDwellMs`. Each switch draws a
@@ -61,13 +61,13 @@ export interface RenditionPolicyParams {
   switchGraceMs: number;
   /** Loss-free receiver reports in a row on a lower rendition before it probes the next one up. */
   probeAfterReports: number;
-  /** Loss p (0..1) in a receiver report during a probe (an up switch within the fail window) that fails it. */
+  /** Loss p (0..1) in a receiver report during a probe (within probeHoldMs of an up switch) that fails it. */
   probeLossLimit: number;
   /** Whether a lower rendition that gets its full rate probes the next one up. */
   probe: boolean;
   /** The dwell after a switch is stretched by a random factor in [1, 1 + dwellJitter). */
   dwellJitter: number;
-  /** How long an up switch keeps other viewers of the board from theirs, and teaches them by their loss. */
+  /** How long an up switch keeps other viewers of the board from theirs and teaches them by their loss, and its own loss above probeLossLimit fails it. */
   probeHoldMs: number;
 }
 
@@ -184,7 +184,9 @@ export class RenditionPolicy {
     };
     const baseLost = baseLoss > this.params.baseLossLimit && !(grace && !this.probing);
     this.settleProbe(nowMs);
-    const probeFailed = this.probing && this.lastP > this.params.probeLossLimit;
+    // Only while the probe is young (probeHoldMs): later, loss at that level is the rate controller's own (MKC settles
+    // at p = alpha / (beta r), 6% at 700 kb/s), and taking it for a failed probe sent a viewer down every 6 s.
+    const probeFailed = this.probing && nowMs - this.lastUpMs < this.params.probeHoldMs && this.lastP > this.params.probeLossLimit;
     if (cur < this.count - 1 && (fits(cur, 0) === false || baseLost || probeFailed)) {
       this.upSinceMs = null;
       // The highest lower rendition that fits; the lowest when none does.
