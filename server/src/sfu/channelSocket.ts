@@ -1,12 +1,9 @@
 /**
- * mediasoup writes every message node sends a worker (each `producer.send`
- * packet among them) to the worker's channel socket at once: one write system
- * call a packet, tens of thousands a second with hundreds of viewers, which
- * was the largest single cost of node's time. Corked while a frame goes out
- * to every viewer, the socket writes the frame's messages together in one
- * writev. mediasoup keeps the socket to itself: it is fd 3 of the worker
- * process it spawns, taken here as `createWorker` spawns it (the version is
- * pinned, server/package.json).
+ * The socket node writes a mediasoup worker's channel messages to: fd 3 of
+ * the worker process mediasoup spawns. mediasoup keeps it to itself; the
+ * viewers' packets go to it straight (packetChannel.ts), so it is taken here
+ * as `createWorker` spawns the worker (the version is pinned,
+ * server/package.json).
  */
 import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -40,18 +37,4 @@ export async function createWorkerWithChannel(settings: ms.WorkerSettings): Prom
     throw new Error("cannot find the mediasoup worker's channel socket");
   }
   return { worker, channel };
-}
-
-/**
- * Runs `send` with the sockets corked: what it writes to them leaves in one
- * writev per socket when it returns (or throws), in the order written.
- */
-export function corked<T>(sockets: Iterable<Writable>, send: () => T): T {
-  const held = [...sockets];
-  for (const s of held) s.cork();
-  try {
-    return send();
-  } finally {
-    for (const s of held) s.uncork();
-  }
 }

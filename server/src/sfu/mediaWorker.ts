@@ -54,7 +54,7 @@ export class MediaWorker extends EventEmitter<MediaWorkerEvents> {
     return this.server;
   }
 
-  /** The running worker's channel socket, null while none runs: corked, it writes packets in batches. */
+  /** The running worker's channel socket (what mediasoup writes its messages to), null while none runs. */
   get channel(): Writable | null {
     return this.worker && !this.worker.closed ? this.socket : null;
   }

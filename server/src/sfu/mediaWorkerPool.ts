@@ -2,7 +2,6 @@ import { EventEmitter } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { types as ms } from 'mediasoup';
 import type { Logger } from '../log';
-import { corked } from './channelSocket';
 import { MediaWorker, type RtcListen } from './mediaWorker';
 
 type MediaWorkerPoolEvents = { restarted: [index: number] };
@@ -75,14 +74,6 @@ export class MediaWorkerPool extends EventEmitter<MediaWorkerPoolEvents> {
   /** Worker `index`'s WebRtcServer (its one port), for its viewers' transports; throws while it is not running. */
   webRtcServer(index: number): ms.WebRtcServer {
     return this.worker(index).webRtcServer;
-  }
-
-  /**
-   * Runs `send` (a frame's packets to every viewer) with each worker's channel
-   * corked: each worker gets the frame's messages in one write, not one a packet.
-   */
-  batch<T>(send: () => T): T {
-    return corked(this.workers.flatMap((w) => w.channel ?? []), send);
   }
 
   close(): void {

@@ -151,10 +151,8 @@ export class Stream extends EventEmitter<StreamEvents> {
           this.layerRates[r]!.add(frame.temporalId, frame.bytes, now);
         });
         // The shared fan-out (a measurement baseline) forwards the full-size rendition to everyone, once per worker.
-        this.opts.media.batch(() => {
-          if (this.opts.fanout === 'shared') for (const f of this.fanouts) f?.sendFrame(frames[0]!, now);
-          else for (const v of this.viewers.values()) v.sendFrame(frames, now);
-        });
+        if (this.opts.fanout === 'shared') for (const f of this.fanouts) f?.sendFrame(frames[0]!, now);
+        else for (const v of this.viewers.values()) v.sendFrame(frames, now);
         // After the viewers: measuring quality never delays a frame.
         frames.forEach((frame, r) => this.quality[r]!.onFrame(frame, pts));
       }
