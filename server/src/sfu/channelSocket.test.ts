@@ -3,8 +3,9 @@ import { test } from 'node:test';
 import { pino } from 'pino';
 import { localMediaWorker } from './localMediaWorker';
 
-test("a media worker's channel is the socket mediasoup writes its requests to, and is gone once the worker is", { timeout: 20_000 }, async () => {
+test("a media worker's channel is the socket mediasoup writes its requests to, and is gone once the worker is", { timeout: 20_000 }, async (t) => {
   const { media } = await localMediaWorker(pino({ level: 'silent' }));
+  t.after(() => media.close());
   const socket = media.channel!;
   const write = socket.write;
   let writes = 0;
