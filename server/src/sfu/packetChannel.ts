@@ -68,27 +68,16 @@ export class PacketChannel {
     this.head = Buffer.from(empty.subarray(0, empty.length - U32));
   }
 
-  /** A frame's packets, in order: their messages in one write (one system call, not one a packet). */
-  send(packets: readonly Uint8Array[]): void {
+  send(packet: Uint8Array): void {
     // A worker that died is replaced with new routers: its viewers are gone, nothing is to be sent to it.
-    if (!this.socket.writable || packets.length === 0) return;
-    let size = 0;
-    for (const p of packets) size += this.messageLength(p);
-    const out = Buffer.allocUnsafe(size);
-    let at = 0;
-    for (const p of packets) {
-      const length = this.messageLength(p);
-      this.head.copy(out, at);
-      out.writeUInt32LE(length - U32, at);
-      out.writeUInt32LE(p.length, at + this.head.length);
-      out.set(p, at + this.head.length + U32);
-      at += length;
-      out.fill(0, at - (-p.length & 3), at);
-    }
-    this.socket.write(out);
-  }
-
-  private messageLength(packet: Uint8Array): number {
-    return this.head.length + U32 + packet.length + (-packet.length & 3);
+    if (!this.socket.writable) return;
+    const pad = -packet.length & 3;
+    const message = Buffer.allocUnsafe(this.head.length + U32 + packet.length + pad);
+    this.head.copy(message);
+    message.writeUInt32LE(message.length - U32, 0);
+    message.writeUInt32LE(packet.length, this.head.length);
+    message.set(packet, this.head.length + U32);
+    message.fill(0, message.length - pad);
+    this.socket.write(message);
   }
 }

@@ -100,8 +100,8 @@ export class ViewerSession {
   private readonly dtlsDeadline: NodeJS.Timeout;
   private readonly rendition: RenditionSwitch;
   private readonly upta: UptaGuard | null;
-  /** Each color's producer, as the flow's packets reach it (a frame's at once). */
-  private readonly senders: Record<Color, { send(packets: readonly Buffer[]): void }>;
+  /** Each color's producer, as the flow's packets reach it. */
+  private readonly senders: Record<Color, { send(packet: Uint8Array): void }>;
 
   private constructor(
     private readonly opts: ViewerSessionOptions,
@@ -115,7 +115,7 @@ export class ViewerSession {
     readonly timestampBase: number,
   ) {
     this.id = opts.id;
-    this.senders = direct ? packetChannels(producers, opts.channel) : oneByOne(producers);
+    this.senders = direct ? packetChannels(producers, opts.channel) : producers;
     this.stats = new ViewerStats({
       consumers: this.consumers,
       transport: () => this.webRtcTransport,
@@ -385,7 +385,8 @@ export class ViewerSession {
     if (!frame) return;
     const out = this.flow.onFrame(frame, nowMs);
     if (!out) return;
-    this.senders[out.color].send(out.packets);
+    const sender = this.senders[out.color];
+    for (const p of out.packets) sender.send(p);
     if (out.color === 'green' && frame.keyframe) this.awaitingKeyframe = false;
   }
 
@@ -469,7 +470,7 @@ export class ViewerSession {
     const now = Date.now();
     if (!force && now - this.lastSynthetic[color] < SYNTHETIC_KEYFRAME_MIN_GAP_MS) return;
     this.lastSynthetic[color] = now;
-    this.senders[color].send(this.flow.syntheticKeyframe(color));
+    for (const p of this.flow.syntheticKeyframe(color)) this.senders[color].send(p);
   }
 
   private requireTransport(): ms.WebRtcTransport {
@@ -486,12 +487,6 @@ export class ViewerSession {
 /** The color streams' producers as their packets reach them from node: straight through the worker's channel. */
 export function packetChannels(producers: Record<Color, ms.Producer>, channel: Writable): Record<Color, PacketChannel> {
   return { green: new PacketChannel(producers.green.id, channel), yellow: new PacketChannel(producers.yellow.id, channel), red: new PacketChannel(producers.red.id, channel) };
-}
-
-/** A shared fan-out's producers (the baseline), sent into by mediasoup's own `send`. */
-function oneByOne(producers: Record<Color, ms.Producer>): Record<Color, { send(packets: readonly Buffer[]): void }> {
-  const each = (p: ms.Producer) => ({ send: (packets: readonly Buffer[]) => packets.forEach((packet) => p.send(packet)) });
-  return { green: each(producers.green), yellow: each(producers.yellow), red: each(producers.red) };
 }
 
 /**
