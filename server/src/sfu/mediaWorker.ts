@@ -1,8 +1,9 @@
 import { EventEmitter } from 'node:events';
-import * as mediasoup from 'mediasoup';
+import type { Writable } from 'node:stream';
 import type { types as ms } from 'mediasoup';
 import type { Logger } from '../log';
 import { useFastChannelEncoding } from './channelEncoding';
+import { createWorkerWithChannel } from './channelSocket';
 
 export const MEDIA_CODECS: ms.RouterRtpCodecCapability[] = [{ kind: 'video', mimeType: 'video/VP8', clockRate: 90000 }];
 
@@ -26,6 +27,8 @@ export interface RtcListen {
  */
 export class MediaWorker extends EventEmitter<MediaWorkerEvents> {
   private worker: ms.Worker | null = null;
+  /** The running worker's channel socket (see channelSocket.ts). */
+  private socket: Writable | null = null;
   private server: ms.WebRtcServer | null = null;
   private closed = false;
   private restartDelayMs = 500;
@@ -51,6 +54,11 @@ export class MediaWorker extends EventEmitter<MediaWorkerEvents> {
     return this.server;
   }
 
+  /** The running worker's channel socket (what mediasoup writes its messages to), null while none runs. */
+  get channel(): Writable | null {
+    return this.worker && !this.worker.closed ? this.socket : null;
+  }
+
   get pid(): number | undefined {
     return this.worker?.pid;
   }
@@ -67,7 +75,7 @@ export class MediaWorker extends EventEmitter<MediaWorkerEvents> {
   }
 
   private async spawn(): Promise<void> {
-    const worker = await mediasoup.createWorker(this.settings);
+    const { worker, channel } = await createWorkerWithChannel(this.settings);
     const { listenIp, announcedAddress, port } = this.rtc;
     const listen = { ip: listenIp, port, ...(announcedAddress ? { announcedAddress } : {}) };
     try {
@@ -77,10 +85,12 @@ export class MediaWorker extends EventEmitter<MediaWorkerEvents> {
       throw new Error(`cannot listen for media on ${listenIp} port ${port} (UDP and TCP; RTC_LISTEN_IP, RTC_PORT): ${(err as Error).message}`);
     }
     this.worker = worker;
+    this.socket = channel;
     this.log.info({ pid: worker.pid, listenIp, port, announcedAddress }, 'mediasoup worker started');
     worker.on('died', (err) => {
       this.log.error({ err, pid: worker.pid }, 'mediasoup worker died; restarting it');
       this.worker = null;
+      this.socket = null;
       this.server = null;
       if (!this.closed) setTimeout(() => void this.respawn(), this.restartDelayMs);
     });

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { Writable } from 'node:stream';
 import type { types as ms } from 'mediasoup';
 import type { Logger } from '../log';
 import { MediaWorker, type RtcListen } from './mediaWorker';
@@ -61,6 +62,13 @@ export class MediaWorkerPool extends EventEmitter<MediaWorkerPoolEvents> {
 
   createRouter(index: number): Promise<ms.Router> {
     return this.worker(index).createRouter();
+  }
+
+  /** Worker `index`'s channel socket, for its producers' packets (PacketChannel); throws while it is not running. */
+  channel(index: number): Writable {
+    const socket = this.worker(index).channel;
+    if (!socket) throw new Error('media worker is not running');
+    return socket;
   }
 
   /** Worker `index`'s WebRtcServer (its one port), for its viewers' transports; throws while it is not running. */

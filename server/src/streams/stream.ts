@@ -312,6 +312,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     const router = this.routers[worker];
     if (!router || router.closed) throw new RequestError('unavailable', 'media router is not available, try again');
     const webRtcServer = this.opts.media.webRtcServer(worker);
+    const channel = this.opts.media.channel(worker);
     const releasePlace = this.opts.limits.viewers.take(this.id);
     const releaseWorker = this.opts.media.take(worker);
     const release = () => {
@@ -331,6 +332,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       ...(this.opts.controlRecordDir !== undefined ? { controlRecordDir: this.opts.controlRecordDir } : {}),
       dscp: this.opts.dscp,
       webRtcServer,
+      channel,
       limits: this.opts.limits,
       log: this.opts.log,
       renditions: this.keyframes.length,

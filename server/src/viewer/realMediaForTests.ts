@@ -43,6 +43,7 @@ export function realMedia(): RealMedia {
       feedback: 'rtcp',
       dscp: env.dscp,
       webRtcServer: env.media.webRtcServer,
+      channel: env.media.channel!,
       limits: new Limits(config.limits),
       log,
       renditions: 1,

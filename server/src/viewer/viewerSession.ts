@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import type { Writable } from 'node:stream';
 import type { types as ms } from 'mediasoup';
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
@@ -17,6 +18,7 @@ import type { Limits } from '../limits/limits';
 import type { Logger } from '../log';
 import type { DscpMarker, DscpMarking } from '../net/dscpMarker';
 import { parseRtcpFeedback } from '../rtp/rtcp';
+import { PacketChannel } from '../sfu/packetChannel';
 import type { KeyframeReason } from '../streams/keyframeRequests';
 import { PAYLOAD_TYPE, produceColorStreams } from './colorStreams';
 import { canColor, mediaTransport, modeInForce } from './mediaPath';
@@ -45,6 +47,8 @@ export interface ViewerSessionOptions {
   dscp: DscpMarker;
   /** The worker's WebRtcServer: the one UDP and TCP port the viewer's transport shares with every other. */
   webRtcServer: ms.WebRtcServer;
+  /** The worker's channel socket: the flow's packets go to the producers through it (PacketChannel). */
+  channel: Writable;
   /** The DTLS deadline and where its expiries are counted. */
   limits: Pick<Limits, 'settings' | 'rejections'>;
   log: Logger;
@@ -99,6 +103,8 @@ export class ViewerSession {
   private readonly dtlsDeadline: NodeJS.Timeout;
   private readonly rendition: RenditionSwitch;
   private readonly upta: UptaGuard | null;
+  /** Each color's producer, as the flow's packets reach it. */
+  private readonly senders: Record<Color, { send(packet: Uint8Array): void }>;
 
   private constructor(
     private readonly opts: ViewerSessionOptions,
@@ -112,6 +118,7 @@ export class ViewerSession {
     readonly timestampBase: number,
   ) {
     this.id = opts.id;
+    this.senders = direct ? packetChannels(producers, opts.channel) : producers;
     this.stats = new ViewerStats({
       consumers: this.consumers,
       transport: () => this.webRtcTransport,
@@ -382,8 +389,8 @@ export class ViewerSession {
     if (!frame) return;
     const out = this.flow.onFrame(frame, nowMs);
     if (!out) return;
-    const producer = this.producers[out.color];
-    for (const p of out.packets) producer.send(p);
+    const sender = this.senders[out.color];
+    for (const p of out.packets) sender.send(p);
     if (out.color === 'green' && frame.keyframe) this.awaitingKeyframe = false;
   }
 
@@ -467,7 +474,7 @@ export class ViewerSession {
     const now = Date.now();
     if (!force && now - this.lastSynthetic[color] < SYNTHETIC_KEYFRAME_MIN_GAP_MS) return;
     this.lastSynthetic[color] = now;
-    for (const p of this.flow.syntheticKeyframe(color)) this.producers[color].send(p);
+    for (const p of this.flow.syntheticKeyframe(color)) this.senders[color].send(p);
   }
 
   private requireTransport(): ms.WebRtcTransport {
@@ -479,6 +486,11 @@ export class ViewerSession {
   private assertOpen(): void {
     if (this.closed) throw new ClosedError('viewer');
   }
+}
+
+/** The color streams' producers as their packets reach them from node: straight through the worker's channel. */
+export function packetChannels(producers: Record<Color, ms.Producer>, channel: Writable): Record<Color, PacketChannel> {
+  return { green: new PacketChannel(producers.green.id, channel), yellow: new PacketChannel(producers.yellow.id, channel), red: new PacketChannel(producers.red.id, channel) };
 }
 
 /**

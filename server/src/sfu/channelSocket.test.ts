@@ -1,0 +1,18 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import { localMediaWorker } from './localMediaWorker';
+
+test("a media worker's channel is the socket mediasoup writes its requests to, and is gone once the worker is", { timeout: 20_000 }, async (t) => {
+  const { media } = await localMediaWorker(pino({ level: 'silent' }));
+  t.after(() => media.close());
+  const socket = media.channel!;
+  const write = socket.write;
+  let writes = 0;
+  socket.write = ((...args: Parameters<typeof write>) => (writes++, write.apply(socket, args))) as typeof write;
+  await media.createRouter();
+  socket.write = write;
+  assert.equal(writes, 1, 'the createRouter request');
+  media.close();
+  assert.equal(media.channel, null);
+});
