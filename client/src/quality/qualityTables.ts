@@ -6,6 +6,7 @@
  * size, so a frame shown from a lower rendition is scored like any other. Bounded
  * to the newest rows. Pure.
  */
+import { qualityRowScores } from '@pels/shared/protocol/qualityRow';
 import type { QualityFrame } from '@pels/shared/protocol/signaling';
 import type { TemporalId } from '../player/frameMerger';
 
@@ -43,9 +44,7 @@ export class QualityTables {
     for (const f of frames) {
       const rendition = f.rendition ?? 0;
       const table = this.table(rendition);
-      const psnr = new Map<number, number>();
-      f.psnr.forEach((db, k) => db !== null && psnr.set(f.index - k, db));
-      table.set(f.index, { tid: f.tid, crc: f.crc, psnr });
+      table.set(f.index, { tid: f.tid, crc: f.crc, psnr: new Map(qualityRowScores(f)) });
       bound(table, this.capacity);
       const ours = this.waiting.get(f.index);
       if (ours?.rendition === rendition) {

@@ -18,7 +18,7 @@ import { ENCODER_PATH, encoderArgs, Vp8Encoder } from '../../../server/src/inges
 import { FrameLayering } from '../../../server/src/layering/layeredFrame';
 import { LibvpxDecoder, type DecodedPlane } from '../../../server/src/quality/libvpxDecoder';
 import { PlaneSplitter } from '../../../server/src/quality/planeSplitter';
-import type { QualityFrame } from '@pels/shared/protocol/signaling';
+import { qualityRowScores } from '@pels/shared/protocol/qualityRow';
 import { PsnrTableBuilder, type TemporalId } from '../../../server/src/quality/psnrTable';
 import { SourceAlignment } from '../../../server/src/quality/sourceAlignment';
 
@@ -166,9 +166,9 @@ export async function buildClipTable(clip = CLIP_PATH): Promise<ClipTable> {
   const builder = new PsnrTableBuilder({ back: TABLE_BACK, maxPending: encoded.length + 1 });
   const rows = new Map<number, [number, number][]>();
   for (const d of decoded) {
-    for (const row of builder.addDecoded(d.index, d.tid, d.plane)) rows.set(row.index, pairs(row));
+    for (const row of builder.addDecoded(d.index, d.tid, d.plane)) rows.set(row.index, qualityRowScores(row));
     const src = sources.get(d.index);
-    if (src) for (const row of builder.addSource(d.index, src)) rows.set(row.index, pairs(row));
+    if (src) for (const row of builder.addSource(d.index, src)) rows.set(row.index, qualityRowScores(row));
   }
   const frames: ClipFrame[] = [];
   for (const f of encoded) {
@@ -178,11 +178,6 @@ export async function buildClipTable(clip = CLIP_PATH): Promise<ClipTable> {
   }
   if (frames.length < 60) throw new Error(`only ${frames.length} frames scored`);
   return { clip, key: cacheKey(clip), width: enc.width, height: enc.height, frameRate: enc.frameRate, bitrateKbps: enc.bitrateKbps, keyframeInterval: enc.keyframeInterval, back: TABLE_BACK, frames };
-}
-
-/** A table row's offsets as the clip's [j, dB] pairs, newest j first. */
-function pairs(row: QualityFrame): [number, number][] {
-  return row.psnr.flatMap((db, k): [number, number][] => (db === null ? [] : [[row.index - k, db]]));
 }
 
 export function writeClipTable(table: ClipTable, file: string): void {

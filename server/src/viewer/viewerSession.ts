@@ -490,7 +490,7 @@ export class ViewerSession {
 
 /** The color streams' producers as their packets reach them from node: straight through the worker's channel. */
 export function packetChannels(producers: Record<Color, ms.Producer>, channel: Writable): Record<Color, PacketChannel> {
-  return { green: new PacketChannel(producers.green.id, channel), yellow: new PacketChannel(producers.yellow.id, channel), red: new PacketChannel(producers.red.id, channel) };
+  return Object.fromEntries(COLORS.map((k) => [k, new PacketChannel(producers[k].id, channel)])) as Record<Color, PacketChannel>;
 }
 
 /**

@@ -204,7 +204,6 @@ export class RenditionPolicy {
     const dwelt = nowMs - Math.max(this.lastSwitchMs, this.learnedAtMs) >= this.dwellMs * this.jitter;
     if (up < 0 || baseLost || this.lossy) {
       this.upSinceMs = null;
-      this.settleProbe(nowMs);
       const full = fullKbps[cur];
       const appLimited = full !== null && full !== undefined && rateKbps >= full;
       const probe = this.params.probe && !baseLost && cur > 0 && appLimited && this.lossFreeReports >= this.params.probeAfterReports && this.upKbps(cur - 1, baseKbps) !== null;
@@ -214,7 +213,6 @@ export class RenditionPolicy {
       this.upSinceMs = nowMs;
       this.upCandidate = up;
     }
-    this.settleProbe(nowMs);
     const held = nowMs - this.upSinceMs >= this.params.upHoldMs;
     return held && dwelt && this.board.claim(this, nowMs) ? up : cur;
   }
@@ -226,7 +224,7 @@ export class RenditionPolicy {
     if (to === from) return;
     this.settleProbe(nowMs);
     if (to > from && this.probing) {
-      this.dwellMs = Math.min(this.params.maxDwellMs, this.dwellMs * 2);
+      this.doubleDwell();
       this.board.release(this);
     }
     this.probing = to < from;
@@ -247,9 +245,14 @@ export class RenditionPolicy {
     const probe = this.board.probingOther(this, nowMs);
     if (probe === null || probe === this.learnedFrom || this.currentIndex === 0) return;
     this.learnedFrom = probe;
-    this.dwellMs = Math.min(this.params.maxDwellMs, this.dwellMs * 2);
+    this.doubleDwell();
     this.learnedAtMs = nowMs;
     this.jitter = this.drawJitter();
+  }
+
+  /** A failed probe, its own or one learned from another viewer's. */
+  private doubleDwell(): void {
+    this.dwellMs = Math.min(this.params.maxDwellMs, this.dwellMs * 2);
   }
 
   private drawJitter(): number {
