@@ -87,7 +87,7 @@ test('RATE_CONTROLLER: every viewer\'s default rate controller, mkc unless set; 
 });
 
 test('renditions: by default one at half the size and a quarter of the rate; RENDITIONS lists them, none turns them off; switching thresholds checked', () => {
-  assert.deepEqual(load({}).renditions, [{ width: 320, height: 180, bitrateKbps: 250 }]);
+  assert.deepEqual(load({}).renditions, [{ width: 320, height: 180, bitrateKbps: 200 }]);
   assert.deepEqual(load({ VIDEO_KBPS: '2000', RENDITIONS: '480x270@800,320x180@300' }).renditions.map((r) => r.bitrateKbps), [800, 300]);
   assert.deepEqual(load({ RENDITIONS: 'none' }).renditions, []);
   assert.throws(() => load({ RENDITIONS: '320x180@2000' }), /^ConfigError: RENDITIONS: "320x180@2000": the rate must be/);

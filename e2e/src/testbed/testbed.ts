@@ -629,13 +629,13 @@ function fullRateAfterJoin(samples: Sample[], i: number): number | null {
   return timeToFullRateMs(points, Date.parse(joined), fullKbps);
 }
 
-/** One row per second: per viewer rate, gamma, p, recent loss per color, frames decoded, colors subscribed; the router's counters; each TCP flow's bytes. */
+/** One row per second: per viewer rate, gamma, p, recent loss per color, frames decoded, colors subscribed, rendition, round trip; the router's counters; each TCP flow's bytes. */
 export function timeseriesCsv(samples: Sample[]): string {
   const n = Math.max(0, ...samples.map((s) => s.api.length));
   const queues = ['green', 'yellow', 'red', 'video', 'internet', 'upta', 'random'] as const;
   const head = ['t', 'routerP'];
   for (let i = 1; i <= n; i++) {
-    head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded', 'colors', 'rendition'].map((k) => `v${i}.${k}`));
+    head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded', 'colors', 'rendition', 'rttMs'].map((k) => `v${i}.${k}`));
   }
   head.push(...queues.flatMap((q) => [`${q}.sent`, `${q}.dropped`]), 'capacityKbps');
   const tcpFlows = Math.max(0, ...samples.map((s) => s.tcpBytes?.length ?? 0));
@@ -651,6 +651,7 @@ export function timeseriesCsv(samples: Sample[]): string {
       row.push(p?.stats.framesDecoded.total ?? '');
       row.push(v?.colors.length ?? '');
       row.push(v?.rendition.current ?? '');
+      row.push(v?.rttMs ?? '');
     }
     for (const q of queues) row.push(s.router?.[q]?.packets ?? '', s.router?.[q]?.dropped ?? '');
     row.push(s.capacityKbps ?? '');

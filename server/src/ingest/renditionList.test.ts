@@ -4,8 +4,8 @@ import { defaultRenditions, parseRenditions } from './renditionList';
 import { DEFAULT_ENCODE } from './sourceSpec';
 
 test('renditions parse highest first; none is the stream alone', () => {
-  assert.deepEqual(defaultRenditions(DEFAULT_ENCODE), [{ width: 320, height: 180, bitrateKbps: 250 }]);
-  assert.deepEqual(defaultRenditions({ ...DEFAULT_ENCODE, bitrateKbps: 200 }), [{ width: 320, height: 180, bitrateKbps: 50 }]);
+  assert.deepEqual(defaultRenditions(DEFAULT_ENCODE), [{ width: 320, height: 180, bitrateKbps: 200 }]);
+  assert.deepEqual(defaultRenditions({ ...DEFAULT_ENCODE, bitrateKbps: 200 }), [{ width: 320, height: 180, bitrateKbps: 40 }]);
   assert.deepEqual(parseRenditions('320x180@250', DEFAULT_ENCODE), [{ width: 320, height: 180, bitrateKbps: 250 }]);
   assert.deepEqual(parseRenditions(' 480x270@500, 320x180@250 ', DEFAULT_ENCODE), [
     { width: 480, height: 270, bitrateKbps: 500 },

@@ -1,9 +1,17 @@
 import type { EncodeSettings, Rendition } from './sourceSpec';
 
-/** The lower rendition when none is configured: half the width and height (rounded down to even numbers), a quarter of the rate. */
+/**
+ * The lower rendition when none is configured: half the width and height
+ * (rounded down to even numbers), a fifth of the rate. Its whole stream then
+ * costs less than the full size's base layer alone (about a quarter of the
+ * rate, keyframes included), so a viewer whose share is too small for that
+ * base gets every frame of the lower one with room to spare; at a quarter the
+ * two were equal, and three viewers sharing 900 kb/s lost enhancement frames
+ * to each other at their fair share.
+ */
 export function defaultRenditions(top: EncodeSettings): Rendition[] {
   const even = (n: number) => Math.max(16, 2 * Math.floor(n / 4));
-  return [{ width: even(top.width), height: even(top.height), bitrateKbps: Math.max(4, Math.round(top.bitrateKbps / 4)) }];
+  return [{ width: even(top.width), height: even(top.height), bitrateKbps: Math.max(4, Math.round(top.bitrateKbps / 5)) }];
 }
 
 const ITEM = /^(\d+)x(\d+)@(\d+)$/;
