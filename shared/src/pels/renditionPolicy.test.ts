@@ -124,6 +124,15 @@ test("right after a switch the base rate counts at most as it was then (the swit
   assert.equal(p.target(400, [300, 60], 14_000), 1, 'after the grace');
 });
 
+test("by default the grace outlasts the base meter's 4 s window, which holds the switch's keyframe until then", () => {
+  const p = new RenditionPolicy({ ...RENDITION_POLICY_DEFAULTS, dwellJitter: 0 }, 2, 1, 0);
+  p.target(506, [220, 50], 10_000);
+  p.switched(0, 10_000);
+  // As on the testbed: up at 2.3x a base of 220; 4.5 s later the keyframe has the base meter at 305 and the rate at 606.
+  assert.equal(p.target(606, [305, 50], 14_500), 0);
+  assert.equal(p.target(606, [305, 50], 16_500), 1, 'after the grace');
+});
+
 test('on a lower rendition, with the rate at its full rate, loss-free reports in a row probe the next one up after the dwell, at its up rate; a lossy one starts the count again', () => {
   const p = new RenditionPolicy(P, 3, 0, 0);
   const bases = [240, 60, 15];

@@ -57,7 +57,7 @@ export interface RenditionPolicyParams {
   failWindowMs: number;
   /** Base-layer loss (0..1) in a receiver report above which the viewer moves down, whatever the rate. */
   baseLossLimit: number;
-  /** This soon after a switch a rise of the base rate does not count (about the base rate meter's window), nor base-layer loss after a move down. */
+  /** This soon after a switch a rise of the base rate does not count (longer than the base rate meter's window), nor base-layer loss after a move down. */
   switchGraceMs: number;
   /** Loss-free receiver reports in a row on a lower rendition before it probes the next one up. */
   probeAfterReports: number;
@@ -79,7 +79,9 @@ export const RENDITION_POLICY_DEFAULTS: Readonly<RenditionPolicyParams> = {
   maxDwellMs: 32_000,
   failWindowMs: 10_000,
   baseLossLimit: 0.05,
-  switchGraceMs: 4000,
+  // Longer than the base meter's 4 s window: at 4 s the switch's keyframe was still in it, and a viewer 4 s up on a
+  // 2000 kb/s link went down again, its rate at 1.99x a base rate the keyframe had raised by a third.
+  switchGraceMs: 6000,
   probeAfterReports: 3,
   probeLossLimit: 0.1,
   probe: true,
