@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ProbeBoard } from './probeBoard';
-import { RENDITION_POLICY_DEFAULTS, RenditionPolicy, validateRenditionPolicyParams, type RenditionPolicyParams } from './renditionPolicy';
+import { RENDITION_POLICY_DEFAULTS, RenditionPolicy, probeBoardFor, validateRenditionPolicyParams, type RenditionPolicyParams } from './renditionPolicy';
 
 const P: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05, switchGraceMs: 0, probeAfterReports: 3, probeLossLimit: 0.1, probe: true, dwellJitter: 0, probeHoldMs: 4000 };
 /** Base rates: the top rendition's base 240 kb/s (down below 360, up at 480), the low one's 60 (down below 90). */
@@ -251,7 +251,7 @@ test('loss during another viewer\'s probe doubles this viewer\'s dwell and resta
   p.onFeedback(0.3);
   p.target(600, BASES, 6500);
   assert.equal(p.dwell, 4000, 'the same probe teaches once');
-  board.release(prober);
+  board.release(prober, 7000);
   p.onFeedback(0);
   p.target(600, BASES, 8000);
   assert.equal(p.target(600, BASES, 9999), 1, 'the dwell restarted when it learned (at 6000), 4 s');
@@ -265,4 +265,27 @@ test('loss with no probe of another viewer under way teaches nothing', () => {
   p.onFeedback(0.3);
   p.target(600, BASES, 4000);
   assert.equal(p.dwell, 2000, 'the other probe\'s hold ended at 4000');
+});
+
+test("a loss that begins at another viewer during a probe fails the probe, whatever the prober's own loss; loss that was there before does not", () => {
+  const setup = (bBefore: number) => {
+    const board = probeBoardFor(P);
+    const a = new RenditionPolicy(P, 2, 1, 0, Math.random, board);
+    const b = new RenditionPolicy(P, 2, 1, 0, Math.random, board);
+    b.onFeedback(bBefore);
+    b.target(200, BASES, 4000);
+    a.onFeedback(0);
+    a.target(600, BASES, 5000);
+    assert.equal(a.target(600, BASES, 6000), 0);
+    a.switched(0, 6000);
+    a.onFeedback(0);
+    b.onFeedback(0.4);
+    b.target(200, BASES, 7000);
+    return { a, b, board };
+  };
+  const { a, b, board } = setup(0);
+  assert.equal(a.target(600, BASES, 7100), 1, "b's loss began during a's probe");
+  a.switched(1, 7100);
+  assert.equal(board.claim(b, 7200), false, 'the board is quiet');
+  assert.equal(setup(0.4).a.target(600, BASES, 7100), 0, "b was losing before: its loss says nothing of a's probe");
 });

@@ -39,7 +39,9 @@
  *   report with loss above `probeLossLimit` during another viewer's up switch
  *   counts as a failed probe of this viewer's own (its dwell doubles and
  *   restarts), once per such switch: viewers on one link that probed in turn
- *   would each overshoot it in turn.
+ *   would each overshoot it in turn. A loss that begins there (the report
+ *   before was at most `probeLossLimit`) fails the other viewer's probe too,
+ *   and quiets the board (probeBoard.ts).
  */
 import { ProbeBoard } from './probeBoard';
 
@@ -98,6 +100,11 @@ export function validateRenditionPolicyParams(p: RenditionPolicyParams): string[
   return errors;
 }
 
+/** A probe board for the viewers of one stream: a probe holds it probeHoldMs; one that hurt another viewer quiets it failWindowMs (at most maxDwellMs), doubling to maxDwellMs. */
+export function probeBoardFor(params: RenditionPolicyParams): ProbeBoard {
+  return new ProbeBoard(params.probeHoldMs, Math.min(params.failWindowMs, params.maxDwellMs), params.maxDwellMs);
+}
+
 export class RenditionPolicy {
   private currentIndex: number;
   private lastSwitchMs: number;
@@ -115,6 +122,9 @@ export class RenditionPolicy {
   /** The latest receiver report had loss; its p. */
   private lossy = false;
   private lastP = 0;
+  /** The latest report's p went above probeLossLimit from at most that, and target() has not yet told the board. */
+  private lossBegan = false;
+  private reportP = 0;
   /** The base rates of the last target() call, and as they were at the last switch. */
   private lastBases: readonly (number | null)[] = [];
   private basesAtSwitch: readonly (number | null)[] = [];
@@ -132,7 +142,7 @@ export class RenditionPolicy {
     /** Uniform in [0, 1); tests pass their own. */
     private readonly random: () => number = Math.random,
     /** Shared with the other viewers of the stream; a board of its own: no one to wait for or learn from. */
-    private readonly board: ProbeBoard = new ProbeBoard(params.probeHoldMs),
+    private readonly board: ProbeBoard = probeBoardFor(params),
   ) {
     const errors = validateRenditionPolicyParams(params);
     if (errors.length) throw new RangeError(errors.join('; '));
@@ -159,6 +169,8 @@ export class RenditionPolicy {
     this.lastP = p;
     this.lossFreeReports = this.lossy ? 0 : this.lossFreeReports + 1;
     if (p > this.params.probeLossLimit) this.lossToLearn = true;
+    if (p > this.params.probeLossLimit && this.reportP <= this.params.probeLossLimit) this.lossBegan = true;
+    this.reportP = p;
   }
 
   /** The rate rendition i needs to be moved up to: its base rate plus margin and hysteresis; null while its base rate is unknown. */
@@ -188,7 +200,7 @@ export class RenditionPolicy {
     this.settleProbe(nowMs);
     // Only while the probe is young (probeHoldMs): later, loss at that level is the rate controller's own (MKC settles
     // at p = alpha / (beta r), 6% at 700 kb/s), and taking it for a failed probe sent a viewer down every 6 s.
-    const probeFailed = this.probing && nowMs - this.lastUpMs < this.params.probeHoldMs && this.lastP > this.params.probeLossLimit;
+    const probeFailed = this.probing && nowMs - this.lastUpMs < this.params.probeHoldMs && (this.lastP > this.params.probeLossLimit || this.board.hurtOthers(this, nowMs));
     if (cur < this.count - 1 && (fits(cur, 0) === false || baseLost || probeFailed)) {
       this.upSinceMs = null;
       // The highest lower rendition that fits; the lowest when none does.
@@ -227,7 +239,7 @@ export class RenditionPolicy {
     this.settleProbe(nowMs);
     if (to > from && this.probing) {
       this.doubleDwell();
-      this.board.release(this);
+      this.board.release(this, nowMs);
     }
     this.probing = to < from;
     if (this.probing) this.lastUpMs = nowMs;
@@ -242,6 +254,8 @@ export class RenditionPolicy {
 
   /** Loss while another viewer probes: this viewer's own next probe would fail the same way. */
   private learnFromOthers(nowMs: number): void {
+    if (this.lossBegan) this.board.lossBegan(this, nowMs);
+    this.lossBegan = false;
     if (!this.lossToLearn) return;
     this.lossToLearn = false;
     const probe = this.board.probingOther(this, nowMs);
@@ -266,6 +280,7 @@ export class RenditionPolicy {
     if (!this.probing || nowMs - this.lastUpMs < this.params.failWindowMs) return;
     this.probing = false;
     this.dwellMs = this.params.minDwellMs;
+    this.board.held();
   }
 
   private checkIndex(i: number): void {
