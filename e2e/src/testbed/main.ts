@@ -3,6 +3,7 @@
  *                    --feedback rtcp|router --seconds S [--cc NAME[,NAME...]]
  *                    [--capacity-step SECONDS:KBPS ...] [--source FILE] [--json]
  *                    [--tcp N [--tcp-bytes B] [--tcp-seconds S] [--tcp-start S] [--tcp-queue internet|shared] [--tcp-cc NAME]] [--upta Q]
+ *                    [--screenshots DIR]
  *
  * With --json, stdout holds one JSON object and nothing else; progress goes
  * to stderr. The per-second time series goes to a CSV file (path in the JSON).
@@ -20,7 +21,8 @@ const USAGE = `usage: npm run testbed -- [--viewers N] [--synthetic N] [--second
        [--tcp N] [--tcp-bytes B] [--tcp-seconds S] [--tcp-start S] [--tcp-queue internet|shared] [--tcp-cc reno|cubic|...] [--upta Q]
        [--synthetic N]  synthetic viewers (receivers/: real WebRTC, no decoding) in the viewers' namespace, instead of or beside --viewers
        [--cc NAME[,NAME...]]  each viewer's rate controller, cycled over the viewers (${RATE_CONTROLLER_NAMES.join(', ')})
-       [--capacity-step SECONDS:KBPS]  the bottleneck's capacity from then on (repeatable; needs --capacity-kbps)`;
+       [--capacity-step SECONDS:KBPS]  the bottleneck's capacity from then on (repeatable; needs --capacity-kbps)
+       [--screenshots DIR]  each viewer's page and the dashboard at the end, as PNG files in DIR`;
 
 class UsageError extends Error {}
 
@@ -59,6 +61,7 @@ function options(argv: string[]): TestbedOptions & { json: boolean } {
       'tcp-queue': { type: 'string' },
       'tcp-cc': { type: 'string' },
       upta: { type: 'string' },
+      screenshots: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -115,6 +118,7 @@ function options(argv: string[]): TestbedOptions & { json: boolean } {
     source: values.source,
     timeseriesFile: values.out ?? fileURLToPath(new URL(`../../out/testbed-${stamp}.csv`, import.meta.url)),
     json: values.json,
+    ...(values.screenshots === undefined ? {} : { screenshotDir: values.screenshots }),
     ...(values.upta === undefined ? {} : { upta: num('upta', values.upta, 0, 0.01, 0.99) }),
     ...(tcpFlows > 0
       ? {

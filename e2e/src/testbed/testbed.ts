@@ -58,6 +58,8 @@ export interface TestbedOptions {
   tcp?: TcpOptions;
   /** Useless-packet avoidance at the router: a video flow's loss threshold; undefined: off. */
   upta?: number;
+  /** A directory for screenshots at the end of the run: each viewer's page (`viewer-N.png`) and the dashboard (`dashboard.png`). */
+  screenshotDir?: string;
 }
 
 export const TESTBED_DEFAULTS: TestbedOptions = {
@@ -304,6 +306,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress): Promise
       }
       if (s % 5 === 0 || s === o.seconds) progress(`${s} / ${o.seconds} s`);
     }
+    if (o.screenshotDir) await screenshots(o.screenshotDir, pages.map((p) => p.page), browser, `${viewerBase}/dashboard#token=${operatorToken}`, progress);
     const display = await Promise.all(
       pages.map((p, i) =>
         p.page
@@ -591,6 +594,21 @@ function addSyntheticStates(samples: Sample[], snapshots: (OperatorSnapshot | nu
       s.streamKbps.push(snap?.streams.find((x) => x.id === v?.streamId)?.layerKbps?.total ?? null);
     }
   });
+}
+
+/** Each viewer's page as it is, and the dashboard (opened in the viewers' browser, so it reaches the server the same way). */
+async function screenshots(dir: string, pages: Page[], browser: Browser | null, dashboardUrl: string, progress: Progress): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await Promise.all(pages.map((page, i) => page.screenshot({ path: join(dir, `viewer-${i + 1}.png`) })));
+  if (browser) {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await page.goto(dashboardUrl);
+    // The dashboard's first snapshot over its WebSocket.
+    await page.waitForTimeout(3000);
+    await page.screenshot({ path: join(dir, 'dashboard.png') });
+    await page.context().close();
+  }
+  progress(`screenshots in ${dir}`);
 }
 
 /** The samples where viewer i's rendition differs from the sample before. */
