@@ -134,7 +134,8 @@ describe('FrameMerger', () => {
     assert.deepEqual(show(m.push(frame(9000, 2), 390)), ['decode 9000', 'decode 12000']);
     // In-order frames pull the deadline back toward its floor, never below it.
     let ts = 12000;
-    for (let i = 0; i < 5000; i++) m.push(frame((ts += TPF), 2), 400 + i);
+    const pattern: TemporalId[] = [2, 1, 2, 0];
+    for (let i = 0; i < 5000; i++) m.push(frame((ts += TPF), pattern[i % 4]!), 400 + i);
     assert.ok(m.playoutDeadlineMs < 81 && m.playoutDeadlineMs >= 80, String(m.playoutDeadlineMs));
   });
 
@@ -223,6 +224,18 @@ describe('FrameMerger', () => {
     assert.deepEqual(show(m.push(frame(3000, 0), 10)), ['skip 3000 awaiting-keyframe']);
     assert.deepEqual(show(m.push(key(6000), 20)), ['decode 6000']);
     assert.deepEqual(show(m.push(frame(9000, 2), 30)), ['decode 9000']);
+  });
+
+  it('a frame out of the layer pattern\'s phase follows a keyframe that never came: nothing decodes until the next one', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80 });
+    [key(0), frame(3000, 2), frame(6000, 1), frame(9000, 2), frame(12000, 0), frame(15000, 2)].forEach((f, i) => m.push(f, i * 33));
+    // A requested keyframe at 18000 (not a base slot of the old phase) is lost; its pattern 2,1,2,0 follows.
+    const got = [...show(m.push(frame(21000, 2), 200)), ...show(m.poll(280))];
+    got.push(...show(m.push(frame(24000, 1), 300)), ...show(m.push(frame(27000, 2), 333)), ...show(m.push(frame(30000, 0), 366)));
+    assert.deepEqual(got, ['skip 21000 missing-reference', 'skip 24000 missing-reference', 'skip 27000 awaiting-keyframe', 'skip 30000 awaiting-keyframe']);
+    assert.equal(m.isAwaitingKeyframe, true);
+    assert.deepEqual(show(m.push(key(33000), 400)), ['decode 33000']);
+    assert.deepEqual(show(m.push(frame(36000, 2), 433)), ['decode 36000']);
   });
 });
 

@@ -23,6 +23,9 @@
  *   base slot (the encoder's 0,2,1,2 pattern repeats every 4 frames, so base slots are
  *   those in the phase of the last base frame seen), nothing decodes until the next
  *   keyframe. Decoding on would not fail: it would show garbage.
+ * - Every keyframe starts the pattern again, so a frame whose layer does not match its
+ *   slot's place in the pattern comes after a keyframe that never arrived: nothing decodes
+ *   until the next keyframe.
  * - A jump of more than `maxJumpTicks` either way is a new timeline (source restart or
  *   a long outage): the player resynchronizes on the next keyframe.
  * - The playout deadline adapts like a jitter buffer. Behind a PELS bottleneck the
@@ -73,6 +76,8 @@ const DEFAULT_MAX_PLAYOUT_DEADLINE_MS = 1500;
 /** Frames per temporal-layer period (the encoder's pattern 0,2,1,2). */
 export const LAYER_PERIOD = 4;
 const mod = (a: number, n: number): number => ((a % n) + n) % n;
+/** The layer of the frame `phase` slots after a base frame, in the pattern 0,2,1,2 (every keyframe starts it again). */
+const patternTid = (phase: number): TemporalId => (phase === 0 ? 0 : phase === 2 ? 1 : 2);
 /** Added to the measured lateness, so a frame as late as the last one makes it. */
 const LATE_MARGIN_MS = 20;
 /** Per in-order frame, the deadline moves this share of the way back to its floor (about 30 s at 30 fps). */
@@ -256,6 +261,13 @@ export class FrameMerger<P> {
     this.position = timestamp;
     if (!inOrder) this.goldenSuspect = true;
     if (!inOrder && !frame.keyframe && previous !== undefined && this.baseSlotBetween(previous, timestamp)) {
+      this.awaitingKeyframe = true;
+      return { action: 'skip', timestamp, frame, reason: 'missing-reference' };
+    }
+    if (!frame.keyframe && this.basePhase !== undefined && frame.temporalId !== patternTid(mod(this.slot(timestamp) - this.basePhase, LAYER_PERIOD))) {
+      // Out of the pattern's phase: a keyframe restarted it and never arrived (a requested one, or at a rendition
+      // switch the next rendition's, whose pattern runs in another phase). Its references are not in the decoder,
+      // and the missing slot did not look like a base one, so nothing else caught it.
       this.awaitingKeyframe = true;
       return { action: 'skip', timestamp, frame, reason: 'missing-reference' };
     }
