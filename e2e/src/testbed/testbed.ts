@@ -599,7 +599,7 @@ function addSyntheticStates(samples: Sample[], snapshots: (OperatorSnapshot | nu
 /** Each viewer's page as it is, and the dashboard (opened in the viewers' browser, so it reaches the server the same way). */
 async function screenshots(dir: string, pages: Page[], browser: Browser | null, dashboardUrl: string, progress: Progress): Promise<void> {
   await mkdir(dir, { recursive: true });
-  await Promise.all(pages.map((page, i) => page.screenshot({ path: join(dir, `viewer-${i + 1}.png`) })));
+  await Promise.all(pages.map((page, i) => page.screenshot({ path: join(dir, `viewer-${i + 1}.png`), fullPage: true })));
   if (browser) {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     await page.goto(dashboardUrl);
