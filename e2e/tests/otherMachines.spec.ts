@@ -128,22 +128,25 @@ async function playingViewer(page: Page): Promise<string> {
 }
 
 /**
- * Frames the player decoded and the server ingested over `seconds` (after a few settling seconds): the full frame rate is
- * every source frame decoded. Measured against the source, not the clock, so a busy machine slowing FFmpeg does not count.
+ * Frames the player decoded and the server ingested over `seconds` (after a few settling seconds), and the share of
+ * the source's frames decoded. Measured against the source, not the clock, so a busy machine slowing FFmpeg does not
+ * count; but never against more than the source's frame rate allows in that time: FFmpeg paces its input by the clock
+ * (`-re`) and catches up after a stall, and one such burst (410 frames in 10 s) read as 73% while the player showed
+ * 29.7 frames a second.
  */
 async function frameRates(page: Page, seconds = 10): Promise<{ decoded: number; ingested: number; share: number; fps: number }> {
   await page.waitForTimeout(3000);
-  const read = async () => ({
-    t: Date.now(),
-    decoded: await page.evaluate(() => (window as unknown as Hook).pels!.stats().framesDecoded.total),
-    ingested: (await api<{ streams: StreamInfo[] }>('GET', '/api/streams')).data.streams.find((s) => s.id === 'default')!.framesIngested,
-  });
+  const read = async () => {
+    const stream = (await api<{ streams: StreamInfo[] }>('GET', '/api/streams')).data.streams.find((s) => s.id === 'default')!;
+    return { t: Date.now(), decoded: await page.evaluate(() => (window as unknown as Hook).pels!.stats().framesDecoded.total), ingested: stream.framesIngested, frameRate: stream.frameRate };
+  };
   const a = await read();
   await page.waitForTimeout(seconds * 1000);
   const b = await read();
   const decoded = b.decoded - a.decoded;
   const ingested = b.ingested - a.ingested;
-  return { decoded, ingested, share: decoded / ingested, fps: (decoded * 1000) / (b.t - a.t) };
+  const expected = Math.min(ingested, (b.frameRate * (b.t - a.t)) / 1000);
+  return { decoded, ingested, share: decoded / expected, fps: (decoded * 1000) / (b.t - a.t) };
 }
 
 /** Runs an nft script in the client's namespace: what the viewer's network lets through. */
@@ -227,9 +230,11 @@ test('with UDP blocked between the machines the player plays over ICE-TCP; its s
     const viewerId = await playingViewer(page);
     const rates = await frameRates(page);
     test.info().annotations.push({ type: 'measured', description: `over ICE-TCP: ${JSON.stringify(rates)}` });
-    expect(rates.ingested).toBeGreaterThan(200);
-    expect(rates.share).toBeGreaterThan(0.9);
     const state = await viewerState(viewerId);
+    // One CI run decoded 71% of the frames here: what the server did for this viewer says whether it sent them.
+    const diagnosis = JSON.stringify({ rates, rateKbps: state?.rateKbps, sentKbps: state?.sentKbps, framesSent: state?.framesSent, framesSkipped: state?.framesSkipped, rendition: state?.rendition, player: await page.evaluate(() => (window as unknown as { pels: { stats(): unknown } }).pels.stats()) }).slice(0, 3000);
+    expect(rates.ingested).toBeGreaterThan(200);
+    expect(rates.share, diagnosis).toBeGreaterThan(0.9);
     expect(state?.transport).toBe('tcp');
     expect(state?.mode).toBe('best-effort');
     expect(await workerSockets('tcp-established')).toContain(`${topo!.serverIp}:${RTC_PORT}`);

@@ -27,12 +27,14 @@ test('a viewer on a narrowing link moves to the low rendition and back, with no 
   expect(r, 'the viewer state has its rendition').toBeDefined();
   // Down while the link is narrow, up again after it widens (moves up while it is narrow are probes); the player decoded both.
   expect(r.changes.some((c) => c.to === 1 && c.t > 15 && c.t <= 35), JSON.stringify(r.changes)).toBe(true);
-  // Samples are whole seconds, so a move in the second the link widens reads t = 35; the viewer ends on the full size,
-  // having moved there within 15 s of the link widening (a probe's back-off, its keyframe and CPU-starved runs).
-  const last = r.changes.at(-1);
-  expect(last?.to, JSON.stringify(r.changes)).toBe(0);
-  expect(last!.t, JSON.stringify(r.changes)).toBeGreaterThanOrEqual(35);
-  expect(last!.t, JSON.stringify(r.changes)).toBeLessThanOrEqual(50);
+  // Samples are whole seconds, so a move in the second the link widens reads t = 35. Back on the full size within 15 s
+  // of the link widening (a probe's back-off, its keyframe and CPU-starved runs), and there at the end. A move down
+  // and up again later on the open link is possible: one CI run, on a busy machine, went down at 71 s and was back at
+  // 73 (a receiver that falls behind loses packets as a narrow link does).
+  const backUp = r.changes.find((c) => c.to === 0 && c.t >= 35);
+  expect(backUp, JSON.stringify(r.changes)).toBeDefined();
+  expect(backUp!.t, JSON.stringify(r.changes)).toBeLessThanOrEqual(50);
+  expect(r.changes.at(-1)?.to, JSON.stringify(r.changes)).toBe(0);
   expect(r.timeMs[1]).toBeGreaterThan(0);
   expect(r.playerSwitches).toBeGreaterThanOrEqual(2);
   expect(v.decodeErrors).toBe(0);
