@@ -25,11 +25,10 @@ const rows: Array<{ step: string } & Figures & { settledMs: number }> = [];
 type Hook = { pels?: { state: string; stats(): { framesDecoded: { total: number } } } };
 
 const resources = () => readResources(server.pid, server.port, server.url, E2E_OPERATOR_TOKEN);
-/** JavaScript heap and external memory that survive a full collection. */
 /**
- * What survives a full collection, the least of three readings a second apart: a leak is there in each, while
- * buffers in flight (pictures and packets between the server and its children, which a busy machine lets pile up
- * right after a restart) are not. One CI run read 7 MB more than the step before, 0.7 s after FFmpeg restarted.
+ * JavaScript heap and external memory that survive a full collection, the least of three readings a second apart: a
+ * leak is there in each, while buffers in flight (pictures and packets between the server and its children, which a
+ * busy machine lets pile up right after a restart) are not. One CI run read 7 MB more than the step before, 0.7 s after FFmpeg restarted.
  */
 async function liveKiB(): Promise<number> {
   const readings: number[] = [];
