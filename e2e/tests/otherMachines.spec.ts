@@ -18,6 +18,7 @@ import { COLORS, DSCP } from '@pels/shared/pels/color';
 import type { ViewerState } from '@pels/shared/protocol/api';
 import type { StreamInfo } from '@pels/shared/protocol/signaling';
 import { CHROMIUM_ARGS } from '../src/chromium';
+import { framesDue } from '../src/framesDue';
 import { writeChromiumWrapper } from '../src/net/namespacedChromium';
 import { run } from '../src/net/run';
 import { createTopology, namespaceSupport, type Topology } from '../src/net/topology';
@@ -129,10 +130,7 @@ async function playingViewer(page: Page): Promise<string> {
 
 /**
  * Frames the player decoded and the server ingested over `seconds` (after a few settling seconds), and the share of
- * the source's frames decoded. Measured against the source, not the clock, so a busy machine slowing FFmpeg does not
- * count; but never against more than the source's frame rate allows in that time: FFmpeg paces its input by the clock
- * (`-re`) and catches up after a stall, and one such burst (410 frames in 10 s) read as 73% while the player showed
- * 29.7 frames a second.
+ * the source's frames due in that time (`framesDue`) that were decoded.
  */
 async function frameRates(page: Page, seconds = 10): Promise<{ decoded: number; ingested: number; share: number; fps: number }> {
   await page.waitForTimeout(3000);
@@ -145,8 +143,7 @@ async function frameRates(page: Page, seconds = 10): Promise<{ decoded: number; 
   const b = await read();
   const decoded = b.decoded - a.decoded;
   const ingested = b.ingested - a.ingested;
-  const expected = Math.min(ingested, (b.frameRate * (b.t - a.t)) / 1000);
-  return { decoded, ingested, share: decoded / expected, fps: (decoded * 1000) / (b.t - a.t) };
+  return { decoded, ingested, share: decoded / framesDue(ingested, b.frameRate, b.t - a.t), fps: (decoded * 1000) / (b.t - a.t) };
 }
 
 /** Runs an nft script in the client's namespace: what the viewer's network lets through. */
