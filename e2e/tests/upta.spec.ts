@@ -46,17 +46,23 @@ test('a viewer on a link that loses most of its packets is paused with a message
     banner: s.players[0]?.upta ?? null,
   }));
   test.info().annotations.push({ type: 'upta states', description: JSON.stringify({ steps: result.router?.capacitySteps, states }) });
+  // Each change of the server's state or the player's banner, for the failure messages: `t state[+probe] banner`.
+  const bannerKind = (b: string | null) => (b === null ? '-' : b.startsWith('Video paused') ? 'paused' : 'other');
+  const timeline = states
+    .map((s) => `${s.t} ${s.upta}${s.probing ? '+probe' : ''} ${bannerKind(s.banner)}${s.viewer === states[0]?.viewer ? '' : ` viewer ${s.viewer}`}`)
+    .filter((line, i, all) => i === 0 || line.slice(line.indexOf(' ')) !== all[i - 1]!.slice(all[i - 1]!.indexOf(' ')))
+    .join(', ');
   expect(result.viewers[0]!.errors).toEqual([]);
-  expect(states.filter((s) => s.t < narrowAt).every((s) => s.upta === 'full'), 'every layer on the wide link').toBe(true);
+  expect(states.filter((s) => s.t < narrowAt).every((s) => s.upta === 'full'), `every layer on the wide link: ${timeline}`).toBe(true);
   const paused = states.find((s) => s.upta === 'paused');
-  expect(paused, 'paused while the link is narrow').toBeDefined();
-  expect(paused!.t).toBeGreaterThan(narrowAt);
-  expect(paused!.t).toBeLessThan(wideAt);
+  expect(paused, `paused while the link is narrow: ${timeline}`).toBeDefined();
+  expect(paused!.t, timeline).toBeGreaterThan(narrowAt);
+  expect(paused!.t, timeline).toBeLessThan(wideAt);
   // The notifications share the narrow link: the player's banner may come a few seconds late.
-  expect(states.some((s) => /^Video paused: .*resumes by itself/.test(s.banner ?? '')), 'the player says why').toBe(true);
+  expect(states.some((s) => /^Video paused: .*resumes by itself/.test(s.banner ?? '')), `the player says why: ${timeline}`).toBe(true);
   // The same viewer (the player did not have to reconnect) gets every layer again.
   const back = states.find((s) => s.t > wideAt && s.upta === 'full' && s.viewer === paused!.viewer);
-  expect(back, 'every layer again after the link widens').toBeDefined();
-  expect(states.at(-1)!.upta).toBe('full');
-  expect(states.at(-1)!.banner).toBeNull();
+  expect(back, `every layer again after the link widens: ${timeline}`).toBeDefined();
+  expect(states.at(-1)!.upta, timeline).toBe('full');
+  expect(states.at(-1)!.banner, timeline).toBeNull();
 });
