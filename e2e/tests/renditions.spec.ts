@@ -17,7 +17,7 @@ test('a viewer on a narrowing link moves to the low rendition and back, with no 
   const unsupported = await namespaceSupport();
   test.skip(unsupported !== null, `needs network namespaces: ${unsupported}`);
   const { result } = await runTestbed(
-    { ...TESTBED_DEFAULTS, viewers: 1, seconds: 90, capacityKbps: 2000, capacitySteps: [{ atS: 15, kbps: 300 }, { atS: 35, kbps: 2000 }], serverEnv: { RENDITION_PROBE: 'on' } },
+    { ...TESTBED_DEFAULTS, viewers: 1, seconds: 90, capacityKbps: 2000, capacitySteps: [{ atS: 15, kbps: 300 }, { atS: 35, kbps: 2000 }], serverEnv: { RENDITION_PROBE: 'on' }, timeseriesFile: test.info().outputPath('timeseries.csv') },
     () => {},
   );
   const v = result.viewers[0]!;

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { runTestbed, TESTBED_DEFAULTS } from '../src/testbed/testbed';
+import { runTestbed, TESTBED_DEFAULTS, type Sample } from '../src/testbed/testbed';
 
 /**
  * Receiver-driven layers (`?rx=rlm`, flow mode `rlm`): the player starts on the
@@ -8,8 +8,13 @@ import { runTestbed, TESTBED_DEFAULTS } from '../src/testbed/testbed';
  */
 test('an RLM player starts on green and joins yellow and red by itself on an open path', async () => {
   test.setTimeout(150_000);
-  const { result, samples } = await runTestbed({ ...TESTBED_DEFAULTS, mode: 'rlm', seconds: 70 }, () => {});
-  const colors = samples.map((s) => s.api[0]?.colors.length ?? 0);
+  // Each join waits a random time (a mean of 5 s, up to 20 s) and doubles it after a failed one: up to 70 s, ended once
+  // the player, having dropped to green, has held all three for 10 s.
+  const count = (s: Sample) => s.api[0]?.colors.length ?? 0;
+  const holdsAll = (samples: readonly Sample[]) =>
+    samples.length > 10 && samples.slice(0, -10).some((s) => count(s) === 1) && samples.slice(-10).every((s) => count(s) === 3);
+  const { result, samples } = await runTestbed({ ...TESTBED_DEFAULTS, mode: 'rlm', seconds: 70 }, () => {}, holdsAll);
+  const colors = samples.map(count);
   test.info().annotations.push({ type: 'rlm', description: JSON.stringify({ colors, fps: result.viewers[0]?.fps }) });
   expect(result.viewers[0]!.errors).toEqual([]);
   expect(result.viewers[0]!.mode).toBe('rlm');

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { namespaceSupport } from '../src/net/topology';
-import { runTestbed, TESTBED_DEFAULTS } from '../src/testbed/testbed';
+import { runTestbed, TESTBED_DEFAULTS, type Sample } from '../src/testbed/testbed';
 
 /**
  * Useless-packet avoidance in the server (UPTA=on): a viewer whose link
@@ -17,9 +17,12 @@ test('a viewer on a link that loses most of its packets is paused with a message
   const narrowAt = 15;
   // The loss can take 20 s to show in the receiver reports after the link narrows (a queue of several seconds fills first).
   const wideAt = 60;
-  // Back to every layer came 24-30 s after the widening in the runs looked at; a probe under way when the link widens
-  // fails and a failed move back doubles the wait (up to 80 s), hence 90 s.
+  // Back to every layer came 24-31 s after the widening in the runs looked at; a probe under way when the link widens
+  // fails and a failed move back doubles the wait (up to 80 s), hence up to 90 s; the run ends once the viewer has had
+  // every layer, and no banner, for 3 s.
   const seconds = 150;
+  const settled = (samples: readonly Sample[]) =>
+    samples.length >= 3 && samples.slice(-3).every((s) => s.t > wideAt && s.api[0]?.upta?.state === 'full' && !!s.players[0] && !s.players[0].upta);
   const { result, samples } = await runTestbed(
     {
       ...TESTBED_DEFAULTS,
@@ -34,6 +37,7 @@ test('a viewer on a link that loses most of its packets is paused with a message
       serverEnv: { UPTA: 'on', RENDITIONS: 'none' },
     },
     () => {},
+    settled,
   );
   const states = samples.map((s) => ({
     t: s.t,
