@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MKC_PAPER_GAINS, MkcController, mkcStep, validateMkcParams, type MkcParams } from './mkc';
-import { isStartupLoss, MKC_STARTUP_DEFAULTS, MkcStartup, startupExitKbps, validateMkcStartupParams } from './mkcStartup';
+import { DELAY_EXIT_REPORTS, isStartupLoss, MKC_STARTUP_DEFAULTS, MkcStartup, startupExitKbps, validateMkcStartupParams } from './mkcStartup';
 
 const PARAMS: MkcParams = { ...MKC_PAPER_GAINS, initialKbps: 250, minKbps: 250, maxKbps: 1250, startup: MKC_STARTUP_DEFAULTS };
 
@@ -42,17 +42,25 @@ test('any base-layer loss ends start-up, whatever p says', () => {
   assert.equal(c.inStartup, false);
 });
 
-test('a round trip more than delayExitMs above the least seen ends start-up as a loss does; at or below it, growth goes on', () => {
+test('round trips more than delayExitMs above the least seen in DELAY_EXIT_REPORTS feedbacks in a row end start-up as a loss does; fewer pause the growth; at or below it, growth goes on', () => {
   const c = new MkcController(PARAMS);
+  const late = 21 + MKC_STARTUP_DEFAULTS.delayExitMs!;
   assert.equal(c.update(0, 250, { rttMs: 40 }), 500);
   assert.equal(c.update(0, 500, { rttMs: 20 }), 1000, 'a shorter round trip: the new least');
   assert.equal(c.update(0, 600, { rttMs: 20 + MKC_STARTUP_DEFAULTS.delayExitMs! }), 1200, 'at the margin: no exit');
-  assert.equal(c.update(0, 600, { rttMs: 21 + MKC_STARTUP_DEFAULTS.delayExitMs! }), startupExitKbps(600, mkcStep(600, 0, MKC_PAPER_GAINS), 2));
+  assert.equal(c.update(0, 600, { rttMs: late }), mkcStep(600, 0, MKC_PAPER_GAINS), 'one late report: eq. 8, no doubling');
+  assert.equal(c.update(0, 600, { rttMs: late }), mkcStep(600, 0, MKC_PAPER_GAINS), 'two: the same');
+  assert.equal(c.update(0, 600, { rttMs: 20 }), 1200, 'back within the margin: growth again');
+  assert.equal(c.inStartup, true);
+  for (let k = 1; k < DELAY_EXIT_REPORTS; k++) c.update(0, 1200, { rttMs: late + k });
+  assert.equal(c.inStartup, true);
+  assert.equal(c.update(0, 1200, { rttMs: late }), startupExitKbps(1200, mkcStep(1200, 0, MKC_PAPER_GAINS), 2), 'all of the last few late: the exit');
   assert.equal(c.inStartup, false);
   // Without round trips (the lab's paths, router feedback) nothing changes.
   const plain = new MkcController(PARAMS);
   assert.deepEqual([1, 2].map(() => plain.update(0)), [500, 1000]);
 });
+
 
 test('after the first loss eq. 8 steps, and loss-free feedback never brings start-up back', () => {
   const c = new MkcController(PARAMS);

@@ -27,14 +27,23 @@ export interface MkcStartupParams {
    */
   holdMs: number;
   /**
-   * A round trip this much above the least one seen while growing ends
+   * Round trips this much above the least one seen while growing end
    * start-up too, as a loss would (HyStart's delay exit): a queue is filling.
    * A queue served after the base layer's can hold seconds of packets before
-   * it drops one, so the loss comes too late to stop the doubling. ms, >= 0;
-   * absent: no delay exit (as recordings made before it replay).
+   * it drops one, so the loss comes too late to stop the doubling. As in
+   * HyStart++, the least round trip of the last DELAY_EXIT_REPORTS fresh
+   * feedbacks is what must rise: a queue delays every report, while a busy
+   * machine's late receiver reports (100-700 ms on an open link under load)
+   * come one or two at a time, and halving on those left viewers on open
+   * links at half rate. A round trip past the margin in the latest feedback
+   * alone pauses the growth. ms, >= 0; absent: no delay exit (as recordings
+   * made before it replay).
    */
   delayExitMs?: number;
 }
+
+/** Fresh feedbacks whose least round trip the delay exit compares: a queue holds for all of them. */
+export const DELAY_EXIT_REPORTS = 3;
 
 /** Doubling per report, like TCP's slow start per round trip; a hold of about three RTCP reports; 200 ms of queueing ends it. */
 export const MKC_STARTUP_DEFAULTS: Readonly<MkcStartupParams> = { growth: 2, lossThreshold: 0.02, holdMs: 3000, delayExitMs: 200 };
@@ -86,6 +95,8 @@ export class MkcStartup {
   private phase: 'growing' | 'holding' | 'done' = 'growing';
   private landing = { kbps: 0, untilMs: 0 };
   private minRttMs = Number.POSITIVE_INFINITY;
+  /** The round trips of the latest fresh feedbacks that had one, newest last (at most DELAY_EXIT_REPORTS). */
+  private recentRttMs: number[] = [];
 
   constructor(private readonly params: MkcStartupParams) {
     const errors = validateMkcStartupParams(params);
@@ -109,10 +120,14 @@ export class MkcStartup {
       this.phase = 'done';
     }
     if (this.phase === 'done') return eq8Kbps;
-    if (signal.rttMs !== undefined) this.minRttMs = Math.min(this.minRttMs, signal.rttMs);
+    if (signal.rttMs !== undefined) {
+      this.minRttMs = Math.min(this.minRttMs, signal.rttMs);
+      this.recentRttMs = [...this.recentRttMs, signal.rttMs].slice(-DELAY_EXIT_REPORTS);
+    }
     const { delayExitMs } = this.params;
-    const queued = delayExitMs !== undefined && signal.rttMs !== undefined && signal.rttMs > this.minRttMs + delayExitMs;
-    if (!queued && !isStartupLoss(signal, this.params)) return Math.max(eq8Kbps, referenceKbps * this.params.growth);
+    const late = delayExitMs !== undefined && signal.rttMs !== undefined && signal.rttMs > this.minRttMs + delayExitMs;
+    const queued = late && this.recentRttMs.length === DELAY_EXIT_REPORTS && Math.min(...this.recentRttMs) > this.minRttMs + delayExitMs!;
+    if (!queued && !isStartupLoss(signal, this.params)) return late ? eq8Kbps : Math.max(eq8Kbps, referenceKbps * this.params.growth);
     const kbps = startupExitKbps(referenceKbps, eq8Kbps, this.params.growth);
     this.phase = signal.atMs === undefined ? 'done' : 'holding';
     this.landing = { kbps, untilMs: (signal.atMs ?? 0) + this.params.holdMs };
