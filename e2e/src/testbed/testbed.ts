@@ -245,14 +245,16 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     }
 
     const browser = o.viewers > 0 ? await launchBrowser(topo, viewerBase, res) : null;
-    const pages: { page: Page; pageErrors: string[] }[] = [];
+    const pages: { page: Page; pageErrors: string[]; signaling: { bytes: number } }[] = [];
     for (let i = 0; i < o.viewers; i++) {
       const page = await (await browser!.newContext()).newPage();
       const pageErrors: string[] = [];
       page.on('pageerror', (e) => pageErrors.push(e.message));
+      const signaling = { bytes: 0 };
+      page.on('websocket', (ws) => ws.on('framereceived', (f) => (signaling.bytes += typeof f.payload === 'string' ? Buffer.byteLength(f.payload) : f.payload.length)));
       const cc = o.controllers.length > 0 ? `&cc=${o.controllers[i % o.controllers.length]}` : '';
       await page.goto(`${viewerBase}/?mode=${o.mode}${cc}`);
-      pages.push({ page, pageErrors });
+      pages.push({ page, pageErrors, signaling });
     }
     let synthetic: SyntheticViewers | null = null;
     if (o.synthetic > 0) {
@@ -289,6 +291,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     /** Each page's clock at the start of the second half, for its display samples. */
     let halfAt: number[] = pages.map(() => 0);
     const t0 = Date.now();
+    for (const p of pages) p.signaling.bytes = 0;
     const steps = startCapacitySteps(o, topo, agent, t0, progress);
     res.add(async () => steps.cancel());
     for (let s = 1; s <= o.seconds; s++) {
@@ -330,6 +333,11 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     if (receivers) addSyntheticStates(samples, snapshots, receivers);
     const result = summarize(o, samples, pages.map((p) => p.pageErrors), cpuUse, agent?.deliveryErrors ?? 0, display, await steps.applied(), tcpSummary, receivers);
     if (upta) result.upta = { threshold: o.upta!, changes: upta.changes, errors: upta.errors };
+    const ranMs = Date.now() - t0;
+    pages.forEach((p, i) => {
+      const v = result.viewers[i];
+      if (v) v.signalingKbps = Math.round(((p.signaling.bytes * 8) / ranMs) * 10) / 10;
+    });
     if (o.timeseriesFile) {
       await mkdir(join(o.timeseriesFile, '..'), { recursive: true });
       await writeFile(o.timeseriesFile, timeseriesCsv(samples));
@@ -385,6 +393,11 @@ export interface ViewerResult {
    * the switches the player saw in the frames it decoded.
    */
   rendition?: { timeMs: number[]; switches: number; changes: { t: number; to: number }[]; playerSwitches?: number };
+  /**
+   * What the player's signaling socket received over the run, kb/s of WebSocket payload: answers, and the
+   * notifications (its stream's PSNR table rows, about twice a second, and its own state each second).
+   */
+  signalingKbps?: number;
   /** A synthetic viewer (receivers/): no player fields, its receiver's counts instead. */
   synthetic?: true;
   receiver?: SyntheticReceipt;
