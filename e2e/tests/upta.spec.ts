@@ -52,9 +52,9 @@ test('a viewer on a link that loses most of its packets is paused with a message
   test.info().annotations.push({ type: 'upta states', description: JSON.stringify({ steps: result.router?.capacitySteps, states }) });
   // Each change of the server's state or the player's banner, for the failure messages: `t state[+probe] banner`.
   const bannerKind = (b: string | null) => (b === null ? '-' : b.startsWith('Video paused') ? 'paused' : 'other');
+  const keys = states.map((s) => `${s.upta}${s.probing ? '+probe' : ''} ${bannerKind(s.banner)}${s.viewer === states[0]?.viewer ? '' : ` viewer ${s.viewer}`}`);
   const timeline = states
-    .map((s) => `${s.t} ${s.upta}${s.probing ? '+probe' : ''} ${bannerKind(s.banner)}${s.viewer === states[0]?.viewer ? '' : ` viewer ${s.viewer}`}`)
-    .filter((line, i, all) => i === 0 || line.slice(line.indexOf(' ')) !== all[i - 1]!.slice(all[i - 1]!.indexOf(' ')))
+    .flatMap((s, i) => (i > 0 && keys[i] === keys[i - 1] ? [] : [`${s.t} ${keys[i]}`]))
     .join(', ');
   expect(result.viewers[0]!.errors).toEqual([]);
   expect(states.filter((s) => s.t < narrowAt).every((s) => s.upta === 'full'), `every layer on the wide link: ${timeline}`).toBe(true);

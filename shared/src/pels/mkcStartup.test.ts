@@ -61,7 +61,6 @@ test('round trips more than delayExitMs above the least seen in DELAY_EXIT_REPOR
   assert.deepEqual([1, 2].map(() => plain.update(0)), [500, 1000]);
 });
 
-
 test('after the first loss eq. 8 steps, and loss-free feedback never brings start-up back', () => {
   const c = new MkcController(PARAMS);
   c.update(0); // 500

@@ -124,9 +124,9 @@ export class MkcStartup {
       this.minRttMs = Math.min(this.minRttMs, signal.rttMs);
       this.recentRttMs = [...this.recentRttMs, signal.rttMs].slice(-DELAY_EXIT_REPORTS);
     }
-    const { delayExitMs } = this.params;
-    const late = delayExitMs !== undefined && signal.rttMs !== undefined && signal.rttMs > this.minRttMs + delayExitMs;
-    const queued = late && this.recentRttMs.length === DELAY_EXIT_REPORTS && Math.min(...this.recentRttMs) > this.minRttMs + delayExitMs!;
+    const lateAfterMs = this.minRttMs + (this.params.delayExitMs ?? Number.POSITIVE_INFINITY);
+    const late = signal.rttMs !== undefined && signal.rttMs > lateAfterMs;
+    const queued = late && this.recentRttMs.length === DELAY_EXIT_REPORTS && Math.min(...this.recentRttMs) > lateAfterMs;
     if (!queued && !isStartupLoss(signal, this.params)) return late ? eq8Kbps : Math.max(eq8Kbps, referenceKbps * this.params.growth);
     const kbps = startupExitKbps(referenceKbps, eq8Kbps, this.params.growth);
     this.phase = signal.atMs === undefined ? 'done' : 'holding';
