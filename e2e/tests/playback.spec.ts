@@ -70,8 +70,10 @@ test('with only green subscribed, the base layer alone decodes (a quarter of the
   test.info().annotations.push({ type: 'measured', description: JSON.stringify(m) });
   expect(m.tid1).toBe(0);
   expect(m.tid2).toBe(0);
+  // Nearly every base frame due is decoded; but no more than the pattern's quarter of the frames encoded, which after an
+  // FFmpeg catch-up burst are more than the clock's due (a CI run read 166 base frames of 638 ingested, 451 due).
   expect(m.tid0 / m.source, JSON.stringify(m)).toBeGreaterThan(0.2);
-  expect(m.tid0 / m.source, JSON.stringify(m)).toBeLessThan(0.3);
+  expect(m.tid0 / m.ingested, JSON.stringify(m)).toBeLessThan(0.3);
   expect(m.end.decodeErrors, m.end.lastError).toBe(0);
 });
 
