@@ -48,11 +48,16 @@ test('a viewer on a link that loses most of its packets is paused with a message
     greenLoss: s.api[0]?.perColor.green.recentLoss ?? null,
     capacityKbps: s.capacityKbps,
     banner: s.players[0]?.upta ?? null,
+    player: s.players[0] ? `${s.players[0].state}${s.players[0].error ? `: ${s.players[0].error}` : ''}` : null,
   }));
   test.info().annotations.push({ type: 'upta states', description: JSON.stringify({ steps: result.router?.capacitySteps, states }) });
-  // Each change of the server's state or the player's banner, for the failure messages: `t state[+probe] banner`.
+  // Each change of the server's state, the player's banner or the player's own state (when not playing), for the
+  // failure messages: `t state[+probe] banner [player state: error] [viewer id]`.
   const bannerKind = (b: string | null) => (b === null ? '-' : b.startsWith('Video paused') ? 'paused' : 'other');
-  const keys = states.map((s) => `${s.upta}${s.probing ? '+probe' : ''} ${bannerKind(s.banner)}${s.viewer === states[0]?.viewer ? '' : ` viewer ${s.viewer}`}`);
+  const keys = states.map(
+    (s) =>
+      `${s.upta}${s.probing ? '+probe' : ''} ${bannerKind(s.banner)}${s.player === 'playing' ? '' : ` player ${s.player}`}${s.viewer === states[0]?.viewer ? '' : ` viewer ${s.viewer}`}`,
+  );
   const timeline = states
     .flatMap((s, i) => (i > 0 && keys[i] === keys[i - 1] ? [] : [`${s.t} ${keys[i]}`]))
     .join(', ');

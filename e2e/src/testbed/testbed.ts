@@ -98,6 +98,10 @@ interface PlayerStats {
 
 interface PlayerSample {
   stats: PlayerStats;
+  /** The player's state ('playing', 'connecting', 'error', ...). */
+  state: string;
+  /** Why its last session failed, until it plays again. */
+  error: string | undefined;
   viewerId: string | undefined;
   /** Page load to its first decoded frame, ms; undefined before it. */
   firstFrameMs: number | undefined;
@@ -271,8 +275,10 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     const playerSample = (p: Page): Promise<PlayerSample | null> =>
       p
         .evaluate(() => {
-          const pels = (window as unknown as { pels?: { stats(): PlayerStats; viewerId?: string; firstFrameMs?: number; upta?: string } }).pels;
-          return pels ? { stats: pels.stats(), viewerId: pels.viewerId, firstFrameMs: pels.firstFrameMs, upta: pels.upta } : null;
+          const pels = (window as unknown as { pels?: { stats(): PlayerStats; state: string; error?: string; viewerId?: string; firstFrameMs?: number; upta?: string } }).pels;
+          return pels
+            ? { stats: pels.stats(), state: pels.state, error: pels.error, viewerId: pels.viewerId, firstFrameMs: pels.firstFrameMs, upta: pels.upta }
+            : null;
         })
         .catch(() => null);
     const api = async <T>(path: string): Promise<T | null> =>
