@@ -59,7 +59,11 @@ test('two PELS viewers sharing the bottleneck converge to rates within 15% of ea
 
 test('best effort under the same conditions loses base-layer packets', async () => {
   test.setTimeout(180_000);
-  const v = viewer(await run('best-effort 700 kb/s', { viewers: 1, seconds: 40, capacityKbps: 700, mode: 'best-effort' }));
+  // Renditions off as in the PELS test: with them on a best-effort viewer too can move to the lower rendition, whose
+  // stream fits the link, and a CI run read 0.99% green loss over the run; off, two local runs read 7.5% and 5.9%.
+  const v = viewer(
+    await run('best-effort 700 kb/s', { viewers: 1, seconds: 40, capacityKbps: 700, mode: 'best-effort', serverEnv: { RENDITIONS: 'none' } }),
+  );
   expect(v.mode).toBe('best-effort');
   expect(v.loss.green!).toBeGreaterThan(0.01);
 });
