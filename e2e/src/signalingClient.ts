@@ -31,8 +31,9 @@ export class SignalingClient {
     this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
   }
 
-  static async open(url: string): Promise<SignalingClient> {
-    const ws = new WebSocket(url);
+  /** `compress: false` declines permessage-deflate: each request then reaches the server as sent, with no inflating between them. */
+  static async open(url: string, o: { compress?: boolean } = {}): Promise<SignalingClient> {
+    const ws = new WebSocket(url, { perMessageDeflate: o.compress ?? true });
     await once(ws, 'open');
     return new SignalingClient(ws);
   }

@@ -40,3 +40,38 @@ test('malformed signaling messages get error replies and the server keeps servin
   expect(res.ok()).toBe(true);
   expect(((await res.json()) as { streams: unknown[] }).streams.length).toBeGreaterThan(0);
 });
+
+/**
+ * The player's signaling socket as Chromium opens it: compressed (permessage-deflate with the server's small window),
+ * and the notifications a joined player gets, the PSNR rows and its state, arrive whole.
+ */
+test('Chromium and the server compress the signaling socket, and a joined player gets its PSNR rows and state whole', async ({ page }) => {
+  await page.goto('/api/health');
+  const seen = await page.evaluate(async () => {
+    const ws = new WebSocket(`ws://${location.host}/ws`);
+    const messages: { id?: number; ok?: boolean; notification?: string; data?: unknown }[] = [];
+    ws.onmessage = (ev) => messages.push(JSON.parse(String(ev.data)));
+    await new Promise((resolve, reject) => {
+      ws.onopen = resolve;
+      ws.onerror = () => reject(new Error('the signaling socket did not open'));
+    });
+    const wait = async (pred: (m: (typeof messages)[number]) => boolean) => {
+      for (let i = 0; i < 100 && !messages.some(pred); i++) await new Promise((r) => setTimeout(r, 100));
+      return messages.find(pred);
+    };
+    ws.send(JSON.stringify({ id: 1, method: 'join', data: { streamId: 'default', mode: 'pels' } }));
+    const joined = await wait((m) => m.id === 1);
+    const quality = await wait((m) => m.notification === 'quality');
+    const state = await wait((m) => m.notification === 'viewerState');
+    ws.close();
+    return { extensions: ws.extensions, joined: joined?.ok ?? null, quality, state };
+  });
+  expect(seen.extensions).toMatch(/^permessage-deflate\b/);
+  expect(seen.extensions).toMatch(/server_max_window_bits=11/);
+  expect(seen.joined).toBe(true);
+  const rows = (seen.quality?.data as { frames: { index: number; psnr: (number | null)[] }[] } | undefined)?.frames ?? [];
+  expect(rows.length).toBeGreaterThan(0);
+  // Rows come in order, one per frame.
+  expect(rows.every((r, i) => i === 0 || r.index === rows[i - 1]!.index + 1)).toBe(true);
+  expect((seen.state?.data as { streamId?: string } | undefined)?.streamId).toBe('default');
+});

@@ -10,6 +10,18 @@ import { ViewerConnection } from './viewerConnection';
 /** A viewer that stops answering pings is gone: its session is closed. */
 const HEARTBEAT_MS = 15_000;
 
+/**
+ * Players' notifications compressed (permessage-deflate, which browsers offer): the PSNR rows and the viewer state,
+ * most of what a player is sent, repeat their keys and neighbours' values, and a viewer on a narrow link shares it
+ * with them. A small window per socket (2 kB, compressor memory about 16 kB) keeps most of the gain (docs/scaling.md).
+ */
+const PLAYER_DEFLATE = {
+  serverMaxWindowBits: 11,
+  clientMaxWindowBits: 11,
+  zlibDeflateOptions: { level: 3, memLevel: 4 },
+  threshold: 256,
+} as const;
+
 export class SignalingServer {
   private readonly wss: WebSocketServer;
   private readonly connections = new Set<ViewerConnection>();
@@ -17,7 +29,7 @@ export class SignalingServer {
 
   constructor(streams: StreamRegistry, limits: Limits, ice: IceSettings, log: Logger) {
     // Upgrades arrive through handleUpgrade: the HTTP server routes /ws here and /ws/operator to the dashboard.
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: PLAYER_DEFLATE });
     this.wss.on('error', (err) => log.error({ err }, 'signaling server error'));
     const alive = new WeakMap<WebSocket, boolean>();
     this.wss.on('connection', (ws) => {

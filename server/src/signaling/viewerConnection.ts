@@ -159,9 +159,11 @@ export class ViewerConnection {
     if (this.ws.readyState !== this.ws.OPEN) return;
     const bytes = encodedMessage(msg);
     const { maxSendBufferBytes } = this.limits.settings;
-    switch (sendVerdict(this.ws.bufferedAmount, bytes.length, isDroppable(msg), maxSendBufferBytes)) {
+    const droppable = isDroppable(msg);
+    switch (sendVerdict(this.ws.bufferedAmount, bytes.length, droppable, maxSendBufferBytes)) {
       case 'send':
-        return this.ws.send(bytes, { binary: false });
+        // Only the notifications are compressed: they are the bulk, and answers then go out as before, at once.
+        return this.ws.send(bytes, { binary: false, compress: droppable });
       case 'drop':
         this.limits.rejections.notificationsDropped++;
         return;
