@@ -681,7 +681,7 @@ export function timeseriesCsv(samples: Sample[]): string {
   const queues = ['green', 'yellow', 'red', 'video', 'internet', 'upta', 'random'] as const;
   const head = ['t', 'routerP'];
   for (let i = 1; i <= n; i++) {
-    head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded', 'colors', 'rendition', 'rttMs'].map((k) => `v${i}.${k}`));
+    head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded', 'colors', 'rendition', 'fullBaseKbps', 'rttMs'].map((k) => `v${i}.${k}`));
   }
   head.push(...queues.flatMap((q) => [`${q}.sent`, `${q}.dropped`]), 'capacityKbps');
   const tcpFlows = Math.max(0, ...samples.map((s) => s.tcpBytes?.length ?? 0));
@@ -697,6 +697,8 @@ export function timeseriesCsv(samples: Sample[]): string {
       row.push(p?.stats.framesDecoded.total ?? '');
       row.push(v?.colors.length ?? '');
       row.push(v?.rendition.current ?? '');
+      // The full size's base rate as the rendition choice reads it: its up and down thresholds are multiples of it.
+      row.push(v?.rendition.baseKbps[0] ?? '');
       row.push(v?.rttMs ?? '');
     }
     for (const q of queues) row.push(s.router?.[q]?.packets ?? '', s.router?.[q]?.dropped ?? '');

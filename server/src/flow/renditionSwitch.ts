@@ -86,7 +86,7 @@ export class RenditionSwitch {
 
   state(nowMs: number): RenditionState {
     this.account(nowMs);
-    return { current: this.policy.current, pending: this.pendingTarget, switches: this.switches, timeMs: [...this.timeMs] };
+    return { current: this.policy.current, pending: this.pendingTarget, switches: this.switches, timeMs: [...this.timeMs], baseKbps: [...this.baseKbps] };
   }
 
   private retarget(rateKbps: number, nowMs: number): void {

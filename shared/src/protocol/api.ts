@@ -107,6 +107,8 @@ export interface RenditionState {
   switches: number;
   /** Milliseconds spent sending each rendition, by index. */
   timeMs: number[];
+  /** Each rendition's base-layer rate as the choice reads it, kb/s (the stream's meter; null: not measured yet). */
+  baseKbps: (number | null)[];
 }
 
 /** Retransmission (NACK + RTX), set per color stream when the viewer starts consuming, by the mode then in force. */
