@@ -306,10 +306,14 @@ test('FFmpeg stopped (SIGSTOP): the stall is detected, FFmpeg replaced, the stre
 
 test("the quality decoder's FFmpeg stopped (SIGSTOP): it is replaced once it falls behind, viewers play", async ({ browser }) => {
   test.setTimeout(120_000);
+  // One decoder per rendition (two by default): the one stopped is gone and as many run as before. The check was once
+  // `exactly one, not the stopped one`, which held only between the kill and the replacement's start.
+  const decoders = async () => childProcesses(server.pid).filter(([, c, a]) => c === 'ffmpeg' && a.includes('pipe:0')).map(([p]) => p);
+  const before = await decoders();
   const pid = qualityDecoderPid();
   process.kill(pid, 'SIGSTOP');
   try {
-    await until('decoder replaced', async () => childProcesses(server.pid).filter(([, c, a]) => c === 'ffmpeg' && a.includes('pipe:0')).map(([p]) => p), (pids) => pids.length === 1 && pids[0] !== pid, 60_000);
+    await until('decoder replaced', decoders, (pids) => !pids.includes(pid) && pids.length === before.length, 60_000);
   } finally {
     try {
       process.kill(pid, 'SIGCONT');
