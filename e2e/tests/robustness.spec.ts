@@ -256,17 +256,24 @@ test('100 join/leave cycles, half of them leaving by dropping the socket', async
   await backAtBaseline('100 join/leave cycles');
 });
 
-/** The server's child whose command is `comm` and whose arguments include `arg`. */
+/** The server's children whose command is `comm` and whose arguments include `arg`. */
+function childPids(comm: string, arg?: string): number[] {
+  return childProcesses(server.pid)
+    .filter(([, c, args]) => c === comm && (arg === undefined || args.includes(arg)))
+    .map(([pid]) => pid);
+}
+
 function childPid(comm: string, arg?: string): number {
-  const found = childProcesses(server.pid).find(([, c, args]) => c === comm && (arg === undefined || args.includes(arg)));
-  if (!found) throw new Error(`no ${comm} ${arg ?? ''} child of the server`);
-  return found[0];
+  const [pid] = childPids(comm, arg);
+  if (pid === undefined) throw new Error(`no ${comm} ${arg ?? ''} child of the server`);
+  return pid;
 }
 
 /** The ingest's FFmpeg decodes and scales (a filter graph) into the VP8 encoder; the quality decoder reads the stream on its stdin. */
 const ingestPid = () => childPid('ffmpeg', '-filter_complex');
 const encoderPid = () => childPid('pels-vp8enc');
-const qualityDecoderPid = () => childPid('ffmpeg', 'pipe:0');
+/** One quality decoder per rendition. */
+const qualityDecoderPids = () => childPids('ffmpeg', 'pipe:0');
 
 test('FFmpeg killed (-9): the stream restarts and plays', async ({ browser }) => {
   const before = await streamInfo();
@@ -308,12 +315,11 @@ test("the quality decoder's FFmpeg stopped (SIGSTOP): it is replaced once it fal
   test.setTimeout(120_000);
   // One decoder per rendition (two by default): the one stopped is gone and as many run as before. The check was once
   // `exactly one, not the stopped one`, which held only between the kill and the replacement's start.
-  const decoders = async () => childProcesses(server.pid).filter(([, c, a]) => c === 'ffmpeg' && a.includes('pipe:0')).map(([p]) => p);
-  const before = await decoders();
-  const pid = qualityDecoderPid();
+  const before = qualityDecoderPids();
+  const pid = childPid('ffmpeg', 'pipe:0');
   process.kill(pid, 'SIGSTOP');
   try {
-    await until('decoder replaced', decoders, (pids) => !pids.includes(pid) && pids.length === before.length, 60_000);
+    await until('decoder replaced', async () => qualityDecoderPids(), (pids) => !pids.includes(pid) && pids.length === before.length, 60_000);
   } finally {
     try {
       process.kill(pid, 'SIGCONT');
@@ -328,7 +334,7 @@ test("the quality decoder's FFmpeg stopped (SIGSTOP): it is replaced once it fal
 test('mediasoup worker killed (-9): a new worker serves new viewers', async ({ browser }) => {
   const old = childPid('mediasoup-worke');
   process.kill(old, 'SIGKILL');
-  await until('worker replaced', async () => childProcesses(server.pid).filter(([, c]) => c === 'mediasoup-worke').map(([p]) => p), (pids) => pids.length === 1 && pids[0] !== old, 30_000);
+  await until('worker replaced', async () => childPids('mediasoup-worke'), (pids) => pids.length === 1 && pids[0] !== old, 30_000);
   await newViewerPlays(browser);
   await backAtBaseline('mediasoup worker SIGKILL', /mediasoup worker died/);
 });
