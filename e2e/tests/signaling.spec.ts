@@ -69,9 +69,12 @@ test('Chromium and the server compress the signaling socket, and a joined player
   expect(seen.extensions).toMatch(/^permessage-deflate\b/);
   expect(seen.extensions).toMatch(/server_max_window_bits=11/);
   expect(seen.joined).toBe(true);
-  const rows = (seen.quality?.data as { frames: { index: number; psnr: (number | null)[] }[] } | undefined)?.frames ?? [];
+  const rows = (seen.quality?.data as { frames: { index: number; crc: number; psnr: (number | null)[] }[] } | undefined)?.frames ?? [];
   expect(rows.length).toBeGreaterThan(0);
-  // Rows come in order, one per frame.
-  expect(rows.every((r, i) => i === 0 || r.index === rows[i - 1]!.index + 1)).toBe(true);
+  // Rows come in index order, each whole. Not one per frame: on a busy machine the
+  // table skips a frame whose source plane came too late to be scored (PsnrTableBuilder).
+  const indexes = rows.map((r) => r.index);
+  expect(indexes.every((x, i) => i === 0 || x > indexes[i - 1]!), `row indexes ${indexes.join(',')}`).toBe(true);
+  expect(rows.every((r) => Number.isInteger(r.crc) && typeof r.psnr[0] === 'number')).toBe(true);
   expect((seen.state?.data as { streamId?: string } | undefined)?.streamId).toBe('default');
 });
