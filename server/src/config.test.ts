@@ -96,6 +96,9 @@ test('renditions: by default one at half the size and a quarter of the rate; REN
   assert.equal(load({}).renditionPolicy.probe, true);
   assert.equal(load({ RENDITION_PROBE: 'off' }).renditionPolicy.probe, false);
   assert.throws(() => load({ RENDITION_PROBE: 'maybe' }), /RENDITION_PROBE must be on or off/);
+  assert.equal(load({}).renditionPolicy.baseWindowMs, 10_000);
+  assert.equal(load({ RENDITION_BASE_WINDOW_MS: '0' }).renditionPolicy.baseWindowMs, 0);
+  assert.throws(() => load({ RENDITION_BASE_WINDOW_MS: '-5' }), /rendition switching: baseWindowMs must be/);
 });
 
 test('FANOUT: per-viewer flows by default, shared (the measurement baseline) on request, anything else refused', () => {

@@ -162,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     margin: numberFrom(env, 'RENDITION_MARGIN', RENDITION_POLICY_DEFAULTS.margin),
     hysteresis: numberFrom(env, 'RENDITION_HYSTERESIS', RENDITION_POLICY_DEFAULTS.hysteresis),
     probe: switchFrom(env, 'RENDITION_PROBE', RENDITION_POLICY_DEFAULTS.probe),
+    baseWindowMs: numberFrom(env, 'RENDITION_BASE_WINDOW_MS', RENDITION_POLICY_DEFAULTS.baseWindowMs),
   };
   const policyProblems = validateRenditionPolicyParams(renditionPolicy);
   if (policyProblems.length) throw new ConfigError(`rendition switching: ${policyProblems.join('; ')}`);

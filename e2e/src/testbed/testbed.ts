@@ -697,7 +697,7 @@ export function timeseriesCsv(samples: Sample[]): string {
       row.push(p?.stats.framesDecoded.total ?? '');
       row.push(v?.colors.length ?? '');
       row.push(v?.rendition.current ?? '');
-      // The full size's base rate as the rendition choice reads it: its up and down thresholds are multiples of it.
+      // The full size's base rate as measured: the rendition choice's up and down thresholds are multiples of its highest and lowest over a window.
       row.push(v?.rendition.baseKbps[0] ?? '');
       row.push(v?.rttMs ?? '');
     }

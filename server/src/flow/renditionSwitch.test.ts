@@ -4,7 +4,7 @@ import type { RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
 import type { LayeredFrame } from '../layering/layeredFrame';
 import { RenditionSwitch } from './renditionSwitch';
 
-const PARAMS: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05, switchGraceMs: 0, probeAfterReports: 3, probeLossLimit: 0.1, probe: true, dwellJitter: 0, probeHoldMs: 4000 };
+const PARAMS: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05, switchGraceMs: 0, probeAfterReports: 3, probeLossLimit: 0.1, probe: true, dwellJitter: 0, probeHoldMs: 4000, baseWindowMs: 0 };
 
 function frame(index: number, rendition: number, keyframe: boolean): LayeredFrame {
   return { index, ticks: index * 3000, keyframe, temporalId: keyframe ? 0 : ([0, 2, 1, 2] as const)[index % 4]!, layerSync: false, nonReference: false, bytes: 100 + rendition, data: new Uint8Array([rendition]) };

@@ -73,7 +73,7 @@ export class RenditionSwitch {
     const target = this.pendingTarget;
     if (target !== null && frames[target]?.keyframe) {
       this.account(nowMs);
-      const upKbps = target < this.policy.current ? this.policy.upKbps(target, this.baseKbps) : null;
+      const upKbps = target < this.policy.current ? this.policy.upKbps(target) : null;
       if (upKbps !== null) this.probe(upKbps);
       this.policy.switched(target, nowMs);
       this.switches++;

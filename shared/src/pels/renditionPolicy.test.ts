@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ProbeBoard } from './probeBoard';
 import { RENDITION_POLICY_DEFAULTS, RenditionPolicy, probeBoardFor, validateRenditionPolicyParams, type RenditionPolicyParams } from './renditionPolicy';
 
-const P: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05, switchGraceMs: 0, probeAfterReports: 3, probeLossLimit: 0.1, probe: true, dwellJitter: 0, probeHoldMs: 4000 };
+const P: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05, switchGraceMs: 0, probeAfterReports: 3, probeLossLimit: 0.1, probe: true, dwellJitter: 0, probeHoldMs: 4000, baseWindowMs: 0 };
 /** Base rates: the top rendition's base 240 kb/s (down below 360, up at 480), the low one's 60 (down below 90). */
 const BASES = [240, 60];
 
@@ -125,7 +125,7 @@ test("right after a switch the base rate counts at most as it was then (the swit
 });
 
 test("by default the grace outlasts the base meter's 4 s window, which holds the switch's keyframe until then", () => {
-  const p = new RenditionPolicy({ ...RENDITION_POLICY_DEFAULTS, dwellJitter: 0 }, 2, 1, 0);
+  const p = new RenditionPolicy({ ...RENDITION_POLICY_DEFAULTS, dwellJitter: 0, baseWindowMs: 0 }, 2, 1, 0);
   p.target(506, [220, 50], 10_000);
   p.switched(0, 10_000);
   // As on the testbed: up at 2.3x a base of 220; 4.5 s later the keyframe has the base meter at 305 and the rate at 606.
@@ -151,8 +151,7 @@ test('on a lower rendition, with the rate at its full rate, loss-free reports in
   assert.equal(p.target(50, bases, 6000, 0, fulls), 2, 'below the full rate of its rendition the rate is measured: no room');
   assert.equal(p.target(100, bases, 6000), 2, 'nor while the full rate is unknown');
   assert.equal(p.target(100, bases, 6000, 0, fulls), 1, 'one rendition up');
-  assert.equal(p.upKbps(1, bases), 60 * (1 + P.margin + P.hysteresis));
-  assert.equal(p.upKbps(0, [null, 60]), null);
+  assert.equal(p.upKbps(1), 60 * (1 + P.margin + P.hysteresis));
   // Loss right after the switch: a failed probe (down again, dwell doubled); the count starts again in the new rendition.
   p.switched(1, 6000);
   p.switched(2, 7000);
@@ -288,4 +287,26 @@ test("a loss that begins at another viewer during a probe fails the probe, whate
   a.switched(1, 7100);
   assert.equal(board.claim(b, 7200), false, 'the board is quiet');
   assert.equal(setup(0.4).a.target(600, BASES, 7100), 0, "b was losing before: its loss says nothing of a's probe");
+});
+
+test('staying is judged on the lowest base rate of the window, moving up (and a probe\'s rate) on the highest', () => {
+  const p = new RenditionPolicy({ ...P, baseWindowMs: 10_000 }, 2, 0, 0);
+  // Readings once a second swinging 200-320 (forced keyframes, the content).
+  const readings = [200, 320, 240, 200, 300];
+  readings.forEach((b, k) => assert.equal(p.target(420, [b, 60], k * 1000), 0, `stays at 420 >= 1.5 x the lowest (200); reading ${b}`));
+  assert.equal(p.target(299, [300, 60], 5000), 1, 'below 1.5 x 200: down');
+  p.switched(1, 5000);
+  // Up needs 2 x the highest reading in the window (320, read at 1 s and in effect until 2 s): 640, not 2 x 300.
+  for (let t = 8000; t <= 11_000; t += 500) assert.equal(p.target(620, [300, 60], t), 1);
+  assert.equal(p.upKbps(0), 640);
+  // The 320 leaves the window at 12 s: then 2 x 300 holds, after the hold time.
+  assert.equal(p.target(620, [300, 60], 12_000), 1);
+  assert.equal(p.upKbps(0), 600);
+  assert.equal(p.target(620, [300, 60], 13_000), 0);
+});
+
+test('no probe rate while the base rate is unknown', () => {
+  const p = new RenditionPolicy(P, 2, 1, 0);
+  p.target(100, [null, 60], 0);
+  assert.equal(p.upKbps(0), null);
 });

@@ -5,6 +5,11 @@
  * at the least. Pure: the caller gives the time and tells it when a switch
  * took effect (at a keyframe of the target, which may come a little later).
  *
+ * - Base rates are read over `baseWindowMs`: staying takes a rendition's
+ *   lowest reading there, moving up (and a probe's rate) its highest. The
+ *   measured base rate swings 1.5-3x within seconds (forced keyframes, the
+ *   content); a move up sized on a low reading fell under the down threshold
+ *   of the next high one, on an open link.
  * - Down at once when the rate falls below the current rendition's base rate
  *   plus `margin` (a share of that base rate): the base layer would not fit
  *   with room for some enhancement. Down at once too when the base layer's
@@ -44,6 +49,7 @@
  *   and quiets the board (probeBoard.ts).
  */
 import { ProbeBoard } from './probeBoard';
+import { RecentBases } from './recentBases';
 
 export interface RenditionPolicyParams {
   /** Share of a rendition's base rate the rate must exceed on top of it to stay there. */
@@ -71,6 +77,8 @@ export interface RenditionPolicyParams {
   dwellJitter: number;
   /** How long an up switch keeps other viewers of the board from theirs and teaches them by their loss, and its own loss above probeLossLimit fails it. */
   probeHoldMs: number;
+  /** Base rates are read over this long: a move down takes each rendition's lowest reading, a move up (and a probe's rate) its highest. 0: the latest alone. */
+  baseWindowMs: number;
 }
 
 export const RENDITION_POLICY_DEFAULTS: Readonly<RenditionPolicyParams> = {
@@ -89,11 +97,12 @@ export const RENDITION_POLICY_DEFAULTS: Readonly<RenditionPolicyParams> = {
   probe: true,
   dwellJitter: 0.5,
   probeHoldMs: 4000,
+  baseWindowMs: 10_000,
 };
 
 export function validateRenditionPolicyParams(p: RenditionPolicyParams): string[] {
   const errors: string[] = [];
-  for (const k of ['margin', 'hysteresis', 'upHoldMs', 'minDwellMs', 'maxDwellMs', 'failWindowMs', 'baseLossLimit', 'switchGraceMs', 'probeAfterReports', 'probeLossLimit', 'dwellJitter', 'probeHoldMs'] as const) {
+  for (const k of ['margin', 'hysteresis', 'upHoldMs', 'minDwellMs', 'maxDwellMs', 'failWindowMs', 'baseLossLimit', 'switchGraceMs', 'probeAfterReports', 'probeLossLimit', 'dwellJitter', 'probeHoldMs', 'baseWindowMs'] as const) {
     if (!(Number.isFinite(p[k]) && p[k] >= 0)) errors.push(`${k} must be a finite number >= 0; got ${p[k]}`);
   }
   if (p.maxDwellMs < p.minDwellMs) errors.push(`maxDwellMs (${p.maxDwellMs}) must be >= minDwellMs (${p.minDwellMs})`);
@@ -125,9 +134,9 @@ export class RenditionPolicy {
   /** The latest report's p went above probeLossLimit from at most that, and target() has not yet told the board. */
   private lossBegan = false;
   private reportP = 0;
-  /** The base rates of the last target() call, and as they were at the last switch. */
-  private lastBases: readonly (number | null)[] = [];
-  private basesAtSwitch: readonly (number | null)[] = [];
+  /** The base rates read in the last baseWindowMs, and the lowest of each as they were at the last switch. */
+  private readonly bases: RecentBases;
+  private basesAtSwitch: (number | null)[] = [];
   /** The latest report's loss was above probeLossLimit and target() has not yet asked the board whose probe it was during. */
   private lossToLearn = false;
   /** When the dwell last restarted without a switch (learned from another viewer's probe), and from which probe. */
@@ -149,6 +158,7 @@ export class RenditionPolicy {
     if (!(Number.isInteger(count) && count >= 1)) throw new RangeError(`count must be an integer >= 1; got ${count}`);
     this.checkIndex(initial);
     this.currentIndex = initial;
+    this.bases = new RecentBases(params.baseWindowMs);
     this.lastSwitchMs = nowMs;
     this.dwellMs = params.minDwellMs;
     this.jitter = this.drawJitter();
@@ -173,10 +183,10 @@ export class RenditionPolicy {
     this.reportP = p;
   }
 
-  /** The rate rendition i needs to be moved up to: its base rate plus margin and hysteresis; null while its base rate is unknown. */
-  upKbps(i: number, baseKbps: readonly (number | null)[]): number | null {
-    const base = baseKbps[i];
-    return base === null || base === undefined ? null : base * (1 + this.params.margin + this.params.hysteresis);
+  /** The rate rendition i needs to be moved up to: its highest recent base rate plus margin and hysteresis; null while its base rate is unknown. */
+  upKbps(i: number): number | null {
+    const base = this.bases.high(i);
+    return base === null ? null : base * (1 + this.params.margin + this.params.hysteresis);
   }
 
   /**
@@ -187,13 +197,15 @@ export class RenditionPolicy {
    */
   target(rateKbps: number, baseKbps: readonly (number | null)[], nowMs: number, baseLoss = 0, fullKbps: readonly (number | null)[] = []): number {
     const cur = this.currentIndex;
-    this.lastBases = baseKbps;
+    this.bases.add(baseKbps, nowMs);
     this.learnFromOthers(nowMs);
     const grace = nowMs - this.lastSwitchMs < this.params.switchGraceMs;
+    // Staying (extra 0) is judged on the lowest recent base rate (in the grace, at most as it was at the switch), moving up on the highest.
     const fits = (i: number, extra: number): boolean | null => {
-      const base = baseKbps[i];
-      if (base === null || base === undefined) return null;
-      const atSwitch = grace ? this.basesAtSwitch[i] : null;
+      const stay = extra === 0;
+      const base = stay ? this.bases.low(i) : this.bases.high(i);
+      if (base === null) return null;
+      const atSwitch = stay && grace ? this.basesAtSwitch[i] : null;
       return rateKbps >= Math.min(base, atSwitch ?? base) * (1 + this.params.margin + extra);
     };
     const baseLost = baseLoss > this.params.baseLossLimit && !(grace && !this.probing);
@@ -220,7 +232,7 @@ export class RenditionPolicy {
       this.upSinceMs = null;
       const full = fullKbps[cur];
       const appLimited = full !== null && full !== undefined && rateKbps >= full;
-      const probe = this.params.probe && !baseLost && cur > 0 && appLimited && this.lossFreeReports >= this.params.probeAfterReports && this.upKbps(cur - 1, baseKbps) !== null;
+      const probe = this.params.probe && !baseLost && cur > 0 && appLimited && this.lossFreeReports >= this.params.probeAfterReports && this.upKbps(cur - 1) !== null;
       return probe && dwelt && this.board.claim(this, nowMs) ? cur - 1 : cur;
     }
     if (this.upSinceMs === null || up !== this.upCandidate) {
@@ -248,7 +260,7 @@ export class RenditionPolicy {
     this.lastSwitchMs = nowMs;
     this.upSinceMs = null;
     this.lossFreeReports = 0;
-    this.basesAtSwitch = this.lastBases;
+    this.basesAtSwitch = Array.from({ length: this.count }, (_, i) => this.bases.low(i));
     this.jitter = this.drawJitter();
   }
 

@@ -107,7 +107,7 @@ export interface RenditionState {
   switches: number;
   /** Milliseconds spent sending each rendition, by index. */
   timeMs: number[];
-  /** Each rendition's base-layer rate as the choice reads it, kb/s (the stream's meter; null: not measured yet). */
+  /** Each rendition's base-layer rate as last measured, kb/s (the stream's meter, over 4 s; null: not measured yet). The choice reads the lowest and highest of these over its base window. */
   baseKbps: (number | null)[];
 }
 
