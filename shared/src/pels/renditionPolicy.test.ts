@@ -310,3 +310,13 @@ test('no probe rate while the base rate is unknown', () => {
   p.target(100, [null, 60], 0);
   assert.equal(p.upKbps(0), null);
 });
+
+test('with no hysteresis, moving up still reads the highest base rate of the window', () => {
+  const p = new RenditionPolicy({ ...P, hysteresis: 0, baseWindowMs: 10_000 }, 2, 1, 0);
+  p.target(300, [200, 60], 0);
+  p.target(300, [320, 60], 1000);
+  // 1.5 x 320 = 480: 400 clears the lowest reading (1.5 x 200) but not the highest.
+  for (let t = 2000; t <= 6000; t += 500) assert.equal(p.target(400, [200, 60], t), 1);
+  assert.equal(p.target(480, [200, 60], 6500), 1);
+  assert.equal(p.target(480, [200, 60], 7500), 0);
+});

@@ -200,29 +200,28 @@ export class RenditionPolicy {
     this.bases.add(baseKbps, nowMs);
     this.learnFromOthers(nowMs);
     const grace = nowMs - this.lastSwitchMs < this.params.switchGraceMs;
-    // Staying (extra 0) is judged on the lowest recent base rate (in the grace, at most as it was at the switch), moving up on the highest.
-    const fits = (i: number, extra: number): boolean | null => {
-      const stay = extra === 0;
-      const base = stay ? this.bases.low(i) : this.bases.high(i);
+    // Staying is judged on the lowest recent base rate (in the grace, at most as it was at the switch), moving up on the highest.
+    const fits = (i: number, up: boolean): boolean | null => {
+      const base = up ? this.bases.high(i) : this.bases.low(i);
       if (base === null) return null;
-      const atSwitch = stay && grace ? this.basesAtSwitch[i] : null;
-      return rateKbps >= Math.min(base, atSwitch ?? base) * (1 + this.params.margin + extra);
+      const atSwitch = !up && grace ? this.basesAtSwitch[i] : null;
+      return rateKbps >= Math.min(base, atSwitch ?? base) * (1 + this.params.margin + (up ? this.params.hysteresis : 0));
     };
     const baseLost = baseLoss > this.params.baseLossLimit && !(grace && !this.probing);
     this.settleProbe(nowMs);
     // Only while the probe is young (probeHoldMs): later, loss at that level is the rate controller's own (MKC settles
     // at p = alpha / (beta r), 6% at 700 kb/s), and taking it for a failed probe sent a viewer down every 6 s.
     const probeFailed = this.probing && nowMs - this.lastUpMs < this.params.probeHoldMs && (this.lastP > this.params.probeLossLimit || this.board.hurtOthers(this, nowMs));
-    if (cur < this.count - 1 && (fits(cur, 0) === false || baseLost || probeFailed)) {
+    if (cur < this.count - 1 && (fits(cur, false) === false || baseLost || probeFailed)) {
       this.upSinceMs = null;
       // The highest lower rendition that fits; the lowest when none does.
-      for (let i = cur + 1; i < this.count - 1; i++) if (fits(i, 0) !== false) return i;
+      for (let i = cur + 1; i < this.count - 1; i++) if (fits(i, false) !== false) return i;
       return this.count - 1;
     }
     // Up: the highest rendition above that fits with the hysteresis.
     let up = -1;
     for (let i = 0; i < cur; i++) {
-      if (fits(i, this.params.hysteresis) === true) {
+      if (fits(i, true) === true) {
         up = i;
         break;
       }
