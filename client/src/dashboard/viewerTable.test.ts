@@ -18,6 +18,7 @@ function syntheticViewers(n = 100): OperatorViewer[] {
       rateKbps: 128 + ((i * 37) % 900),
       gamma: ((i * 13) % 100) / 100,
       lossP: null,
+      congestion: { diagnosis: (['clear', 'wire-loss', 'congestion'] as const)[i % 3]!, measuredLoss: null, congestion: null, wireLoss: null, queueDelayMs: null, baseCongestion: 0 },
       feedbackSteps: i,
       rttMs: i % 10 === 0 ? null : (i * 3) % 80,
       ssrcs: { green: 1, yellow: 2, red: 3 },

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { TEMPORAL_PATTERN, type FrameInfo } from '../pels/frame';
 import { GAMMA_DEFAULTS, gammaStep } from '../pels/gammaController';
 import { MKC_PAPER_GAINS, mkcStep } from '../pels/mkc';
+import { mulberry32 } from '../pels/syntheticStream';
 import { ControlCore, type ControlCoreParams } from './controlCore';
 import type { StreamStats } from './receiverReports';
 
@@ -99,4 +100,23 @@ test('a probe raises the rate to what it names (never lowers it, never past the 
   assert.equal(core.step({ kind: 'probe', atMs: 1200, kbps: 9000 }).state.rateKbps, 1500);
   const out = core.step({ kind: 'receiver-reports', atMs: 2000, streams: { green: stats(100, 0, 1), yellow: stats(100, 50, 1), red: stats(100, 50, 1) } });
   assert.equal(out.state.rateKbps, mkcStep(1500, 0.5, MKC_PAPER_GAINS));
+});
+
+test('10% random loss on every color: MKC climbs to the full stream, where stepping on the raw loss would hold it near alpha / (beta p)', () => {
+  const core = new ControlCore(params({ control: { mkc: { ...MKC, initialKbps: 250, maxKbps: 1000 } } }));
+  const rand = mulberry32(3);
+  const sent = { green: 0, yellow: 0, red: 0 };
+  const lost = { green: 0, yellow: 0, red: 0 };
+  for (let k = 1; k <= 90; k++) {
+    for (const [c, n] of [['green', 25], ['yellow', 40], ['red', 30]] as const) {
+      sent[c] += n;
+      for (let i = 0; i < n; i++) if (rand() < 0.1) lost[c]++;
+    }
+    const streams = { green: stats(sent.green, lost.green, k), yellow: stats(sent.yellow, lost.yellow, k), red: stats(sent.red, lost.red, k) };
+    core.step({ kind: 'receiver-reports', atMs: k * 1000, streams });
+  }
+  const { rateKbps, congestion } = core.state;
+  assert.equal(congestion.diagnosis, 'wire-loss');
+  // eq. 8's stationary point on the raw 10%: 20 / (0.5 * 0.1) = 400 kb/s.
+  assert.ok(rateKbps > 900, `rate ${rateKbps}`);
 });

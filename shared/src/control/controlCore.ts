@@ -1,7 +1,7 @@
 import { COLORS, type Color } from '../pels/color';
 import type { FeedbackEvent, FeedbackKind } from '../pels/feedback';
 import type { FlowDecision, FlowPolicy } from '../pels/flowPolicy';
-import type { ColorState, FlowModeName } from '../protocol/api';
+import type { ColorState, CongestionState, FlowModeName } from '../protocol/api';
 import { boundsErrors } from '../rate/rateController';
 import type { RateControllerName } from '../rate/registry';
 import { ControlLoop, type ControlLoopParams } from './controlLoop';
@@ -27,6 +27,8 @@ export interface ControlSnapshot {
   gamma: number;
   /** The p of the last control step; null before the first. */
   lossP: number | null;
+  /** How the receiver reports' loss is read: congestion (what RTCP feedback steps on) against wire loss. */
+  congestion: CongestionState;
   /** Control steps taken (fresh feedback of the kind that steps). */
   feedbackSteps: number;
   /** The latest round trip the receiver reports gave, ms. */
@@ -44,7 +46,7 @@ export interface ControlOutput {
 
 /**
  * One viewer's control, whole and pure: the receiver-report tracker turns
- * RTCP statistics into feedback events, the control loop steps the rate
+ * RTCP statistics into feedback events (congestion, with wire loss taken out), the control loop steps the rate
  * controller and gamma on them (or on router feedback), and the mode's flow
  * policy decides each frame from the rate and gamma. Everything comes in
  * through step(), with its time; the server feeds it from mediasoup and the
@@ -118,6 +120,7 @@ export class ControlCore {
       rateKbps: this.loop.rateKbps,
       gamma: this.loop.gamma,
       lossP: this.lossP,
+      congestion: this.reports.congestion,
       feedbackSteps: this.feedbackSteps,
       rttMs: this.reports.rtt,
       startup: this.loop.inStartup,

@@ -1,6 +1,7 @@
 import { COLORS, type Color } from '../pels/color';
-import { pooledLoss, type FeedbackEvent, type LossInterval } from '../pels/feedback';
-import type { ColorState } from '../protocol/api';
+import type { FeedbackEvent, LossInterval } from '../pels/feedback';
+import type { ColorState, CongestionState } from '../protocol/api';
+import { CongestionEstimator, type CongestionParams } from './congestionEstimator';
 
 /**
  * One color stream's counters as the sender sees them: its own packet count
@@ -48,8 +49,9 @@ interface PerColor {
  * the report fields is a new report (the epoch). Each report
  * interval is used once. A control step waits until every enhancement stream
  * that carried packets has reported (or MAX_WAIT_MS), then takes p as the
- * pooled loss of yellow and red, like the paper's enhancement-layer loss,
- * and green's own loss when green reported. With no enhancement packets in
+ * congestion in the pooled loss of yellow and red, like the paper's
+ * enhancement-layer loss, with the wire's loss taken out
+ * (CongestionEstimator), and green's own when green reported. With no enhancement packets in
  * flight (rate at the base floor) the green reports drive the steps, so MKC
  * can climb again.
  *
@@ -64,7 +66,7 @@ interface PerColor {
  * number in mediasoup's stats) that tells the two apart. Green's floor below
  * covers the case that matters: a starving link drops green too.
  *
- * The network serves green first, so green's loss is a floor for p: a lower
+ * The network serves green first, so green's congestion is a floor for p: a lower
  * enhancement figure only means its losses are not reported yet (a receiver
  * counts a lost packet once a later one arrives, and a lower-priority queue
  * holds packets long), and stepping on it would let the rate climb while the
@@ -75,8 +77,13 @@ export class ReceiverReportTracker {
   private epoch = 0;
   private firstPendingAt: number | null = null;
   private rttMs: number | null = null;
+  private readonly estimator: CongestionEstimator;
 
-  constructor(private readonly origin: string) {
+  constructor(
+    private readonly origin: string,
+    congestion?: CongestionParams,
+  ) {
+    this.estimator = new CongestionEstimator(congestion);
     const fresh = (): PerColor => ({ signature: '', atReport: { packetCount: 0, packetsLost: 0 }, latest: null, recentLoss: null, pending: null, packetCountAtStep: 0 });
     this.colors = { green: fresh(), yellow: fresh(), red: fresh() };
   }
@@ -103,6 +110,11 @@ export class ReceiverReportTracker {
 
   get rtt(): number | null {
     return this.rttMs;
+  }
+
+  /** How the latest step's loss was read (congestion or wire loss). */
+  get congestion(): CongestionState {
+    return this.estimator.state;
   }
 
   /**
@@ -140,12 +152,11 @@ export class ReceiverReportTracker {
       : this.colors.green.pending !== null;
     if (!ready && nowMs - this.firstPendingAt < MAX_WAIT_MS) return null;
     if (enhancement) for (const k of owing) if (this.colors[k].pending === null) this.assumeLost(k);
-    const used: Color[] = enhancement ? ['yellow', 'red'] : ['green'];
-    const pooled = pooledLoss(used.map((k) => this.colors[k].pending).filter((x): x is LossInterval => x !== null));
-    // Green's own loss goes along (any of it ends MKC's start-up) and is p's floor.
-    const green = this.colors.green.pending;
-    const baseLoss = green ? pooledLoss([green]) : undefined;
-    const p = pooled === undefined ? undefined : Math.max(pooled, baseLoss ?? 0);
+    const intervals: Partial<Record<Color, LossInterval>> = {};
+    for (const k of enhancement ? COLORS : (['green'] as const)) {
+      const pending = this.colors[k].pending;
+      if (pending) intervals[k] = pending;
+    }
     const rtts = COLORS.filter((k) => this.colors[k].pending !== null).map((k) => this.colors[k].latest?.roundTripTime ?? 0);
     const rttMs = Math.max(0, ...rtts);
     for (const k of COLORS) {
@@ -154,14 +165,16 @@ export class ReceiverReportTracker {
       c.packetCountAtStep = c.latest?.packetCount ?? 0;
     }
     this.firstPendingAt = null;
-    if (p === undefined) return null;
+    const estimate = this.estimator.update({ atMs: nowMs, intervals, ...(rttMs > 0 ? { rttMs } : {}) });
+    if (!estimate) return null;
     return {
       kind: 'rtcp',
       epoch: ++this.epoch,
-      lossFraction: p,
+      lossFraction: estimate.congestion ?? 0,
       atMs: nowMs,
       origin: this.origin,
-      ...(baseLoss !== undefined ? { baseLossFraction: baseLoss } : {}),
+      // Any of it ends MKC's start-up: wire loss on green does not.
+      ...(intervals.green ? { baseLossFraction: estimate.baseCongestion } : {}),
       ...(rttMs > 0 ? { rttMs } : {}),
     };
   }

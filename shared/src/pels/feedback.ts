@@ -86,18 +86,24 @@ export interface LossInterval {
   lost: number;
 }
 
-/**
- * Enhancement-layer loss from the yellow and red intervals, pooled by packets
- * (not an average of fractions, so the busier stream weighs more). Undefined
- * when no packet was expected: there is no measurement. Negative losses
- * (duplicates) count as 0.
- */
-export function pooledLoss(intervals: readonly LossInterval[]): number | undefined {
+/** The intervals as one: packets summed, negative counts (duplicates) as 0; undefined when none was expected. */
+export function pooledInterval(intervals: readonly (LossInterval | undefined)[]): LossInterval | undefined {
   let expected = 0;
   let lost = 0;
   for (const i of intervals) {
+    if (!i) continue;
     expected += Math.max(0, i.expected);
     lost += Math.max(0, i.lost);
   }
-  return expected > 0 ? Math.min(1, lost / expected) : undefined;
+  return expected > 0 ? { expected, lost: Math.min(expected, lost) } : undefined;
+}
+
+/**
+ * Enhancement-layer loss from the yellow and red intervals, pooled by packets
+ * (not an average of fractions, so the busier stream weighs more). Undefined
+ * when no packet was expected: there is no measurement.
+ */
+export function pooledLoss(intervals: readonly LossInterval[]): number | undefined {
+  const all = pooledInterval(intervals);
+  return all && all.lost / all.expected;
 }

@@ -4,7 +4,8 @@ import type { Color } from '../pels/color';
 
 /**
  * How a viewer's flow is sent. `pels`: colored by importance (AF41/42/43), green
- * retransmitted (NACK + RTX); `best-effort`: one DSCP, no retransmission; `nack`:
+ * retransmitted (NACK + RTX), yellow and red too while the loss is wire loss
+ * and the rate has room for it (`rtx.repaired`); `best-effort`: one DSCP, no retransmission; `nack`:
  * one DSCP, every stream retransmitted (what a stock SFU with NACK does); `rlm`:
  * receiver-driven layers, every frame of each temporal layer on its own stream
  * (TID 0 green, 1 yellow, 2 red) with no sender rate control, one DSCP, no
@@ -39,6 +40,30 @@ export interface DscpStatus {
   reason?: string;
 }
 
+/**
+ * What a viewer's loss is read as. A PELS router drops red first and green
+ * last, while loss on the wire (radio, a bad cable) hits every color alike;
+ * a drop-tail FIFO drops every color alike too, but only once its queue has
+ * grown, which the round trip shows. `congestion` is what the rate controller
+ * steps on; wire loss is left to retransmission.
+ */
+export const LOSS_DIAGNOSES = ['clear', 'wire-loss', 'congestion'] as const;
+export type LossDiagnosis = (typeof LOSS_DIAGNOSES)[number];
+
+export interface CongestionState {
+  diagnosis: LossDiagnosis;
+  /** The enhancement layer's loss over the last step, as reported (0..1); null before the first report. */
+  measuredLoss: number | null;
+  /** The part of it the bottleneck's queue caused (0..1): what the rate controller steps on; null before the first report. */
+  congestion: number | null;
+  /** Loss that hits every color alike, smoothed over recent reports (0..1); null before the first report. */
+  wireLoss: number | null;
+  /** Round trip above the lowest one seen recently, ms: a queue building; null before a round trip is measured. */
+  queueDelayMs: number | null;
+  /** The base layer's loss beyond the wire's (0..1): the link does not carry the base layer. */
+  baseCongestion: number;
+}
+
 export interface ViewerState {
   id: string;
   streamId: string;
@@ -56,8 +81,10 @@ export interface ViewerState {
   rateKbps: number;
   /** Share of enhancement bytes sent red. */
   gamma: number;
-  /** Latest enhancement-layer loss p that drove the controllers (0..1), null before the first report. */
+  /** Latest p that drove the controllers (0..1): the congestion estimate (`congestion.congestion`), null before the first report. */
   lossP: number | null;
+  /** How the loss the viewer's reports show is read: congestion, wire loss, or neither. */
+  congestion: CongestionState;
   /** Controller steps taken (fresh feedback events). */
   feedbackSteps: number;
   rttMs: number | null;
@@ -111,13 +138,21 @@ export interface RenditionState {
   baseKbps: (number | null)[];
 }
 
-/** Retransmission (NACK + RTX), set per color stream when the viewer starts consuming, by the mode then in force. */
+/**
+ * Retransmission (NACK + RTX): set per color stream when the viewer starts
+ * consuming, by the mode then in force; of those, the server lets through the
+ * retransmissions of the colors the mode repairs now, and drops the others'.
+ */
 export interface RtxState {
-  /** The RTX SSRC of each retransmitted color stream, as seen on the wire; none before consume. */
+  /** The RTX SSRC of each color stream consumed with retransmission, as seen on the wire; none before consume. */
   ssrcs: Partial<Record<Color, number>>;
+  /** The colors whose retransmissions reach the viewer now: green, and under PELS yellow and red while their repair pays. */
+  repaired: Color[];
+  /** Under PELS: why yellow and red cannot be repaired (consumed without retransmission), null when they can. */
+  repairUnavailable: string | null;
   /** NACK packets the viewer sent. */
   nacksReceived: number;
-  /** Packets retransmitted, and their bytes on the wire. */
+  /** Packets retransmitted, and their bytes, as the media worker sent them: with those the server then dropped (colors not repaired). */
   packetsSent: number;
   bytesSent: number;
 }

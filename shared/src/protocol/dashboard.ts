@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { COLORS } from '../pels/color';
 import { FLOW_MODES } from './api';
 import type { OperatorSnapshot } from './operator';
-import { STREAM_STATES } from './signaling';
+import { congestionStateSchema, STREAM_STATES } from './signaling';
 
 export const DASHBOARD_WS_PATH = '/ws/operator';
 
@@ -57,6 +57,7 @@ const snapshotSchema = z.looseObject({
       sentKbps: z.number(),
       gamma: z.number(),
       lossP: z.number().nullable(),
+      congestion: congestionStateSchema,
       rttMs: z.number().nullable(),
       perColor: z.object(Object.fromEntries(COLORS.map((c) => [c, colorStateSchema])) as Record<(typeof COLORS)[number], typeof colorStateSchema>),
       psnrDb: z.number().nullable(),

@@ -7,7 +7,7 @@
 import { rateControllerNameSchema } from '../rate/names';
 import { z } from 'zod';
 import { COLORS, type Color } from '../pels/color';
-import { FLOW_MODES, MEDIA_TRANSPORTS, UPTA_STATES, type ViewerState } from './api';
+import { FLOW_MODES, LOSS_DIAGNOSES, MEDIA_TRANSPORTS, UPTA_STATES, type ViewerState } from './api';
 
 const colorSchema = z.enum(COLORS);
 /**
@@ -205,8 +205,17 @@ const colorStateSchema = z.object({
   recentLoss: z.number().nullable(),
 });
 
+export const congestionStateSchema = z.object({
+  diagnosis: z.enum(LOSS_DIAGNOSES),
+  measuredLoss: z.number().nullable(),
+  congestion: z.number().nullable(),
+  wireLoss: z.number().nullable(),
+  queueDelayMs: z.number().nullable(),
+  baseCongestion: z.number(),
+});
+
 /** The fields of a `viewerState` notification the player uses; the rest passes unchecked. */
-export type ViewerStateUpdate = Pick<ViewerState, 'mode' | 'controller' | 'transport' | 'rateKbps' | 'gamma' | 'lossP' | 'rttMs' | 'sentKbps' | 'perColor' | 'upta'>;
+export type ViewerStateUpdate = Pick<ViewerState, 'mode' | 'controller' | 'transport' | 'rateKbps' | 'gamma' | 'lossP' | 'congestion' | 'rttMs' | 'sentKbps' | 'perColor' | 'upta'>;
 export const viewerStateUpdateSchema: z.ZodType<ViewerStateUpdate> = z.object({
   mode: z.enum(FLOW_MODES),
   controller: rateControllerNameSchema,
@@ -214,6 +223,7 @@ export const viewerStateUpdateSchema: z.ZodType<ViewerStateUpdate> = z.object({
   rateKbps: z.number(),
   gamma: z.number(),
   lossP: z.number().nullable(),
+  congestion: congestionStateSchema,
   rttMs: z.number().nullable(),
   sentKbps: z.number(),
   perColor: z.object({ green: colorStateSchema, yellow: colorStateSchema, red: colorStateSchema }),

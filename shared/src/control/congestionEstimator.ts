@@ -1,0 +1,189 @@
+/**
+ * Tells congestion from wire loss in a viewer's receiver reports, so the rate
+ * controller steps on congestion only (docs/decisions/congestion-estimate.md).
+ *
+ * Two bottlenecks, two signs:
+ * - a PELS router drops red first, then yellow, green last, while loss on the
+ *   wire (radio, a bad cable) hits every color alike. Green's loss is then
+ *   the wire's, and what the enhancement layer loses beyond it is the
+ *   router's: loss differentiation with a low-priority probe, which the red
+ *   stream is for free;
+ * - a drop-tail FIFO drops every color alike, but only once its queue is
+ *   full, and a filling queue delays every packet: the round trip above the
+ *   lowest one seen is the queue, and a queue is congestion whatever the
+ *   colors say. It is priced like a virtual queue, so the controller backs
+ *   off before the queue overflows and no standing queue is kept.
+ * Wire loss is learned only from steps that show neither sign, and lost
+ * packets are binomial: an excess within one standard error of the wire loss
+ * is noise, not congestion (with no wire loss the tolerance is 0, and the
+ * estimate is the measured loss, as before).
+ *
+ * Pure: the caller gives each step's loss intervals and round trip, with the time.
+ */
+import type { Color } from '../pels/color';
+import { pooledInterval, type LossInterval } from '../pels/feedback';
+import type { CongestionState, LossDiagnosis } from '../protocol/api';
+
+export interface CongestionParams {
+  /** Round trip this far above the lowest recent one is a queue (ms): wire loss is not learned, and the queue is priced. */
+  queueThresholdMs: number;
+  /** The queue's price: each this many ms of queue above the threshold count as a loss fraction of 1 (MKC then settles with about 50-150 ms of queue). */
+  queuePriceMs: number;
+  /** The lowest round trip is the lowest over this long (a route change moves it). */
+  baseRttWindowMs: number;
+  /** A queue delays every report, a busy receiver only some: the queue is the least of this many latest round trips. */
+  rttSamples: number;
+  /** Weight of the past in the wire-loss estimate, per step with packets (about the last 1 / (1 - decay) steps count). */
+  wireDecay: number;
+  /** Standard errors of tolerance before an excess over the wire loss counts as congestion. */
+  tolerance: number;
+  /** The same for green's own excess, which weighs as a floor on few packets: a stray high count must not read as a link below the base rate. */
+  baseTolerance: number;
+  /** Wire loss below this is none: `clear`, not `wire-loss`. */
+  wireFloor: number;
+  /**
+   * The diagnosis pools the measured loss of recent steps (this weight of the
+   * past per step) and calls it congestion when its excess over the wire loss,
+   * less diagnosisTolerance standard errors, is above congestionFloor.
+   */
+  diagnosisDecay: number;
+  diagnosisTolerance: number;
+  congestionFloor: number;
+  /** Enhancement loss from which the link is taken to be below the base rate: green's loss is then not the wire's. */
+  starvedLoss: number;
+}
+
+export const CONGESTION_DEFAULTS: Readonly<CongestionParams> = {
+  queueThresholdMs: 50,
+  queuePriceMs: 1000,
+  baseRttWindowMs: 60_000,
+  rttSamples: 3,
+  wireDecay: 0.9,
+  tolerance: 1,
+  baseTolerance: 2,
+  wireFloor: 0.005,
+  starvedLoss: 0.5,
+  diagnosisDecay: 0.7,
+  diagnosisTolerance: 2,
+  congestionFloor: 0.01,
+};
+
+/** One control step: each color's packets over the interval its reports covered, and the round trip then. */
+export interface LossStep {
+  atMs: number;
+  intervals: Partial<Record<Color, LossInterval>>;
+  /** The longest round trip of the streams that reported, ms. */
+  rttMs?: number;
+}
+
+const ENHANCEMENT: readonly Color[] = ['yellow', 'red'];
+
+/** Loss of the pooled intervals and the packets it is measured on. */
+function pooled(intervals: readonly (LossInterval | undefined)[]): { loss: number; n: number } | null {
+  const all = pooledInterval(intervals);
+  return all ? { loss: all.lost / all.expected, n: all.expected } : null;
+}
+
+/**
+ * Loss beyond the wire's: 1 - (1 - l) / (1 - w) is the share of packets that
+ * passed the wire and were dropped at the queue, less the tolerance for n
+ * binomial packets at loss w. 0 when within it.
+ */
+export function excessLoss(loss: number, packets: number, wire: number, tolerance: number): number {
+  if (wire >= 1) return 0;
+  // No wire loss: the loss is the queue's, exactly as measured.
+  if (wire <= 0) return loss;
+  const excess = 1 - (1 - loss) / (1 - wire);
+  const standardError = Math.sqrt((wire * (1 - wire)) / Math.max(1, packets)) / (1 - wire);
+  return Math.max(0, Math.min(1, excess - tolerance * standardError));
+}
+
+/**
+ * Before any wire estimate, the least of the colors' losses is the best
+ * guess: a PELS router spares green, the wire does not. Without green, or
+ * with one color alone, nothing tells them apart: 0, all loss is the queue's.
+ */
+function leastColorLoss(intervals: LossStep['intervals']): number {
+  const losses = Object.values(intervals).flatMap((i) => (i && i.expected > 0 ? [Math.max(0, i.lost) / i.expected] : []));
+  return intervals.green && losses.length >= 2 ? Math.min(...losses) : 0;
+}
+
+/** Packet counts with the past weighed down by `decay` per step, and this step's added. */
+function decayed(past: { lost: number; sent: number }, loss: number, packets: number, decay: number): { lost: number; sent: number } {
+  return { lost: past.lost * decay + loss * packets, sent: past.sent * decay + packets };
+}
+
+export class CongestionEstimator {
+  /** Decayed packet counts of green's loss on steps free of congestion: wire loss = lost / sent. */
+  private wire: { lost: number; sent: number } | null = null;
+  private rtts: { atMs: number; rttMs: number }[] = [];
+  private recent = { lost: 0, sent: 0 };
+  private current: CongestionState = { diagnosis: 'clear', measuredLoss: null, congestion: null, wireLoss: null, queueDelayMs: null, baseCongestion: 0 };
+
+  constructor(private readonly params: CongestionParams = CONGESTION_DEFAULTS) {}
+
+  get state(): CongestionState {
+    return this.current;
+  }
+
+  /** The estimate after one step; null when the step measured no packet. */
+  update(step: LossStep): CongestionState | null {
+    const queueDelayMs = this.queueDelay(step);
+    const enhancement = pooled(ENHANCEMENT.map((c) => step.intervals[c]));
+    const green = pooled([step.intervals.green]);
+    // With no enhancement in flight (the rate at the base floor) green's reports drive the steps.
+    const measured = enhancement ?? green;
+    if (!measured) return null;
+    const { tolerance } = this.params;
+    const queued = queueDelayMs !== null && queueDelayMs > this.params.queueThresholdMs;
+    const wire = this.wireLoss ?? (queued ? 0 : leastColorLoss(step.intervals));
+    const price = queued ? (queueDelayMs - this.params.queueThresholdMs) / this.params.queuePriceMs : 0;
+    const baseCongestion = green ? excessLoss(green.loss, green.n, wire, this.params.baseTolerance) : 0;
+    // Green is served first: a lower enhancement figure only means its losses are not reported yet, so green's is a floor.
+    const congestion = Math.min(1, Math.max(excessLoss(measured.loss, measured.n, wire, tolerance), baseCongestion, price));
+    if (green && !queued && this.isWireSample(green, enhancement)) this.learnWire(green.loss, green.n);
+    const wireLoss = this.wireLoss ?? wire;
+    // The diagnosis tests the loss of the last few steps pooled, at a wider tolerance: one step's stray excess flips no decision.
+    this.recent = decayed(this.recent, measured.loss, measured.n, this.params.diagnosisDecay);
+    const recentExcess = excessLoss(this.recent.lost / this.recent.sent, this.recent.sent, wireLoss, this.params.diagnosisTolerance);
+    const congested = queued || recentExcess > this.params.congestionFloor;
+    const diagnosis: LossDiagnosis = congested ? 'congestion' : wireLoss >= this.params.wireFloor ? 'wire-loss' : congestion > 0 ? 'congestion' : 'clear';
+    this.current = { diagnosis, measuredLoss: measured.loss, congestion, wireLoss, queueDelayMs, baseCongestion };
+    return this.current;
+  }
+
+  private get wireLoss(): number | null {
+    return this.wire && this.wire.sent > 0 ? this.wire.lost / this.wire.sent : null;
+  }
+
+  /**
+   * Green's loss is the wire's whatever the enhancement lost (learning only on
+   * steps read as free of congestion would keep the noisy low samples and drop
+   * the high ones), unless the link is below the base rate: the enhancement
+   * starved, or green losing clearly more than the enhancement, which a
+   * network serving green first does only while the enhancement's losses are
+   * not reported yet. Green alone (the rate at the base floor) has nothing to
+   * be told apart from.
+   */
+  private isWireSample(green: { loss: number; n: number }, enhancement: { loss: number; n: number } | null): boolean {
+    if (!enhancement || enhancement.loss >= this.params.starvedLoss) return false;
+    const p = (green.loss * green.n + enhancement.loss * enhancement.n) / (green.n + enhancement.n);
+    const standardError = Math.sqrt(p * (1 - p) * (1 / green.n + 1 / enhancement.n));
+    return green.loss - enhancement.loss <= this.params.diagnosisTolerance * standardError;
+  }
+
+  private learnWire(loss: number, packets: number): void {
+    this.wire = decayed(this.wire ?? { lost: 0, sent: 0 }, loss, packets, this.params.wireDecay);
+  }
+
+  /** Round trip above the lowest one of the window, from the least of the latest few; null until one is measured. */
+  private queueDelay(step: LossStep): number | null {
+    if (step.rttMs !== undefined && Number.isFinite(step.rttMs) && step.rttMs > 0) this.rtts.push({ atMs: step.atMs, rttMs: step.rttMs });
+    const since = step.atMs - this.params.baseRttWindowMs;
+    while (this.rtts.length > this.params.rttSamples && this.rtts[0]!.atMs < since) this.rtts.shift();
+    if (this.rtts.length === 0) return this.current.queueDelayMs;
+    const base = Math.min(...this.rtts.map((r) => r.rttMs));
+    const latest = Math.min(...this.rtts.slice(-this.params.rttSamples).map((r) => r.rttMs));
+    return latest - base;
+  }
+}
