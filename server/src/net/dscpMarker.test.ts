@@ -41,21 +41,21 @@ after(() => {
   for (const name of used) spawnSync('nft', ['delete', 'table', tableOf(name, process.pid)], { stdio: 'ignore' });
 });
 
-/** What the kernel holds for a marker: its rule count and its map, SSRC -> DSCP. */
+/** What the kernel holds for a marker: its rule count and its map, SSRC -> DSCP (or 'drop'). */
 interface TableView {
   rules: number;
-  marks: Map<number, number>;
+  marks: Map<number, number | 'drop'>;
 }
 
 /** The table `inet <name>`, or null when it does not exist. */
 function viewTable(table: string): TableView | null {
   const r = spawnSync('nft', ['-j', 'list', 'table', ...table.split(' ')], { encoding: 'utf8' });
   if (r.status !== 0) return null;
-  type Elem = [number, { goto: { target: string } }];
+  type Elem = [number, { goto?: { target: string }; drop?: null }];
   const doc = JSON.parse(r.stdout) as { nftables: { rule?: unknown; map?: { name: string; elem?: Elem[] } }[] };
   const map = doc.nftables.find((o) => o.map?.name === 'ssrc_dscp')?.map;
   assert.ok(map, `no ssrc_dscp map in ${r.stdout}`);
-  const marks = new Map((map.elem ?? []).map(([ssrc, v]) => [ssrc, Number(/^dscp_(\d+)$/.exec(v.goto.target)?.[1])]));
+  const marks = new Map((map.elem ?? []).map(([ssrc, v]) => [ssrc, v.goto ? Number(/^dscp_(\d+)$/.exec(v.goto.target)?.[1]) : ('drop' as const)]));
   return { rules: doc.nftables.filter((o) => o.rule).length, marks };
 }
 const view = (instance: string): TableView | null => viewTable(tableOf(instance, process.pid));
@@ -426,4 +426,34 @@ test('real packets sent across mode switches all carry one of the two DSCPs, non
   const tos = packets.filter((p) => rtpSsrc(p.payload) === SSRC).map((p) => p.tos);
   assert.ok(tos.length > 100, `${tos.length} packets captured`);
   assert.deepEqual(new Set(tos), new Set([34 << 2, 38 << 2]));
+});
+
+test('a dropped SSRC sends nothing (the sender is told EPERM); removing the drop lets it out with its DSCP again', { skip: packetSkip }, async () => {
+  const receiver = await bound('udp4', '127.0.0.1');
+  const rtc = await bound('udp4', '127.0.0.1');
+  const dstPort = receiver.address().port;
+  const rtcPort = rtc.address().port;
+  const instance = unique();
+  const marker = await createDscpMarker({ instance, udpPorts: { min: rtcPort, max: rtcPort }, log });
+  const RTX = 0x0a0b0c21;
+  const file = join(tmp, 'drop.pcap');
+  let packets: UdpPacket[];
+  try {
+    await marker.mark([{ ssrc: RTX, dscp: 36 }]);
+    const gate = await marker.mark([{ ssrc: RTX, dscp: 'drop' }]);
+    assert.equal(view(instance)!.marks.get(RTX), 'drop');
+    const capture = await startCapture({ iface: 'lo', file, filter: `udp dst port ${dstPort}`, count: 1 });
+    await assert.rejects(send(rtc, rtp(RTX, 1), dstPort, '127.0.0.1'), /EPERM/);
+    await gate.remove();
+    await send(rtc, rtp(RTX, 2), dstPort, '127.0.0.1');
+    await Promise.race([capture.exited, delay(5000, undefined, { ref: false })]);
+    packets = await capture.stop();
+  } finally {
+    await marker.close();
+    for (const s of [receiver, rtc]) s.close();
+  }
+  assert.deepEqual(
+    packets.map((p) => [p.payload.readUInt16BE(2), p.tos]),
+    [[2, 36 << 2]],
+  );
 });

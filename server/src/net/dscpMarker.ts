@@ -21,13 +21,16 @@ export interface DscpMarking {
 }
 
 export interface DscpMarker {
+  /** Whether nftables is in use at all: false, for the server's life, when it could not be set up at start (status says why). */
+  readonly available: boolean;
   /** The outcome of the latest nftables change (read it right after mark()). */
   readonly status: DscpStatus;
   /** SSRCs marked in the kernel now. */
   readonly markedSsrcs: number;
   /**
-   * Marks each SSRC with its DSCP; a later marking of an SSRC wins until it is
-   * removed. Never throws: on failure logs, returns a no-op marking and updates status.
+   * Marks each SSRC with its DSCP, or drops its packets; a later marking of an SSRC
+   * wins until it is removed, a drop wins over any (see SsrcMarks). Never throws:
+   * on failure logs, returns a no-op marking and updates status.
    */
   mark(rules: SsrcDscp[]): Promise<DscpMarking>;
   /** Removes everything this marker created (the whole table). Idempotent. */
@@ -53,7 +56,7 @@ export async function createDscpMarker(opts: {
   } catch (e) {
     const reason = describeNftError(e);
     log.warn({ reason }, 'DSCP marking disabled');
-    return { status: { enabled: false, reason }, markedSsrcs: 0, mark: async () => NOOP, close: async () => {} };
+    return { available: false, status: { enabled: false, reason }, markedSsrcs: 0, mark: async () => NOOP, close: async () => {} };
   }
   return new NftDscpMarker(new NftShell(nft), table, log);
 }
@@ -77,6 +80,7 @@ function isRunning(pid: number): boolean {
 }
 
 class NftDscpMarker implements DscpMarker {
+  readonly available = true;
   private current: DscpStatus = { enabled: true };
   private closed = false;
   private readonly marks = new SsrcMarks();
@@ -105,7 +109,7 @@ class NftDscpMarker implements DscpMarker {
     if (this.closed || rules.length === 0) return NOOP;
     const owner = {};
     try {
-      const bad = rules.find((r) => !isUint(r.ssrc, 0xffffffff) || !isUint(r.dscp, 63));
+      const bad = rules.find((r) => !isUint(r.ssrc, 0xffffffff) || (r.dscp !== 'drop' && !isUint(r.dscp, 63)));
       if (bad) throw new Error(`invalid rule ${JSON.stringify(bad)}`);
       this.marks.add(owner, rules);
       await this.flush();
@@ -156,7 +160,7 @@ class NftDscpMarker implements DscpMarker {
   private async apply(): Promise<void> {
     if (this.closed) return;
     const changes = this.marks.takeChanges();
-    const newDscps = [...new Set(changes.add.map((e) => e.dscp))].filter((n) => !this.chains.has(n));
+    const newDscps = [...new Set(changes.add.flatMap((e) => (e.dscp === 'drop' ? [] : [e.dscp])))].filter((n) => !this.chains.has(n));
     const script = changeElements(this.table, changes, newDscps);
     if (!script) return;
     try {

@@ -4,7 +4,8 @@
  * One table per server instance, `inet pels_<instance>_pid<pid>`:
  * - chain `output` (hook output): one rule matches RTP from the RTC ports and
  *   looks its SSRC up in the verdict map `ssrc_dscp`;
- * - the map holds SSRC -> `goto dscp_<n>`, one element per marked stream;
+ * - the map holds SSRC -> `goto dscp_<n>`, one element per marked stream, or
+ *   SSRC -> `drop` for a stream held back (a closed retransmission gate);
  * - chain `dscp_<n>` sets DSCP n (one rule per address family).
  * So the rules stay fixed whatever the number of viewers, and marking a viewer
  * is adding map elements. (nft 1.0.6 cannot take the DSCP value itself from a
@@ -62,6 +63,6 @@ export function changeElements(table: string, c: ElementChanges, newDscps: reado
   }
   if (c.flush) s += `flush map ${table} ${MAP}\n`;
   if (c.remove.length) s += `delete element ${table} ${MAP} { ${c.remove.join(', ')} }\n`;
-  if (c.add.length) s += `add element ${table} ${MAP} { ${c.add.map((e) => `${e.ssrc} : goto dscp_${e.dscp}`).join(', ')} }\n`;
+  if (c.add.length) s += `add element ${table} ${MAP} { ${c.add.map((e) => `${e.ssrc} : ${e.dscp === 'drop' ? 'drop' : `goto dscp_${e.dscp}`}`).join(', ')} }\n`;
   return s;
 }

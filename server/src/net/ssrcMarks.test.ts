@@ -63,3 +63,23 @@ test('after a failure the next change is the whole content, from an emptied map'
   m.add({}, [{ ssrc: 3, dscp: 38 }]);
   assert.deepEqual(commit(m), { flush: false, remove: [], add: [{ ssrc: 3, dscp: 38 }] });
 });
+
+test('a drop wins over every DSCP marking, older or newer; removing it brings back the latest DSCP', () => {
+  const m = new SsrcMarks();
+  const pels = {};
+  const gate = {};
+  m.add(pels, [{ ssrc: 5, dscp: 36 }]);
+  m.add(gate, [{ ssrc: 5, dscp: 'drop' }]);
+  assert.deepEqual(commit(m), { flush: false, remove: [], add: [{ ssrc: 5, dscp: 'drop' }] });
+  // A mode switch re-marks the SSRC after the gate closed: the gate stays closed.
+  const bestEffort = {};
+  m.add(bestEffort, [{ ssrc: 5, dscp: 0 }]);
+  m.remove(pels);
+  assert.deepEqual(commit(m), { flush: false, remove: [], add: [] });
+  m.remove(gate);
+  assert.deepEqual(commit(m), { flush: false, remove: [5], add: [{ ssrc: 5, dscp: 0 }] });
+  // After a failure the rewrite keeps the drops.
+  m.add({}, [{ ssrc: 6, dscp: 'drop' }]);
+  m.failed();
+  assert.deepEqual(commit(m), { flush: true, remove: [], add: [{ ssrc: 5, dscp: 0 }, { ssrc: 6, dscp: 'drop' }] });
+});

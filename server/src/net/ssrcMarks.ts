@@ -5,10 +5,13 @@
  * Markings of one SSRC stack, the latest wins and removing it brings back the
  * one before: a mode switch marks anew first and removes the old marking
  * after, so the switch is one element change and no packet goes unmarked.
+ * A drop wins over every DSCP, whenever either came: a retransmission gate
+ * (rtxGate.ts) stays closed across the mode switches that re-mark its SSRCs.
  */
 export interface SsrcDscp {
   ssrc: number;
-  dscp: number;
+  /** The DSCP to set, or 'drop': the SSRC's packets do not leave the host. */
+  dscp: number | 'drop';
 }
 
 /** One transaction's worth of element changes. */
@@ -21,10 +24,10 @@ export interface ElementChanges {
 
 export class SsrcMarks {
   /** Per SSRC its markings, oldest first. */
-  private readonly holders = new Map<number, { owner: object; dscp: number }[]>();
+  private readonly holders = new Map<number, { owner: object; dscp: SsrcDscp['dscp'] }[]>();
   private readonly owned = new Map<object, number[]>();
   /** What the kernel's map holds, as of the last committed change. */
-  private readonly applied = new Map<number, number>();
+  private readonly applied = new Map<number, SsrcDscp['dscp']>();
   private readonly changed = new Set<number>();
   private unknown = false;
 
@@ -97,7 +100,8 @@ export class SsrcMarks {
     this.unknown = false;
   }
 
-  private wanted(ssrc: number): number | undefined {
-    return this.holders.get(ssrc)?.at(-1)?.dscp;
+  private wanted(ssrc: number): SsrcDscp['dscp'] | undefined {
+    const list = this.holders.get(ssrc);
+    return list?.some((h) => h.dscp === 'drop') ? 'drop' : list?.at(-1)?.dscp;
   }
 }
