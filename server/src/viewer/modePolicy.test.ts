@@ -1,30 +1,47 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dscpFor, modeSwitchRefusal, retransmittedColors } from './modePolicy';
+import { dscpFor, modeSwitchRefusal, passingColors, retransmittedColors } from './modePolicy';
 
-test('PELS retransmits green only and colors the marks; best effort retransmits nothing; nack retransmits all, marked alike', () => {
-  assert.deepEqual(retransmittedColors('pels'), ['green']);
-  assert.deepEqual(retransmittedColors('best-effort'), []);
-  assert.deepEqual(retransmittedColors('nack'), ['green', 'yellow', 'red']);
-  assert.deepEqual(['green', 'yellow', 'red'].map((c) => dscpFor('pels', c as 'green')), [34, 36, 38]);
-  for (const mode of ['best-effort', 'nack'] as const) assert.deepEqual(['green', 'yellow', 'red'].map((c) => dscpFor(mode, c as 'green')), [0, 0, 0]);
+const ALL = ['green', 'yellow', 'red'] as const;
+
+test('PELS consumes every color with RTX when the kernel can gate them, green only when not; best effort none; nack all', () => {
+  assert.deepEqual(retransmittedColors('pels', true), ALL);
+  assert.deepEqual(retransmittedColors('pels', false), ['green']);
+  for (const gated of [true, false]) {
+    assert.deepEqual(retransmittedColors('best-effort', gated), []);
+    assert.deepEqual(retransmittedColors('nack', gated), ALL);
+    assert.deepEqual(retransmittedColors('rlm', gated), []);
+  }
+  assert.deepEqual(ALL.map((c) => dscpFor('pels', c)), [34, 36, 38]);
+  for (const mode of ['best-effort', 'nack'] as const) assert.deepEqual(ALL.map((c) => dscpFor(mode, c)), [0, 0, 0]);
 });
 
-test('after consume a switch to or from nack is refused with a reason; PELS and best effort switch freely', () => {
-  assert.equal(modeSwitchRefusal('pels', 'best-effort', true), null);
-  assert.equal(modeSwitchRefusal('best-effort', 'pels', true), null);
-  assert.equal(modeSwitchRefusal('nack', 'nack', true), null);
-  assert.match(modeSwitchRefusal('pels', 'nack', true)!, /to nack: retransmission is set when the viewer starts consuming/);
-  assert.match(modeSwitchRefusal('nack', 'best-effort', true)!, /from nack/);
+test('what passes: PELS green and the repaired colors, nack all, best effort green only; never a color consumed without RTX', () => {
+  assert.deepEqual(passingColors('pels', ALL, ['green']), ['green']);
+  assert.deepEqual(passingColors('pels', ALL, ['green', 'yellow']), ['green', 'yellow']);
+  assert.deepEqual(passingColors('pels', ['green'], ['green', 'yellow', 'red']), ['green']);
+  assert.deepEqual(passingColors('nack', ALL, ['green']), ALL);
+  assert.deepEqual(passingColors('best-effort', ALL, ['green', 'yellow']), ['green']);
+  assert.deepEqual(passingColors('best-effort', [], ['green']), []);
+});
+
+test('after consume a switch to nack needs every color consumed with RTX, one from nack the gate; PELS and best effort switch freely', () => {
+  assert.equal(modeSwitchRefusal('pels', 'best-effort', ALL, true), null);
+  assert.equal(modeSwitchRefusal('best-effort', 'pels', [], false), null);
+  assert.equal(modeSwitchRefusal('nack', 'nack', ALL, false), null);
+  assert.equal(modeSwitchRefusal('pels', 'nack', ALL, true), null);
+  assert.equal(modeSwitchRefusal('nack', 'pels', ALL, true), null);
+  assert.match(modeSwitchRefusal('pels', 'nack', ['green'], false)!, /to nack: retransmission is set when the viewer starts consuming, and it consumed only green with it/);
+  assert.match(modeSwitchRefusal('best-effort', 'nack', [], true)!, /consumed none with it/);
+  assert.match(modeSwitchRefusal('nack', 'best-effort', ALL, false)!, /from nack: .*without nftables/);
   // Before consume the mode in force at consume decides: any switch goes.
-  assert.equal(modeSwitchRefusal('pels', 'nack', false), null);
-  assert.equal(modeSwitchRefusal('nack', 'pels', false), null);
+  assert.equal(modeSwitchRefusal('pels', 'nack', null, false), null);
+  assert.equal(modeSwitchRefusal('nack', 'pels', null, false), null);
 });
 
 test('rlm is unmarked and not retransmitted; a consuming viewer cannot switch to or from it', () => {
-  assert.deepEqual(['green', 'yellow', 'red'].map((c) => dscpFor('rlm', c as 'green')), [0, 0, 0]);
-  assert.deepEqual(retransmittedColors('rlm'), []);
-  assert.match(modeSwitchRefusal('pels', 'rlm', true)!, /to rlm/);
-  assert.match(modeSwitchRefusal('rlm', 'best-effort', true)!, /from rlm/);
-  assert.equal(modeSwitchRefusal('pels', 'rlm', false), null);
+  assert.deepEqual(ALL.map((c) => dscpFor('rlm', c)), [0, 0, 0]);
+  assert.match(modeSwitchRefusal('pels', 'rlm', ALL, true)!, /to rlm/);
+  assert.match(modeSwitchRefusal('rlm', 'best-effort', [], true)!, /from rlm/);
+  assert.equal(modeSwitchRefusal('pels', 'rlm', null, true), null);
 });

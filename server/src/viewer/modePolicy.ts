@@ -7,27 +7,42 @@ export function dscpFor(mode: FlowModeName, color: Color): number {
 }
 
 /**
- * The color streams a mode retransmits (NACK + RTX). PELS protects the base
- * layer only: a lost enhancement packet is meant to stay lost, and a retransmitted
- * red packet would take a place in the bottleneck's queue from a newer one.
+ * The color streams consumed with retransmission (NACK + RTX), fixed from then
+ * on. PELS repairs green always, yellow and red when it pays (repairPolicy.ts):
+ * it consumes them with RTX when the kernel can drop their retransmissions the
+ * rest of the time (`gated`, RtxGate), and without otherwise, so a lost
+ * enhancement packet stays lost as PELS intends.
  */
-export function retransmittedColors(mode: FlowModeName): Color[] {
-  if (mode === 'pels') return ['green'];
+export function retransmittedColors(mode: FlowModeName, gated: boolean): Color[] {
+  if (mode === 'pels') return gated ? [...COLORS] : ['green'];
   return mode === 'nack' ? [...COLORS] : [];
+}
+
+/**
+ * Of the colors consumed with retransmission, those whose retransmissions
+ * pass in `mode`: all under nack, green and the repair policy's under PELS,
+ * green only otherwise (what a viewer switched from PELS to best effort kept).
+ */
+export function passingColors(mode: FlowModeName, consumed: readonly Color[], repaired: readonly Color[]): Color[] {
+  return consumed.filter((c) => mode === 'nack' || c === 'green' || (mode === 'pels' && repaired.includes(c)));
 }
 
 /**
  * Retransmission is set on the consumers at consume and cannot change later
  * (mediasoup fixes a consumer's RTP parameters, and the player's receivers with
- * them). A switch that would need other retransmission than a viewer consumed
- * with is refused: the reason, or null when the switch is allowed.
- * Between `pels` and `best-effort` a viewer keeps what it consumed with. A
- * consuming viewer cannot switch to or from `rlm` either.
+ * them); the gate only holds back retransmissions made. So a switch to nack
+ * needs every color consumed with RTX, and a switch from nack the gate, to
+ * hold back yellow's and red's. `consumed`: the colors consumed with RTX, null
+ * before consume. The reason a switch is refused, or null when it is allowed.
+ * A consuming viewer cannot switch to or from `rlm` either.
  */
-export function modeSwitchRefusal(from: FlowModeName, to: FlowModeName, consuming: boolean): string | null {
-  if (!consuming || from === to) return null;
+export function modeSwitchRefusal(from: FlowModeName, to: FlowModeName, consumed: readonly Color[] | null, gated: boolean): string | null {
+  if (!consumed || from === to) return null;
   // Under `rlm` the player chooses the layers: a player that joined otherwise would get every frame with no control at all.
   if (from === 'rlm' || to === 'rlm') return `cannot switch a consuming viewer ${to === 'rlm' ? 'to' : 'from'} rlm: receiver-driven layers run in the player, chosen when it joins`;
-  if (from !== 'nack' && to !== 'nack') return null;
-  return `cannot switch a consuming viewer ${to === 'nack' ? 'to' : 'from'} nack: retransmission is set when the viewer starts consuming`;
+  if (to === 'nack' && consumed.length < COLORS.length) {
+    return `cannot switch a consuming viewer to nack: retransmission is set when the viewer starts consuming, and it consumed ${consumed.length ? `only ${consumed.join(', ')}` : 'none'} with it`;
+  }
+  if (from === 'nack' && !gated) return 'cannot switch a consuming viewer from nack: retransmission is set when the viewer starts consuming, and without nftables its yellow and red retransmissions cannot be held back';
+  return null;
 }

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { types as ms } from 'mediasoup';
 import { COLORS, type Color } from '@pels/shared/pels/color';
+import type { ControlSnapshot } from '@pels/shared/control/controlCore';
 import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import type { ReceiverReportsInput, RouterFeedbackInput } from '@pels/shared/control/input';
 import type { RateControllerName } from '@pels/shared/rate/names';
@@ -17,12 +18,14 @@ import type { FeedbackSource } from '../config';
 import type { Limits } from '../limits/limits';
 import type { Logger } from '../log';
 import type { DscpMarker, DscpMarking } from '../net/dscpMarker';
+import { RtxGate } from '../net/rtxGate';
 import { parseRtcpFeedback } from '../rtp/rtcp';
 import { PacketChannel } from '../sfu/packetChannel';
 import type { KeyframeReason } from '../streams/keyframeRequests';
 import { PAYLOAD_TYPE, produceColorStreams } from './colorStreams';
 import { canColor, mediaTransport, modeInForce } from './mediaPath';
-import { dscpFor, modeSwitchRefusal, retransmittedColors } from './modePolicy';
+import { dscpFor, modeSwitchRefusal, passingColors, retransmittedColors } from './modePolicy';
+import { INITIAL_REPAIR, nextRepair, type RepairState } from './repairPolicy';
 import { UptaGuard, type UptaOptions } from './uptaGuard';
 import { ViewerControl } from './viewerControl';
 import { ViewerStats } from './viewerStats';
@@ -99,6 +102,12 @@ export class ViewerSession {
   private relayed = false;
   /** The colors retransmitted, decided when consume() starts (by the mode then) and fixed from then on. */
   private retransmitted: readonly Color[] | null = null;
+  /** Drops the retransmissions not wanted now; null when nftables is not in use or nothing is retransmitted. */
+  private gate: RtxGate | null = null;
+  /** Which colors PELS repairs, by the loss diagnosis (the gate lets their retransmissions through). */
+  private repair: RepairState = INITIAL_REPAIR;
+  /** Why yellow and red cannot be repaired under PELS, null when they can. */
+  private repairUnavailable: string | null = null;
   /** A player that joined but never completes DTLS holds a viewer's place and a transport: it gets this long. */
   private readonly dtlsDeadline: NodeJS.Timeout;
   private readonly rendition: RenditionSwitch;
@@ -122,7 +131,7 @@ export class ViewerSession {
     this.stats = new ViewerStats({
       consumers: this.consumers,
       transport: () => this.webRtcTransport,
-      sentBytes: () => COLORS.reduce((sum, k) => sum + flow.counters.byColor[k].bytes, 0),
+      sentBytes: () => ({ green: flow.counters.byColor.green.bytes, yellow: flow.counters.byColor.yellow.bytes, red: flow.counters.byColor.red.bytes }),
       onReports: (input) => this.onReports(input),
       awaitingReports: () => control.awaitingReports,
       onTick: (atMs) => control.step({ kind: 'tick', atMs }),
@@ -217,7 +226,7 @@ export class ViewerSession {
     if (this.retransmitted) throw new RequestError('invalid_state', 'already consuming');
     const caps = withoutCongestionControl(rtpCapabilities as ms.RtpCapabilities);
     // Fixed from here on, even while the consumers are being made (see modeSwitchRefusal).
-    const retransmitted = (this.retransmitted = retransmittedColors(this.mode));
+    const retransmitted = (this.retransmitted = retransmittedColors(this.mode, this.opts.dscp.available));
     const out: ConsumerParams[] = [];
     try {
       for (const color of COLORS) {
@@ -242,7 +251,16 @@ export class ViewerSession {
       if (err instanceof TypeError) throw new RequestError('bad_request', `cannot consume: ${err.message}`);
       throw err;
     }
-    await this.markDscp();
+    const { dscp } = this.opts;
+    if (dscp.available && retransmitted.length) this.gate = new RtxGate(dscp, this.rtxSsrcs());
+    else if (!retransmitted.includes('yellow')) {
+      this.repairUnavailable = dscp.available
+        ? `consumed in ${this.mode} mode, without retransmission`
+        : `consumed without retransmission: without nftables it could not be held back under congestion (${dscp.status.reason ?? 'disabled'})`;
+      if (this.mode === 'pels') this.opts.log.info({ viewer: this.id, reason: this.repairUnavailable }, 'PELS repairs green only');
+    }
+    // In the same tick, so one nft transaction: the gate is closed from the first packet on.
+    await Promise.all([this.markDscp(), this.applyGate()]);
     this.stats.start();
     return out;
   }
@@ -276,6 +294,7 @@ export class ViewerSession {
       this.opts.log.info({ viewer: this.id, upta, reason }, 'viewer UPTA state changed');
       if (this.sending) void this.applyColors();
     }
+    if (state.feedbackSteps !== before) this.onRepairStep(state);
   }
 
   /** A router agent's feedback for this viewer's path (the control core acts on it when FEEDBACK=router). */
@@ -320,7 +339,11 @@ export class ViewerSession {
       display: this.displayReport
         ? { freezes: this.displayReport.freezes, checksumMismatches: this.displayReport.checksumMismatches, fps: this.displayReport.fps }
         : null,
-      rtx: this.stats.rtx(this.rtxSsrcs()),
+      rtx: this.stats.rtx({
+        ssrcs: this.rtxSsrcs(),
+        repaired: this.gate?.passing ?? [...(this.retransmitted ?? [])],
+        repairUnavailable: this.mode === 'pels' ? this.repairUnavailable : null,
+      }),
       keyframeRequests: this.stats.keyframeRequests(),
       rendition: this.rendition.state(Date.now()),
       upta: this.upta && this.mode !== 'rlm' ? this.upta.status : null,
@@ -356,7 +379,7 @@ export class ViewerSession {
     if (mode === 'pels' && !canColor(transport)) {
       throw new RequestError('invalid_state', `viewer ${this.id} receives over ${transport}: its packets cannot carry colors, so it is served best effort`);
     }
-    const refusal = modeSwitchRefusal(this.mode, mode, this.retransmitted !== null);
+    const refusal = modeSwitchRefusal(this.mode, mode, this.retransmitted, this.gate !== null);
     if (refusal) throw new RequestError('invalid_state', refusal);
     this.requestedMode = mode;
     await this.applyMode();
@@ -378,8 +401,10 @@ export class ViewerSession {
     const { transport } = this;
     if (mode === this.requestedMode) this.opts.log.info({ viewer: this.id, mode, transport }, 'viewer mode changed');
     else this.opts.log.info({ viewer: this.id, mode, transport }, `viewer receives over ${transport}: served best effort, its packets cannot carry colors`);
+    // A mode starts with repair closed: PELS opens it on the loss it sees from now on.
+    this.repair = INITIAL_REPAIR;
     // Before consume() there are no wire SSRCs yet: consume() marks with the mode then in force.
-    if (this.consumers.size) await this.markDscp();
+    if (this.consumers.size) await Promise.all([this.markDscp(), this.applyGate()]);
   }
 
   /** Sends one source frame to this viewer, in the rendition it gets (`frames` by rendition), colored by the flow's policy. */
@@ -404,6 +429,7 @@ export class ViewerSession {
     this.stats.stop();
     void this.control.close();
     void this.marking?.remove();
+    this.gate?.close();
     // Closing the transports closes their producers and consumers.
     this.webRtcTransport?.close();
     this.direct?.close();
@@ -443,6 +469,22 @@ export class ViewerSession {
       if (rtx) out[k] = rtx;
     }
     return out;
+  }
+
+  /** At a control step (a fresh diagnosis): the colors PELS repairs now, and the gate to match. */
+  private onRepairStep(state: ControlSnapshot): void {
+    if (this.mode !== 'pels' || !this.gate) return;
+    const before = this.repair.repaired;
+    this.repair = nextRepair(this.repair, { congestion: state.congestion, rateKbps: state.rateKbps, sentKbps: this.stats.sentKbpsByColor });
+    if (this.repair.repaired.join() === before.join()) return;
+    const { diagnosis, wireLoss } = state.congestion;
+    this.opts.log.info({ viewer: this.id, repaired: this.repair.repaired, diagnosis, wireLoss, rateKbps: state.rateKbps, sentKbps: this.stats.sentKbps }, 'viewer repair changed');
+    void this.applyGate();
+  }
+
+  /** Lets through the retransmissions the mode and the repair policy want, drops the others'. */
+  private async applyGate(): Promise<void> {
+    if (this.gate && this.retransmitted) await this.gate.open(passingColors(this.mode, this.retransmitted, this.repair.repaired));
   }
 
   /** Each color's media and RTX streams carry the mode's DSCP for that color (a retransmission is as important as its original). */

@@ -31,7 +31,7 @@ function viewer() {
   const stats = new ViewerStats({
     consumers: new Map<Color, ms.Consumer>(COLORS.map((k, i) => [k, consumer(100 * (i + 1))])),
     transport: () => transport,
-    sentBytes: () => 0,
+    sentBytes: () => ({ green: 0, yellow: 0, red: 0 }),
     onReports: (input) => counts.reports.push(input),
     awaitingReports: () => awaiting,
     onTick: () => counts.ticks++,

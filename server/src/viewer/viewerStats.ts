@@ -10,8 +10,8 @@ type RepairCounts = Pick<ms.ConsumerStat, 'nackCount' | 'packetsRetransmitted' |
 export interface ViewerStatsSources {
   consumers: ReadonlyMap<Color, ms.Consumer>;
   transport(): ms.WebRtcTransport | null;
-  /** Bytes of media sent so far, all colors. */
-  sentBytes(): number;
+  /** Bytes of media sent so far, per color. */
+  sentBytes(): Record<Color, number>;
   /** Where each poll's RTCP statistics go (the viewer's control core). */
   onReports(input: ReceiverReportsInput): void;
   /** Whether the control core waits for reports: then every poll reads the consumers. */
@@ -37,7 +37,7 @@ export interface ViewerStatsSources {
 export class ViewerStats {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
-  private sentRate = { atMs: Date.now(), bytes: 0, kbps: 0 };
+  private sentRate = { atMs: Date.now(), bytes: perColor(() => 0), kbps: perColor(() => 0) };
   private readonly repair: Partial<Record<Color, RepairCounts>> = {};
   /** Retransmitted bytes on the wire (the transport's RTX counter). */
   private rtxBytesSent = 0;
@@ -57,17 +57,24 @@ export class ViewerStats {
 
   /** Sent over the last second or so, kb/s. */
   get sentKbps(): number {
+    const { kbps } = this.sentRate;
+    return kbps.green + kbps.yellow + kbps.red;
+  }
+
+  /** Sent over the last second or so per color, kb/s. */
+  get sentKbpsByColor(): Record<Color, number> {
     return this.sentRate.kbps;
   }
 
-  rtx(ssrcs: RtxState['ssrcs']): RtxState {
+  /** The retransmission counters, with what the session knows of its streams and gate. */
+  rtx(streams: Pick<RtxState, 'ssrcs' | 'repaired' | 'repairUnavailable'>): RtxState {
     const total = (f: (r: RepairCounts) => number) => COLORS.reduce((n, k) => n + (this.repair[k] ? f(this.repair[k]) : 0), 0);
-    return { ssrcs, nacksReceived: total((r) => r.nackCount), packetsSent: total((r) => r.packetsRetransmitted), bytesSent: this.rtxBytesSent };
+    return { ...streams, nacksReceived: total((r) => r.nackCount), packetsSent: total((r) => r.packetsRetransmitted), bytesSent: this.rtxBytesSent };
   }
 
   /** PLIs and FIRs received per color. */
   keyframeRequests(): Record<Color, number> {
-    return Object.fromEntries(COLORS.map((k) => [k, (this.repair[k]?.pliCount ?? 0) + (this.repair[k]?.firCount ?? 0)])) as Record<Color, number>;
+    return perColor((k) => (this.repair[k]?.pliCount ?? 0) + (this.repair[k]?.firCount ?? 0));
   }
 
   private async poll(): Promise<void> {
@@ -82,7 +89,8 @@ export class ViewerStats {
     const now = Date.now();
     if (now - this.sentRate.atMs >= 1000) {
       const bytes = this.src.sentBytes();
-      this.sentRate = { atMs: now, bytes, kbps: ((bytes - this.sentRate.bytes) * 8) / (now - this.sentRate.atMs) };
+      const { atMs, bytes: before } = this.sentRate;
+      this.sentRate = { atMs: now, bytes, kbps: perColor((k) => ((bytes[k] - before[k]) * 8) / (now - atMs)) };
     }
   }
 
@@ -100,4 +108,8 @@ export class ViewerStats {
     );
     if (!this.stopped) this.src.onReports({ kind: 'receiver-reports', atMs: Date.now(), streams });
   }
+}
+
+function perColor(f: (k: Color) => number): Record<Color, number> {
+  return { green: f('green'), yellow: f('yellow'), red: f('red') };
 }
