@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { capacityChangeCommands } from './pelsRouter';
+import { capacityChangeCommands, parseRouterMode, queueDropRate, routerCommands, routerModeOf, ROUTER_DEFAULTS } from './pelsRouter';
 
 test('a capacity change rewrites the classes in place, and the video FIFOs\' limits only when given', () => {
   const base = { capacityKbps: 400, internetShare: 0.1, mode: 'pels' as const };
@@ -10,6 +10,43 @@ test('a capacity change rewrites the classes in place, and the video FIFOs\' lim
   const withLimits = capacityChangeCommands('eth0', { ...base, queuePackets: 21 });
   const limits = withLimits.filter((c) => c[0] === 'qdisc');
   assert.deepEqual(limits.map((c) => [c[1], c[7], c.at(-1)]), [['change', '11:', '21'], ['change', '12:', '21']]);
-  const fifo = capacityChangeCommands('eth0', { ...base, mode: 'best-effort', queuePackets: 30 }).filter((c) => c[0] === 'qdisc');
+  const fifo = capacityChangeCommands('eth0', { ...base, mode: 'fifo', queuePackets: 30 }).filter((c) => c[0] === 'qdisc');
   assert.deepEqual(fifo.map((c) => [c[7], c.at(-1)]), [['10:', '30']]);
+});
+
+test('the FIFO router puts all UDP in one drop-tail queue at the link rate, whatever the DSCP; random loss comes first', () => {
+  const cmds = routerCommands('eth0', { ...ROUTER_DEFAULTS, capacityKbps: 1200, mode: 'fifo', queuePackets: 62, lossPct: 5 });
+  const queues = cmds.filter((c) => c[0] === 'qdisc' && c.includes('pfifo'));
+  assert.deepEqual(queues.map((c) => [c[5], c[7], c.at(-1)]), [['1:20', '20:', '100'], ['1:10', '10:', '62']]);
+  const video = cmds.find((c) => c[0] === 'class' && c.includes('1:10'))!;
+  assert.equal(video[video.indexOf('ceil') + 1], '1200kbit');
+  assert.ok(!cmds.some((c) => c.includes('dsfield')), 'no DSCP classification');
+  assert.ok(!cmds.some((c) => ['1:11', '1:12', '1:13'].includes(c[c.indexOf('classid') + 1]!)), 'no color classes');
+  const filters = cmds.filter((c) => c[0] === 'filter');
+  const udp = filters.find((c) => c.includes('protocol') && c.includes('17'))!;
+  assert.equal(udp.at(-1), '1:10');
+  const random = filters.find((c) => c.includes('bpf'))!;
+  assert.equal(random.at(-1), '1:99');
+  assert.ok(Number(random[random.indexOf('prio') + 1]) < Number(udp[udp.indexOf('prio') + 1]), 'random loss is classified before the queue');
+});
+
+test('router modes: PELS flows default to the PELS router, the others to the FIFO; names are checked', () => {
+  assert.equal(routerModeOf('pels'), 'pels');
+  assert.equal(routerModeOf('nack'), 'fifo');
+  assert.equal(routerModeOf('best-effort'), 'fifo');
+  assert.equal(parseRouterMode('fifo'), 'fifo');
+  assert.throws(() => parseRouterMode('best-effort'), /router must be one of pels, fifo; got "best-effort"/);
+});
+
+test('the congestion drop rate: queue drops over packets offered, the blackholes left out', () => {
+  const counts = {
+    green: { sent: 90, dropped: 0 },
+    yellow: { sent: 80, dropped: 10 },
+    red: { sent: 10, dropped: 30 },
+    internet: { sent: 80, dropped: 0 },
+    random: { sent: 0, dropped: 500 },
+    upta: { sent: 0, dropped: 100 },
+  };
+  assert.equal(queueDropRate(counts), 40 / 300);
+  assert.equal(queueDropRate({ video: { sent: 0, dropped: 0 }, random: { sent: 0, dropped: 7 } }), null);
 });

@@ -16,14 +16,24 @@ import { run } from './run';
  *
  * HTB lends spare capacity to the lowest prio first, which gives near-strict
  * priority green > yellow > red inside the PELS queue; the two queues share
- * the link by weight when both are busy. In best-effort mode all video goes
- * to one FIFO (1:10 with a single pfifo) whatever its DSCP.
+ * the link by weight when both are busy. The FIFO router, as an ordinary
+ * Internet router, puts all UDP (the video and its RTCP) in one drop-tail
+ * queue (1:10 with a single pfifo) whatever its DSCP; the viewers' TCP (page,
+ * signaling) keeps the Internet queue.
  */
-export type RouterMode = 'pels' | 'best-effort';
+export const ROUTER_MODES = ['pels', 'fifo'] as const;
+export type RouterMode = (typeof ROUTER_MODES)[number];
 
-/** The router a flow mode is measured behind: only PELS flows are told apart; `nack` flows share one FIFO like best effort. */
+/** The router a flow mode is measured behind unless told: only PELS flows are told apart; the others share one FIFO. */
 export function routerModeOf(mode: FlowModeName): RouterMode {
-  return mode === 'pels' ? 'pels' : 'best-effort';
+  return mode === 'pels' ? 'pels' : 'fifo';
+}
+
+/** A router mode by name (a command-line value). */
+export function parseRouterMode(name: string): RouterMode {
+  const mode = ROUTER_MODES.find((m) => m === name);
+  if (!mode) throw new RangeError(`router must be one of ${ROUTER_MODES.join(', ')}; got "${name}"`);
+  return mode;
 }
 
 export interface RouterOptions {
@@ -33,7 +43,7 @@ export interface RouterOptions {
   mode: RouterMode;
   /** Internet queue's share of the link when both queues are busy (paper: 50%). */
   internetShare: number;
-  /** Drop-tail limit of the green and yellow queues (or the best-effort video FIFO), packets. */
+  /** Drop-tail limit of the green and yellow queues (or the FIFO router's video queue), packets. */
   queuePackets: number;
   /**
    * Drop-tail limit of the red queue, packets. Short on purpose: HTB gives each
@@ -47,7 +57,7 @@ export interface RouterOptions {
   /**
    * TCP port whose data (server to viewers) goes to the video FIFO instead of
    * the Internet queue: the testbed's bulk TCP flows sharing one drop-tail
-   * queue with the video. Best-effort mode only (PELS has no such FIFO).
+   * queue with the video. FIFO router only (PELS has no such queue).
    */
   sharedTcpPort?: number;
   /** A blackhole class for the flows useless-packet avoidance drops (the UPTA agent adds their filters). */
@@ -143,7 +153,7 @@ export function validateRouterOptions(o: RouterOptions): string[] {
   if (!(Number.isFinite(o.capacityKbps) && o.capacityKbps >= 64 && o.capacityKbps <= 1_000_000)) errors.push(`capacity must be in [64, 1000000] kb/s; got ${o.capacityKbps}`);
   if (!(Number.isFinite(o.lossPct) && o.lossPct >= 0 && o.lossPct < 100)) errors.push(`loss must be in [0, 100) percent; got ${o.lossPct}`);
   if (!(o.internetShare > 0 && o.internetShare < 1)) errors.push(`Internet share must be in (0, 1); got ${o.internetShare}`);
-  if (o.sharedTcpPort !== undefined && o.mode === 'pels') errors.push('TCP can share the video FIFO only in best-effort mode (PELS has one queue per color)');
+  if (o.sharedTcpPort !== undefined && o.mode === 'pels') errors.push('TCP can share the video FIFO only behind the FIFO router (PELS has one queue per color)');
   for (const [name, v] of [['queue limit', o.queuePackets], ['red queue limit', o.redQueuePackets], ['Internet queue limit', o.internetQueuePackets]] as const) {
     if (!(Number.isInteger(v) && v >= 2 && v <= 10000)) errors.push(`${name} must be an integer in [2, 10000] packets; got ${v}`);
   }
@@ -194,6 +204,9 @@ export type RouterCounters = Partial<Record<'green' | 'yellow' | 'red' | 'video'
 
 const HANDLE_TO_QUEUE: Record<string, keyof RouterCounters> = { '11:': 'green', '12:': 'yellow', '13:': 'red', '10:': 'video', '20:': 'internet', '98:': 'upta', '99:': 'random' };
 
+/** Blackhole queues: random loss and useless-packet avoidance, which drop all they get whatever the load. */
+const BLACKHOLE_QUEUES: ReadonlySet<string> = new Set<keyof RouterCounters>(['upta', 'random']);
+
 /** Parses `tc -s -j qdisc show`: the leaf queues' counters. */
 export function parseQdiscStats(json: string): RouterCounters {
   const out: RouterCounters = {};
@@ -201,11 +214,28 @@ export function parseQdiscStats(json: string): RouterCounters {
     const name = HANDLE_TO_QUEUE[q.handle];
     if (!name) continue;
     // The blackhole qdiscs count what they swallowed as drops.
-    out[name] = { bytes: q.bytes, packets: q.packets, dropped: name === 'random' || name === 'upta' ? q.packets + q.drops : q.drops, backlogBytes: q.backlog };
+    out[name] = { bytes: q.bytes, packets: q.packets, dropped: BLACKHOLE_QUEUES.has(name) ? q.packets + q.drops : q.drops, backlogBytes: q.backlog };
   }
   return out;
 }
 
 export async function readRouterCounters(ns: string, dev: string): Promise<RouterCounters> {
   return parseQdiscStats(await run('tc', ['-s', '-j', 'qdisc', 'show', 'dev', dev], ns));
+}
+
+/**
+ * The congestion drop rate: what full queues dropped over what was offered to
+ * them (sent on + dropped), from per-queue packet counts such as the testbed's
+ * `router.secondHalf`; the blackholes are left out, as random loss is the
+ * wire's, not the queues'. Null when nothing was offered.
+ */
+export function queueDropRate(counts: Readonly<Record<string, { sent: number; dropped: number }>>): number | null {
+  let offered = 0;
+  let dropped = 0;
+  for (const [name, q] of Object.entries(counts)) {
+    if (BLACKHOLE_QUEUES.has(name)) continue;
+    offered += q.sent + q.dropped;
+    dropped += q.dropped;
+  }
+  return offered > 0 ? dropped / offered : null;
 }

@@ -33,7 +33,7 @@ test('a busy Internet queue leaves the PELS queue its weighted share', () => {
   assert.equal(s.p, (800 - 500) / 800);
 });
 
-test('best-effort mode measures the single video FIFO', () => {
-  const s = routerSample({ video: q(0, 0) }, { video: q(15000, 15), green: q(99999, 99) }, 100, 1000, 0.5, 'best-effort');
+test('the FIFO router measures the single video FIFO', () => {
+  const s = routerSample({ video: q(0, 0) }, { video: q(15000, 15), green: q(99999, 99) }, 100, 1000, 0.5, 'fifo');
   assert.equal(s.offeredKbps, 1200);
 });
