@@ -79,6 +79,8 @@ export class PlayerSession {
   private colors: Color[];
   private statsTimer: ReturnType<typeof setInterval> | undefined;
   private rlmTimer: ReturnType<typeof setInterval> | undefined;
+  /** The colors whose retransmissions the server lets through now (its viewer state says); null before it has said. */
+  private repaired: Color[] | null = null;
   /** What the server was last told about a TURN relay (it assumes none). */
   private relayReported = false;
   private joined = false;
@@ -194,7 +196,8 @@ export class PlayerSession {
       ),
     );
     this.checkOpen();
-    // The server sets retransmission per consumer: an RTX stream in its parameters.
+    // The server sets retransmission per consumer: an RTX stream in its parameters. Which of them it lets through
+    // changes while playing (PELS repairs yellow and red on wire loss only): its viewer state says, once a second.
     const retransmitted = local.flatMap((c, i) => (c.rtpParameters.encodings?.[0]?.rtx ? [consumers[i]!.color] : []));
     const colorOfSsrc = new Map(local.map((c, i) => [c.rtpParameters.encodings?.[0]?.ssrc ?? 0, consumers[i]!.color]));
     this.pollTransportStats(transport, colorOfSsrc, retransmitted);
@@ -227,7 +230,7 @@ export class PlayerSession {
           if (this.closed) return;
           this.events.receivedBytes(receivedBytes(report, colorOfSsrc));
           this.reportRelay(selectedCandidateType(report) === 'relay');
-          this.worker?.postMessage({ type: 'network', ...networkStats(report), retransmitted } satisfies PageToWorker);
+          this.worker?.postMessage({ type: 'network', ...networkStats(report), retransmitted: this.repaired ?? retransmitted } satisfies PageToWorker);
         },
         () => undefined, // the transport closed meanwhile
       );
@@ -310,8 +313,10 @@ export class PlayerSession {
       }
       case 'viewerState': {
         const state = viewerStateUpdateSchema.safeParse(n.data);
-        if (state.success) this.events.viewerState(state.data);
-        else console.warn('signaling: invalid viewerState notification', state.error.issues[0]);
+        if (state.success) {
+          this.repaired = state.data.rtx.repaired;
+          this.events.viewerState(state.data);
+        } else console.warn('signaling: invalid viewerState notification', state.error.issues[0]);
         break;
       }
     }

@@ -7,7 +7,7 @@
 import { rateControllerNameSchema } from '../rate/names';
 import { z } from 'zod';
 import { COLORS, type Color } from '../pels/color';
-import { FLOW_MODES, LOSS_DIAGNOSES, MEDIA_TRANSPORTS, UPTA_STATES, type ViewerState } from './api';
+import { FLOW_MODES, LOSS_DIAGNOSES, MEDIA_TRANSPORTS, UPTA_STATES, type RtxState, type ViewerState } from './api';
 
 const colorSchema = z.enum(COLORS);
 /**
@@ -215,7 +215,9 @@ export const congestionStateSchema = z.object({
 });
 
 /** The fields of a `viewerState` notification the player uses; the rest passes unchecked. */
-export type ViewerStateUpdate = Pick<ViewerState, 'mode' | 'controller' | 'transport' | 'rateKbps' | 'gamma' | 'lossP' | 'congestion' | 'rttMs' | 'sentKbps' | 'perColor' | 'upta'>;
+export type ViewerStateUpdate = Pick<ViewerState, 'mode' | 'controller' | 'transport' | 'rateKbps' | 'gamma' | 'lossP' | 'congestion' | 'rttMs' | 'sentKbps' | 'perColor' | 'upta'> & {
+  rtx: Pick<RtxState, 'repaired'>;
+};
 export const viewerStateUpdateSchema: z.ZodType<ViewerStateUpdate> = z.object({
   mode: z.enum(FLOW_MODES),
   controller: rateControllerNameSchema,
@@ -228,6 +230,7 @@ export const viewerStateUpdateSchema: z.ZodType<ViewerStateUpdate> = z.object({
   sentKbps: z.number(),
   perColor: z.object({ green: colorStateSchema, yellow: colorStateSchema, red: colorStateSchema }),
   upta: z.object({ state: z.enum(UPTA_STATES), since: z.string(), reason: z.string(), probing: z.boolean(), expectedDb: z.number().nullable() }).nullable(),
+  rtx: z.object({ repaired: z.array(colorSchema) }),
 });
 
 /**
