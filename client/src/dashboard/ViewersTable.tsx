@@ -46,6 +46,13 @@ const COLUMNS: Column[] = [
   { key: 'lossGreen', width: LOSS, label: 'G loss', title: 'green loss, last receiver report', cell: (r) => percent(r.lossGreen) },
   { key: 'lossYellow', width: LOSS, label: 'Y loss', title: 'yellow loss, last receiver report', cell: (r) => percent(r.lossYellow) },
   { key: 'lossRed', width: LOSS, label: 'R loss', title: 'red loss, last receiver report', cell: (r) => percent(r.lossRed) },
+  {
+    key: 'diagnosis',
+    width: '112px',
+    label: 'Loss · RTX',
+    title: "how the viewer's loss is read (clear, wire loss, congestion) · colors whose retransmissions reach it now (G green, Y yellow, R red): yellow and red on wire loss when the rate has room",
+    cell: (r) => <span className={`diagnosis-${r.diagnosis}`}>{`${r.diagnosis} · ${r.repaired || '–'}`}</span>,
+  },
   { key: 'psnrDb', label: 'PSNR', title: 'Y-PSNR of what the viewer displayed, dB', cell: (r) => fixed(r.psnrDb, 1) },
   {
     key: 'rendition',

@@ -29,7 +29,7 @@ function syntheticViewers(n = 100): OperatorViewer[] {
       dscp: { enabled: true },
       psnrDb: i % 4 === 0 ? 20 + (i % 13) : null,
       display: null,
-      rtx: { ssrcs: {}, nacksReceived: 0, packetsSent: 0, bytesSent: 0 },
+      rtx: { ssrcs: {}, repaired: i % 4 === 0 ? ['green', 'yellow'] : ['green'], repairUnavailable: null, nacksReceived: 0, packetsSent: 0, bytesSent: 0 },
       keyframeRequests: { green: 0, yellow: 0, red: 0 },
       rendition: { current: i % 2, pending: null, switches: i % 3, timeMs: [1000, 0], baseKbps: [240, 50] },
       upta: i % 9 === 0 ? { state: 'paused', since: '2026-01-01T00:00:00.000Z', reason: 'loss', probing: false, expectedDb: 17 } : null,
@@ -48,6 +48,8 @@ test('toRow flattens a viewer; a missing PSNR is null', () => {
   assert.equal(a.connectedAt, Date.UTC(2026, 0, 1, 0, 0, 0, 0));
   assert.equal(a.upta, 'paused');
   assert.equal(b.upta, null);
+  assert.deepEqual([a.diagnosis, a.repaired], ['clear', 'GY']);
+  assert.deepEqual([b.diagnosis, b.repaired], ['wire-loss', 'G']);
 });
 
 test('filters by text (viewer or stream id, any case), stream and mode, combined', () => {

@@ -4,7 +4,7 @@
  * run on every snapshot for hundreds of viewers.
  */
 import type { RateControllerName } from '@pels/shared/rate/names';
-import type { FlowModeName, MediaTransport, UptaStateName } from '@pels/shared/protocol/api';
+import type { FlowModeName, LossDiagnosis, MediaTransport, UptaStateName } from '@pels/shared/protocol/api';
 import type { OperatorViewer } from '@pels/shared/protocol/operator';
 
 export interface ViewerRow {
@@ -21,6 +21,10 @@ export interface ViewerRow {
   lossGreen: number | null;
   lossYellow: number | null;
   lossRed: number | null;
+  /** How the viewer's loss is read: clear, wire loss or congestion. */
+  diagnosis: LossDiagnosis;
+  /** Initials of the colors whose retransmissions reach the viewer now, e.g. "GY"; empty: none. */
+  repaired: string;
   psnrDb: number | null;
   /** The rendition sent (0: full size) and the switches so far. */
   rendition: number;
@@ -61,6 +65,8 @@ export function toRow(v: OperatorViewer): ViewerRow {
     lossGreen: v.perColor.green.recentLoss,
     lossYellow: v.perColor.yellow.recentLoss,
     lossRed: v.perColor.red.recentLoss,
+    diagnosis: v.congestion.diagnosis,
+    repaired: v.rtx.repaired.map((c) => c[0]!.toUpperCase()).join(''),
     psnrDb: v.psnrDb,
     rendition: v.rendition.current,
     renditionSwitches: v.rendition.switches,

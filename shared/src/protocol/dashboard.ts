@@ -61,6 +61,7 @@ const snapshotSchema = z.looseObject({
       rttMs: z.number().nullable(),
       perColor: z.object(Object.fromEntries(COLORS.map((c) => [c, colorStateSchema])) as Record<(typeof COLORS)[number], typeof colorStateSchema>),
       psnrDb: z.number().nullable(),
+      rtx: z.looseObject({ repaired: z.array(z.enum(COLORS)) }),
     }),
   ),
   router: z.object({
