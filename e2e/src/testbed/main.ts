@@ -1,6 +1,6 @@
 /**
  * npm run testbed -- --viewers N [--synthetic N] --capacity-kbps C --loss PCT --mode pels|best-effort|nack
- *                    --feedback rtcp|router --seconds S [--cc NAME[,NAME...]]
+ *                    [--router pels|fifo] --feedback rtcp|router --seconds S [--cc NAME[,NAME...]]
  *                    [--capacity-step SECONDS:KBPS ...] [--source FILE] [--json]
  *                    [--tcp N [--tcp-bytes B] [--tcp-seconds S] [--tcp-start S] [--tcp-queue internet|shared] [--tcp-cc NAME]] [--upta Q]
  *                    [--screenshots DIR]
@@ -8,137 +8,18 @@
  * With --json, stdout holds one JSON object and nothing else; progress goes
  * to stderr. The per-second time series goes to a CSV file (path in the JSON).
  */
-import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
-import { FLOW_MODES, type FlowModeName } from '@pels/shared/protocol/api';
-import { parseRateControllerName, RATE_CONTROLLER_NAMES, type RateControllerName } from '@pels/shared/rate/names';
-import { orderSteps, parseCapacityStep, type CapacityStep } from './capacitySteps';
-import { runTestbed, TESTBED_DEFAULTS, type TestbedOptions } from './testbed';
-
-const USAGE = `usage: npm run testbed -- [--viewers N] [--synthetic N] [--seconds S] [--capacity-kbps C] [--loss PCT]
-       [--mode pels|best-effort|nack] [--feedback rtcp|router] [--router-interval-ms T]
-       [--queue-packets N] [--red-queue-packets N] [--internet-share F] [--source FILE|URL|lavfi:GRAPH] [--out FILE.csv] [--json]
-       [--tcp N] [--tcp-bytes B] [--tcp-seconds S] [--tcp-start S] [--tcp-queue internet|shared] [--tcp-cc reno|cubic|...] [--upta Q]
-       [--synthetic N]  synthetic viewers (receivers/: real WebRTC, no decoding) in the viewers' namespace, instead of or beside --viewers
-       [--cc NAME[,NAME...]]  each viewer's rate controller, cycled over the viewers (${RATE_CONTROLLER_NAMES.join(', ')})
-       [--capacity-step SECONDS:KBPS]  the bottleneck's capacity from then on (repeatable; needs --capacity-kbps)
-       [--screenshots DIR]  each viewer's page and the dashboard at the end, as PNG files in DIR`;
-
-class UsageError extends Error {}
-
-const isFlowMode = (s: string): s is FlowModeName => (FLOW_MODES as readonly string[]).includes(s);
-
-function num(name: string, raw: string | undefined, fallback: number, min: number, max: number, integer = false): number {
-  if (raw === undefined) return fallback;
-  const v = Number(raw);
-  if (!Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) throw new UsageError(`--${name} must be ${integer ? 'an integer' : 'a number'} in [${min}, ${max}]; got "${raw}"`);
-  return v;
-}
-
-function options(argv: string[]): TestbedOptions & { json: boolean } {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      viewers: { type: 'string' },
-      synthetic: { type: 'string' },
-      seconds: { type: 'string' },
-      'capacity-kbps': { type: 'string' },
-      loss: { type: 'string' },
-      mode: { type: 'string' },
-      feedback: { type: 'string' },
-      'router-interval-ms': { type: 'string' },
-      'queue-packets': { type: 'string' },
-      'red-queue-packets': { type: 'string' },
-      'internet-share': { type: 'string' },
-      cc: { type: 'string' },
-      'capacity-step': { type: 'string', multiple: true },
-      source: { type: 'string' },
-      out: { type: 'string' },
-      tcp: { type: 'string' },
-      'tcp-bytes': { type: 'string' },
-      'tcp-seconds': { type: 'string' },
-      'tcp-start': { type: 'string' },
-      'tcp-queue': { type: 'string' },
-      'tcp-cc': { type: 'string' },
-      upta: { type: 'string' },
-      screenshots: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    console.error(USAGE);
-    process.exit(0);
-  }
-  const d = TESTBED_DEFAULTS;
-  const mode = values.mode ?? d.mode;
-  if (!isFlowMode(mode)) throw new UsageError(`--mode must be one of ${FLOW_MODES.join(', ')}; got "${mode}"`);
-  const feedback = values.feedback ?? d.feedback;
-  if (feedback !== 'rtcp' && feedback !== 'router') throw new UsageError(`--feedback must be rtcp or router; got "${feedback}"`);
-  const capacityKbps = values['capacity-kbps'] === undefined ? undefined : num('capacity-kbps', values['capacity-kbps'], 0, 64, 1_000_000);
-  if (feedback === 'router' && capacityKbps === undefined) throw new UsageError('--feedback router needs a bottleneck: give --capacity-kbps');
-  const tcpFlows = num('tcp', values.tcp, 0, 0, 16, true);
-  const tcpQueue = values['tcp-queue'] ?? 'internet';
-  if (tcpQueue !== 'internet' && tcpQueue !== 'shared') throw new UsageError(`--tcp-queue must be internet or shared; got "${tcpQueue}"`);
-  if (tcpFlows > 0 && capacityKbps === undefined) throw new UsageError('--tcp needs a bottleneck: give --capacity-kbps');
-  if (tcpQueue === 'shared' && mode === 'pels') throw new UsageError('--tcp-queue shared needs --mode best-effort or nack: PELS keeps one queue per color');
-  const cc = values['tcp-cc'];
-  if (cc !== undefined && !/^[a-z0-9_]{1,16}$/.test(cc)) throw new UsageError(`--tcp-cc must name a congestion control (e.g. reno, cubic); got "${cc}"`);
-  if (values.upta !== undefined && capacityKbps === undefined) throw new UsageError('--upta needs a bottleneck: give --capacity-kbps');
-  const seconds = num('seconds', values.seconds, d.seconds, 4, 3600, true);
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const stepArgs = values['capacity-step'] ?? [];
-  if (stepArgs.length > 0 && capacityKbps === undefined) throw new UsageError('--capacity-step changes the bottleneck: give --capacity-kbps');
-  let controllers: RateControllerName[];
-  let capacitySteps: CapacityStep[];
-  try {
-    controllers = values.cc === undefined ? [] : values.cc.split(',').map((n) => parseRateControllerName(n.trim()));
-    capacitySteps = orderSteps(stepArgs.map((s) => parseCapacityStep(s, seconds)));
-  } catch (err) {
-    throw new UsageError(`${values.cc !== undefined && /rate controller/.test((err as Error).message) ? '--cc: ' : ''}${(err as Error).message}`);
-  }
-  const synthetic = num('synthetic', values.synthetic, d.synthetic, 0, 500, true);
-  // Synthetic viewers alone: no Chromium unless asked for.
-  const viewers = num('viewers', values.viewers, synthetic > 0 ? 0 : d.viewers, synthetic > 0 ? 0 : 1, 32, true);
-  return {
-    viewers,
-    synthetic,
-    seconds,
-    controllers,
-    capacitySteps,
-    mode,
-    feedback,
-    capacityKbps,
-    lossPct: num('loss', values.loss, d.lossPct, 0, 99.9),
-    routerIntervalMs: num('router-interval-ms', values['router-interval-ms'], d.routerIntervalMs, 10, 5000, true),
-    queuePackets: values['queue-packets'] === undefined ? undefined : num('queue-packets', values['queue-packets'], 0, 2, 10000, true),
-    redQueuePackets: num('red-queue-packets', values['red-queue-packets'], d.redQueuePackets, 2, 10000, true),
-    internetShare: num('internet-share', values['internet-share'], d.internetShare, 0.01, 0.99),
-    source: values.source,
-    timeseriesFile: values.out ?? fileURLToPath(new URL(`../../out/testbed-${stamp}.csv`, import.meta.url)),
-    json: values.json,
-    ...(values.screenshots === undefined ? {} : { screenshotDir: values.screenshots }),
-    ...(values.upta === undefined ? {} : { upta: num('upta', values.upta, 0, 0.01, 0.99) }),
-    ...(tcpFlows > 0
-      ? {
-          tcp: {
-            flows: tcpFlows,
-            bytes: values['tcp-bytes'] === undefined ? undefined : num('tcp-bytes', values['tcp-bytes'], 0, 1, 1e12, true),
-            seconds: values['tcp-seconds'] === undefined ? undefined : num('tcp-seconds', values['tcp-seconds'], 0, 1, 3600),
-            startS: num('tcp-start', values['tcp-start'], 0, 0, seconds - 1, true),
-            queue: tcpQueue,
-            congestionControl: cc,
-          },
-        }
-      : {}),
-  };
-}
+import { parseTestbedArgs, UsageError, USAGE } from './options';
+import { runTestbed } from './testbed';
 
 const progress = (msg: string): void => void process.stderr.write(`[testbed] ${msg}\n`);
 
 async function main(): Promise<void> {
-  const { json, ...opts } = options(process.argv.slice(2));
+  const parsed = parseTestbedArgs(process.argv.slice(2));
+  if (parsed === 'help') {
+    console.error(USAGE);
+    return;
+  }
+  const { json, ...opts } = parsed;
   const { result } = await runTestbed(opts, progress);
   process.stdout.write(JSON.stringify(result, null, json ? undefined : 2) + '\n');
 }

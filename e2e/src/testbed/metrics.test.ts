@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { intervalLoss, jainIndex, mean, median, psnrSummary, quantile, round, timeToFullRateMs } from './metrics';
+import type { CongestionState, LossDiagnosis, ViewerState } from '@pels/shared/protocol/api';
+import { congestionOf, congestionSummary, intervalLoss, jainIndex, mean, median, psnrSummary, quantile, round, timeToFullRateMs } from './metrics';
 
 test('Jain index: equal shares 1, one hog 1/n', () => {
   assert.equal(jainIndex([5, 5, 5, 5]), 1);
@@ -51,4 +52,17 @@ test('quantile: nearest rank at or below', () => {
   assert.equal(quantile(xs, 0.5), 50);
   assert.equal(quantile(xs, 1), 100);
   assert.equal(quantile([], 0.5), null);
+});
+
+test('congestion summary: means of the known estimates, the share of each diagnosis, null without readings', () => {
+  // Only the fields the summary reads: the estimator's state has more.
+  const state = (diagnosis: LossDiagnosis, congestion: number | null, wireLoss: number | null) => ({ diagnosis, congestion, wireLoss }) as CongestionState;
+  const s = congestionSummary([state('clear', null, null), null, state('wire-loss', 0, 0.1), state('wire-loss', 0.02, 0.12), state('congestion', 0.1, 0.05)]);
+  assert.deepEqual(s, { congestion: 0.04, wireLoss: 0.09, diagnosis: { clear: 0.25, 'wire-loss': 0.5, congestion: 0.25 }, samples: 4 });
+  assert.equal(congestionSummary([null, null]), null);
+  assert.equal(congestionSummary([]), null);
+});
+
+test('a viewer state from a server without the congestion estimator reads as no reading', () => {
+  assert.equal(congestionOf({ id: 'v1' } as unknown as ViewerState), null);
 });

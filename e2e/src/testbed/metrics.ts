@@ -1,4 +1,5 @@
 /** Summary statistics for the testbed's per-second samples. */
+import type { CongestionState, LossDiagnosis, ViewerState } from '@pels/shared/protocol/api';
 
 export function mean(xs: readonly number[]): number | null {
   return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
@@ -68,4 +69,35 @@ export interface RatePoint {
 export function timeToFullRateMs(points: readonly RatePoint[], startMs: number, fullKbps: number, share = 0.9): number | null {
   const hit = points.find((p) => p.sentKbps >= share * fullKbps);
   return hit && fullKbps > 0 ? Math.max(0, hit.atMs - startMs) : null;
+}
+
+/** A viewer state's congestion reading; null from a server that gives none (one from before the congestion estimator). */
+export function congestionOf(v: ViewerState): CongestionState | null {
+  return (v as Partial<ViewerState>).congestion ?? null;
+}
+
+/** The controller's reading of a viewer's loss over some samples. */
+export interface CongestionSummary {
+  /** Means of the estimates the samples have (0..1); null: none had one. */
+  congestion: number | null;
+  wireLoss: number | null;
+  /** Share of the samples with each diagnosis. */
+  diagnosis: Record<LossDiagnosis, number>;
+  samples: number;
+}
+
+/** Means and diagnosis shares over the samples that have a reading; null when none has. */
+export function congestionSummary(xs: readonly (CongestionState | null)[]): CongestionSummary | null {
+  const states = xs.filter((x): x is CongestionState => x !== null);
+  if (!states.length) return null;
+  const known = (pick: (c: CongestionState) => number | null) => states.map(pick).filter((x): x is number => x !== null);
+  const counts: Record<LossDiagnosis, number> = { clear: 0, 'wire-loss': 0, congestion: 0 };
+  for (const c of states) counts[c.diagnosis]++;
+  const share = (d: LossDiagnosis): number => Math.round((1000 * counts[d]) / states.length) / 1000;
+  return {
+    congestion: round(mean(known((c) => c.congestion)), 4),
+    wireLoss: round(mean(known((c) => c.wireLoss)), 4),
+    diagnosis: { clear: share('clear'), 'wire-loss': share('wire-loss'), congestion: share('congestion') },
+    samples: states.length,
+  };
 }

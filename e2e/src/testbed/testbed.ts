@@ -15,13 +15,13 @@ import type { OperatorSnapshot } from '@pels/shared/protocol/operator';
 import type { RouterFeedbackState } from '@pels/shared/protocol/routerFeedback';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
 import { writeChromiumWrapper } from '../net/namespacedChromium';
-import { applyRouter, changeCapacity, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, routerModeOf, type RouterCounters } from '../net/pelsRouter';
+import { applyRouter, changeCapacity, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, routerModeOf, type RouterCounters, type RouterMode } from '../net/pelsRouter';
 import { RouterAgent } from '../net/routerAgent';
 import { UptaAgent, type UptaChange } from '../net/uptaAgent';
 import { createTopology, type Topology } from '../net/topology';
 import { startServer, type RunningServer } from '../serverProcess';
 import { capacityAt, type CapacityStep } from './capacitySteps';
-import { intervalLoss, jainIndex, mean, median, psnrSummary, round, timeToFullRateMs, type DisplaySample } from './metrics';
+import { congestionOf, congestionSummary, intervalLoss, jainIndex, mean, median, psnrSummary, round, timeToFullRateMs, type CongestionSummary, type DisplaySample } from './metrics';
 import { TreeCpu } from './processCpu';
 import { startSyntheticViewers, type SyntheticViewers } from './syntheticViewers';
 import { summarizeReceivers, type FrameDelivery, type ReceiverResult, type ReceiversReport, type ReceiversSummary } from '../loadtest/receiverReport';
@@ -35,6 +35,8 @@ export interface TestbedOptions {
   synthetic: number;
   seconds: number;
   mode: FlowModeName;
+  /** The bottleneck's queues; undefined: the flow mode's own (routerModeOf). The flows keep their mode's sender and marking either way. */
+  router?: RouterMode;
   feedback: 'rtcp' | 'router';
   /** Bottleneck rate; undefined: no shaping. */
   capacityKbps: number | undefined;
@@ -105,6 +107,8 @@ interface PlayerSample {
   viewerId: string | undefined;
   /** Page load to its first decoded frame, ms; undefined before it. */
   firstFrameMs: number | undefined;
+  /** The same instant on the wall clock (ms since the epoch), to compare with the server's: undefined before it. */
+  firstFrameAtMs: number | undefined;
   /** The player's UPTA banner (base layer only, or paused), when it shows one. */
   upta?: string;
 }
@@ -175,6 +179,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
   const onSignal = () => void res.release().then(() => process.exit(130));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  const routerMode = o.router ?? routerModeOf(o.mode);
   try {
     let topo: Topology | null = null;
     if (o.capacityKbps !== undefined || o.lossPct > 0 || o.feedback === 'router' || o.tcp || process.getuid?.() === 0) {
@@ -185,7 +190,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
         await applyRouter(topo.serverNs, topo.bottleneckDev, {
           capacityKbps: o.capacityKbps,
           lossPct: o.lossPct,
-          mode: routerModeOf(o.mode),
+          mode: routerMode,
           internetShare: o.internetShare,
           queuePackets: o.queuePackets ?? defaultQueuePackets(o.capacityKbps),
           redQueuePackets: o.redQueuePackets,
@@ -193,7 +198,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
           ...(o.tcp?.queue === 'shared' ? { sharedTcpPort: TCP_PORT } : {}),
           ...(o.upta !== undefined ? { uptaClass: true } : {}),
         });
-        progress(`router: ${o.capacityKbps} kb/s, ${o.mode === 'pels' ? 'PELS priority queues' : 'one FIFO'}, loss ${o.lossPct}%`);
+        progress(`router: ${o.capacityKbps} kb/s, ${routerMode === 'pels' ? 'PELS priority queues' : 'one FIFO'}, loss ${o.lossPct}%`);
       }
     } else if (o.tcp) {
       throw new Error('TCP flows need network namespaces (root)');
@@ -229,7 +234,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
         intervalMs: o.routerIntervalMs,
         linkKbps: o.capacityKbps,
         internetShare: o.internetShare,
-        mode: routerModeOf(o.mode),
+        mode: routerMode,
         routerId: topo.serverNs,
         deliver: async (fb) => {
           const r = await fetch(`${server.url}/api/router-feedback`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${routerToken}` }, body: JSON.stringify(fb) });
@@ -257,7 +262,9 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
       const signaling = { bytes: 0 };
       page.on('websocket', (ws) => ws.on('framereceived', (f) => (signaling.bytes += typeof f.payload === 'string' ? Buffer.byteLength(f.payload) : f.payload.length)));
       const cc = o.controllers.length > 0 ? `&cc=${o.controllers[i % o.controllers.length]}` : '';
-      await page.goto(`${viewerBase}/?mode=${o.mode}${cc}`);
+      const loaded = await page.goto(`${viewerBase}/?mode=${o.mode}${cc}`);
+      // Say why rather than run a viewer without a player (e.g. the player not built: 503).
+      if (loaded && !loaded.ok()) throw new Error(`the player's page answered ${loaded.status()}: ${(await loaded.text()).trim()}`);
       pages.push({ page, pageErrors, signaling });
     }
     let synthetic: SyntheticViewers | null = null;
@@ -276,8 +283,9 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
       p
         .evaluate(() => {
           const pels = (window as unknown as { pels?: { stats(): PlayerStats; state: string; error?: string; viewerId?: string; firstFrameMs?: number; upta?: string } }).pels;
+          const firstFrameAtMs = pels?.firstFrameMs === undefined ? undefined : performance.timeOrigin + pels.firstFrameMs;
           return pels
-            ? { stats: pels.stats(), state: pels.state, error: pels.error, viewerId: pels.viewerId, firstFrameMs: pels.firstFrameMs, upta: pels.upta }
+            ? { stats: pels.stats(), state: pels.state, error: pels.error, viewerId: pels.viewerId, firstFrameMs: pels.firstFrameMs, firstFrameAtMs, upta: pels.upta }
             : null;
         })
         .catch(() => null);
@@ -298,7 +306,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     let halfAt: number[] = pages.map(() => 0);
     const t0 = Date.now();
     for (const p of pages) p.signaling.bytes = 0;
-    const steps = startCapacitySteps(o, topo, agent, t0, progress);
+    const steps = startCapacitySteps(o, routerMode, topo, agent, t0, progress);
     res.add(async () => steps.cancel());
     for (let s = 1; s <= o.seconds; s++) {
       await new Promise((r) => setTimeout(r, Math.max(0, t0 + s * 1000 - Date.now())));
@@ -337,7 +345,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     const cpuUse = cpu.read();
     const receivers = synthetic ? await (synthetic as SyntheticViewers).report() : null;
     if (receivers) addSyntheticStates(samples, snapshots, receivers);
-    const result = summarize(o, samples, pages.map((p) => p.pageErrors), cpuUse, agent?.deliveryErrors ?? 0, display, await steps.applied(), tcpSummary, receivers);
+    const result = summarize(o, routerMode, samples, pages.map((p) => p.pageErrors), cpuUse, agent?.deliveryErrors ?? 0, display, await steps.applied(), tcpSummary, receivers);
     if (upta) result.upta = { threshold: o.upta!, changes: upta.changes, errors: upta.errors };
     const ranMs = Date.now() - t0;
     pages.forEach((p, i) => {
@@ -379,6 +387,8 @@ export interface ViewerResult {
   psnr?: { mean: number | null; p5: number | null; scoredShare: number | null };
   /** Page load to the first decoded frame, ms; null: none. */
   firstFrameMs?: number | null;
+  /** The viewer's join (its first session created on the server) to the first decoded frame, ms; null: none, or the join unseen. */
+  joinToFirstFrameMs?: number | null;
   /** Join to the first sample whose sent rate is at least 90% of the stream's full rate, ms (1 s resolution, rounded up); null: never. */
   timeToFullRateMs?: number | null;
   /** Frames shown more than 200 ms, over the whole run. */
@@ -393,6 +403,8 @@ export interface ViewerResult {
   rtx?: { sent: number | null; recovered: number | null; overheadPct: number | null };
   /** Key-frame requests the player sent on green. */
   pliSent?: number;
+  /** The controller's reading of the loss over the second half (the viewer state's `congestion`); null: the server gives none. */
+  congestion?: CongestionSummary | null;
   /**
    * Renditions (0: full size): time in each over the whole run and switches (the server's),
    * and each change the per-second samples saw: second of the run and the rendition it went to;
@@ -443,6 +455,8 @@ export interface TestbedResult {
   /** Over the viewers' MKC rates (second half). */
   jain: number | null;
   router?: {
+    /** Which router ran: PELS (a queue per color) or one FIFO. */
+    mode: RouterMode;
     capacityKbps: number;
     /** The capacity steps: when each was asked for and when the router had it (s into the run; null: it failed, see error). */
     capacitySteps: AppliedStep[];
@@ -465,6 +479,7 @@ export interface TestbedResult {
 
 function summarize(
   o: TestbedOptions,
+  routerMode: RouterMode,
   samples: Sample[],
   pageErrors: string[][],
   cpu: TestbedResult['cpuPercentOfOneCore'],
@@ -496,6 +511,7 @@ function summarize(
           framesSkipped: b.framesSkipped,
           dscp: b.dscp,
           rendition: { timeMs: b.rendition.timeMs.map((ms) => Math.round(ms)), switches: b.rendition.switches, changes: renditionChanges(samples, i) },
+          congestion: congestionSummary(states.map(congestionOf)),
         }
       : {};
   };
@@ -516,6 +532,7 @@ function summarize(
       framesLate: end.stats.framesLate,
       psnr: display[i] ?? { mean: null, p5: null, scoredShare: null },
       firstFrameMs: round(end.firstFrameMs ?? null, 0),
+      joinToFirstFrameMs: joinToFirstFrameMs(samples, i, end.firstFrameAtMs),
       timeToFullRateMs: fullRateAfterJoin(samples, i),
       freezes: end.stats.freezes,
       checksumMismatches: end.stats.checksumMismatches,
@@ -542,7 +559,8 @@ function summarize(
   });
   const rates = viewers.map((v) => v.rateKbps).filter((r): r is number => typeof r === 'number');
   const result: TestbedResult = {
-    config: { ...o, timeseriesFile: undefined, serverEnv: o.serverEnv },
+    // The router that ran: none without a bottleneck.
+    config: { ...o, router: o.capacityKbps === undefined ? null : routerMode, timeseriesFile: undefined, serverEnv: o.serverEnv },
     viewers,
     jain: round(jainIndex(rates), 4),
     cpuPercentOfOneCore: cpu,
@@ -563,7 +581,7 @@ function summarize(
       const before = first.router?.[name as keyof RouterCounters];
       if (before) secondHalf[name] = { sent: q.packets - before.packets, dropped: q.dropped - before.dropped };
     }
-    result.router = { capacityKbps: o.capacityKbps, capacitySteps, feedbackDeliveryErrors: deliveryErrors, classes, secondHalf };
+    result.router = { mode: routerMode, capacityKbps: o.capacityKbps, capacitySteps, feedbackDeliveryErrors: deliveryErrors, classes, secondHalf };
   }
   return result;
 }
@@ -577,7 +595,7 @@ export interface AppliedStep extends CapacityStep {
  * Moves the bottleneck to each step's capacity at its time (the router's
  * classes change in place; the router agent measures against the new rate).
  */
-function startCapacitySteps(o: TestbedOptions, topo: Topology | null, agent: RouterAgent | null, t0: number, progress: Progress): { applied(): Promise<AppliedStep[]>; cancel(): void } {
+function startCapacitySteps(o: TestbedOptions, routerMode: RouterMode, topo: Topology | null, agent: RouterAgent | null, t0: number, progress: Progress): { applied(): Promise<AppliedStep[]>; cancel(): void } {
   const timers: NodeJS.Timeout[] = [];
   const done: Promise<AppliedStep>[] = [];
   if (!topo || o.capacityKbps === undefined) return { applied: async () => [], cancel: () => {} };
@@ -589,7 +607,7 @@ function startCapacitySteps(o: TestbedOptions, topo: Topology | null, agent: Rou
             changeCapacity(topo.serverNs, topo.bottleneckDev, {
               capacityKbps: step.kbps,
               internetShare: o.internetShare,
-              mode: routerModeOf(o.mode),
+              mode: routerMode,
               // A queue sized by default holds about 500 ms of the link: it keeps doing so at the new capacity.
               ...(o.queuePackets === undefined ? { queuePackets: defaultQueuePackets(step.kbps) } : {}),
             }).then(
@@ -665,14 +683,34 @@ function rtxOverheadPct(a: ViewerState | null | undefined, b: ViewerState | null
  * seconds' measurements are not yet steady.
  */
 function fullRateAfterJoin(samples: Sample[], i: number): number | null {
-  const joined = samples.map((s) => s.api[i]).find((v) => v)?.connectedAt;
+  const joined = joinedAtMs(samples, i);
   const fullKbps = median(samples.map((s) => s.streamKbps[i]).filter((x): x is number => typeof x === 'number'));
-  if (!joined || fullKbps === null) return null;
+  if (joined === null || fullKbps === null) return null;
   const points = samples.flatMap((s) => {
     const v = s.api[i];
     return v && s.atMs !== null ? [{ atMs: s.atMs, sentKbps: v.sentKbps }] : [];
   });
-  return timeToFullRateMs(points, Date.parse(joined), fullKbps);
+  return timeToFullRateMs(points, joined, fullKbps);
+}
+
+/** When viewer i joined: its first session's creation on the server (connectedAt), as the samples saw it; null: never seen. */
+function joinedAtMs(samples: Sample[], i: number): number | null {
+  const joined = samples.map((s) => s.api[i]).find((v) => v)?.connectedAt;
+  return joined ? Date.parse(joined) : null;
+}
+
+/**
+ * Start-up as a viewer sees it once the page runs: from its join (the server
+ * creating its session on the player's join request) to the player's first
+ * decoded frame, ms. Unlike firstFrameMs it leaves out the page's load, whose
+ * script crosses the same bottleneck. Server and browser read this machine's
+ * one clock. Null without a frame or a join seen, or when the frame came
+ * first (from a session before the first sample).
+ */
+function joinToFirstFrameMs(samples: Sample[], i: number, firstFrameAtMs: number | undefined): number | null {
+  const joined = joinedAtMs(samples, i);
+  if (joined === null || firstFrameAtMs === undefined || firstFrameAtMs < joined) return null;
+  return Math.round(firstFrameAtMs - joined);
 }
 
 /** One row per second: per viewer rate, gamma, p, recent loss per color, frames decoded, colors subscribed, rendition, round trip; the router's counters; each TCP flow's bytes. */

@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseTestbedArgs, UsageError } from './options';
+
+const parse = (...argv: string[]) => {
+  const o = parseTestbedArgs(argv);
+  assert.notEqual(o, 'help');
+  return o as Exclude<typeof o, 'help'>;
+};
+
+test('--router: absent leaves the mode\'s own router; pels or fifo with any mode; needs a bottleneck', () => {
+  assert.equal(parse('--capacity-kbps', '1200').router, undefined);
+  assert.equal(parse('--capacity-kbps', '1200', '--router', 'fifo').router, 'fifo');
+  assert.equal(parse('--capacity-kbps', '1200', '--mode', 'nack', '--router', 'pels').router, 'pels');
+  assert.throws(() => parse('--capacity-kbps', '1200', '--router', 'red'), (e: Error) => e instanceof UsageError && /--router must be one of pels, fifo; got "red"/.test(e.message));
+  assert.throws(() => parse('--router', 'fifo'), /--router needs a bottleneck: give --capacity-kbps/);
+});
+
+test('TCP in the video FIFO needs the FIFO router, whatever the mode', () => {
+  assert.throws(() => parse('--capacity-kbps', '1200', '--tcp', '1', '--tcp-queue', 'shared'), /needs the FIFO router/);
+  assert.throws(() => parse('--capacity-kbps', '1200', '--mode', 'nack', '--router', 'pels', '--tcp', '1', '--tcp-queue', 'shared'), /needs the FIFO router/);
+  assert.equal(parse('--capacity-kbps', '1200', '--router', 'fifo', '--tcp', '1', '--tcp-queue', 'shared').tcp?.queue, 'shared');
+});
+
+test('random loss needs the router that applies it; unknown flags are usage errors', () => {
+  assert.equal(parse('--capacity-kbps', '2000', '--loss', '10').lossPct, 10);
+  assert.equal(parse('--loss', '0').lossPct, 0);
+  assert.throws(() => parse('--loss', '10'), /--loss needs a bottleneck/);
+  assert.throws(() => parse('--rooter', 'fifo'), UsageError);
+  assert.equal(parseTestbedArgs(['--help']), 'help');
+});
