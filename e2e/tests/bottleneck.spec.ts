@@ -33,17 +33,17 @@ test('one PELS viewer below the stream rate: red absorbs the loss, green is kept
   test.setTimeout(180_000);
   // 60 s: the measured second half must be past start-up, whose landing at half the overshoot can leave
   // the rate below the link for the first ~30 s (then nothing is lost and nothing is shown).
-  // Renditions off: this is about the colors. With them a viewer alone on 700 kb/s moves between the renditions every
-  // 10-20 s (its rate dips below twice the full size's base layer), and each move's keyframe and rate step fall on
-  // yellow: in one CI run yellow lost 7.3% and red 5.0% (docs/renditions.md, "What is left").
-  const v = viewer(await run('pels 700 kb/s', { viewers: 1, seconds: 60, capacityKbps: 700, serverEnv: { RENDITIONS: 'none' } }));
-  // The link is below the stream rate, so red loses. How much depends on the overshoot: since frame selection
-  // pays for keyframes (it sends no more than the rate) it fell from over 5% to about 3% (2.7%, 3.1% in two runs).
+  // The default configuration, renditions on: a viewer alone on 700 kb/s may move between the renditions, and each
+  // move's keyframe and rate step fall on yellow (one CI run before the congestion estimate read yellow 7.3%, red 5.0%).
+  const v = viewer(await run('pels 700 kb/s', { viewers: 1, seconds: 60, capacityKbps: 700 }));
+  // The link is below the stream rate, so red loses. How much depends on the overshoot and the renditions: about 3% with
+  // them off (2.7%, 3.1% in two runs), 32% with them on (one run; yellow 3.5%).
   expect(v.loss.red!).toBeGreaterThan(0.01);
   // Red absorbs the loss ahead of yellow. How far ahead varies: red at 2 x yellow or more in most runs, 1.8 x in one CI run.
   expect(v.loss.red!).toBeGreaterThan(v.loss.yellow!);
   expect(v.loss.green!).toBeLessThan(0.01);
-  expect(v.fps!).toBeGreaterThan(5);
+  // Above the 7.5 fps the base layer alone gives: enhancement frames decode.
+  expect(v.fps!).toBeGreaterThan(7.5);
   expect(v.decodeErrors).toBe(0);
   // MKC keeps the rate near the bottleneck, below the full stream.
   expect(v.rateKbps!).toBeGreaterThan(350);
