@@ -3,7 +3,7 @@
  * npm run bench -- convergence [--seconds S] [--viewers 1,2,4] [--feedback rtcp,router] [--json]
  * npm run bench -- dscp [--viewers 1,200] [--rounds R] [--baseline GIT_REF] [--json]
  * npm run bench -- encoder [--seconds S] [--repeats R] [--json]
- * npm run bench -- loss [--loss 0,5,10,20] [--modes pels,best-effort,nack] [--seconds S] [--json]
+ * npm run bench -- loss [--loss 0,5,10,20] [--links open,pels,fifo] [--modes pels,nack,best-effort,stock] [--bottleneck-kbps 1200] [--seconds S] [--runs R] [--json]
  * npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]
  *
  * Benchmarks print numbers measured in one run; they assert nothing.
@@ -14,17 +14,16 @@ import { convergence } from './convergence';
 import { dscpMarking } from './dscpMarking';
 import { encoderBench, ENCODER_BENCH_SOURCE, type EncoderRun, type Pipeline } from './encoderCpu';
 import { mean, round } from '../testbed/metrics';
-import { formatLossTable, LOSS_CAPACITY_KBPS, lossResilience } from './lossResilience';
+import { formatLossTable, lossResilience, OPEN_LINK_KBPS, parseLossFlags, type LossFlags, type LossOptions } from './lossResilience';
 import { formatPelsScaleTable, pelsScale, PELS_SCALE_PER_VIEWER_KBPS } from './pelsScale';
 import { loadavg } from 'node:os';
-import { FLOW_MODES, type FlowModeName } from '@pels/shared/protocol/api';
 
 const USAGE = [
   'usage: npm run bench -- capacity [--viewers 25,50,100,200,300,400] [--fanout per-viewer,shared] [--ramp 10] [--seconds 30] [--json]',
   '       npm run bench -- convergence [--seconds S] [--viewers 1,2,4] [--feedback rtcp,router] [--json]',
   '       npm run bench -- dscp [--viewers 1,200] [--rounds 20] [--baseline GIT_REF] [--json]',
   '       npm run bench -- encoder [--seconds 60] [--repeats 3] [--json]',
-  '       npm run bench -- loss [--loss 0,5,10,20] [--modes pels,best-effort,nack] [--seconds 45] [--json]',
+  '       npm run bench -- loss [--loss 0,5,10,20] [--links open,pels,fifo] [--modes pels,nack,best-effort,stock] [--bottleneck-kbps 1200] [--seconds 45] [--runs 1] [--json]',
   '       npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]',
 ].join('\n');
 
@@ -38,13 +37,15 @@ async function main(): Promise<void> {
     allowPositionals: true,
     options: {
       seconds: { type: 'string' },
-      loss: { type: 'string', default: '0,5,10,20' },
-      modes: { type: 'string', default: 'pels,best-effort,nack' },
+      loss: { type: 'string' },
+      links: { type: 'string' },
+      modes: { type: 'string' },
+      'bottleneck-kbps': { type: 'string' },
       viewers: { type: 'string' },
       feedback: { type: 'string', default: 'rtcp,router' },
       rounds: { type: 'string', default: '20' },
       repeats: { type: 'string', default: '3' },
-      runs: { type: 'string', default: '2' },
+      runs: { type: 'string' },
       baseline: { type: 'string' },
       fanout: { type: 'string', default: FANOUTS.join(',') },
       ramp: { type: 'string', default: '10' },
@@ -101,9 +102,9 @@ async function capacityBench(values: { viewers?: string; fanout: string; ramp: s
   for (const line of formatCapacityTable(rows)) console.log(line);
 }
 
-async function pelsScaleBench(values: { viewers?: string; runs: string; seconds?: string; json: boolean }): Promise<void> {
+async function pelsScaleBench(values: { viewers?: string; runs?: string; seconds?: string; json: boolean }): Promise<void> {
   const viewers = (values.viewers ?? '10,20,50').split(',').map(Number);
-  const runs = Number(values.runs);
+  const runs = Number(values.runs ?? '2');
   const seconds = Number(values.seconds ?? '40');
   if (viewers.some((n) => !Number.isInteger(n) || n < 1 || n > 500) || !Number.isInteger(runs) || runs < 1 || !(seconds >= 10)) usage();
   const rows = await pelsScale({ viewers, runs, seconds, loadAverage: () => loadavg()[0]! }, (m) => console.error(`[bench] ${m}`));
@@ -115,19 +116,22 @@ async function pelsScaleBench(values: { viewers?: string; runs: string; seconds?
   for (const line of formatPelsScaleTable(rows)) console.log(line);
 }
 
-async function loss(values: { loss: string; modes: string; seconds?: string; json: boolean }): Promise<void> {
-  const lossPct = values.loss.split(',').map(Number);
-  const modes = values.modes.split(',');
-  const seconds = Number(values.seconds ?? '45');
-  const isMode = (m: string): m is FlowModeName => (FLOW_MODES as readonly string[]).includes(m);
-  if (lossPct.some((p) => !(p >= 0 && p <= 50)) || !modes.every(isMode) || !(seconds >= 20)) usage();
-  const rows = await lossResilience({ lossPct, modes: modes as FlowModeName[], seconds }, (m) => console.error(`[bench] ${m}`));
+async function loss(values: LossFlags & { json: boolean }): Promise<void> {
+  let o: LossOptions;
+  try {
+    o = parseLossFlags(values);
+  } catch (err) {
+    console.error(`[bench] ${(err as Error).message}`);
+    usage();
+  }
+  const rows = await lossResilience(o, (m) => console.error(`[bench] ${m}`), () => loadavg()[0]!);
   if (values.json) {
-    process.stdout.write(JSON.stringify({ benchmark: 'loss', capacityKbps: LOSS_CAPACITY_KBPS, seconds, rows }) + '\n');
+    process.stdout.write(JSON.stringify({ benchmark: 'loss', openLinkKbps: OPEN_LINK_KBPS, ...o, rows }) + '\n');
     return;
   }
+  console.log(`1 viewer, ${o.seconds} s a run, second-half averages; links: open ${OPEN_LINK_KBPS} kb/s (the mode's own router), pels and fifo ${o.bottleneckKbps} kb/s`);
   for (const line of formatLossTable(rows)) console.log(line);
-  for (const r of rows) if (r.errors.length) console.error(`[bench] ${r.mode} at ${r.lossPct}%: ${r.errors.join('; ')}`);
+  for (const r of rows) if (r.errors.length) console.error(`[bench] ${r.mode} on ${r.link} at ${r.lossPct}%, run ${r.run}: ${r.errors.join('; ')}`);
 }
 
 async function dscp(values: { viewers?: string; rounds: string; baseline?: string; json: boolean }): Promise<void> {
