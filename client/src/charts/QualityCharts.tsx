@@ -85,7 +85,8 @@ export function QualityCharts({ store }: { store: QualityStore }) {
         ['controller rate', kbps(v?.rateKbps), 'rate'],
         ['sent', kbps(v?.sentKbps), 'sent'],
         ['gamma', v ? v.gamma.toFixed(3) : '–', 'gamma'],
-        ['loss p', pct(v?.lossP), 'loss-p'],
+        ['congestion p', pct(v?.lossP), 'loss-p'],
+        ['loss read as', v ? `${v.congestion.diagnosis}, wire ${pct(v.congestion.wireLoss)}` : '–', 'loss-diagnosis'],
         ['RTT', v?.rttMs == null ? '–' : `${v.rttMs.toFixed(0)} ms`, 'rtt'],
         ['mode', v?.mode ?? '–', 'server-mode'],
       ]}
