@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LossDiagnosis } from '@pels/shared/protocol/api';
-import { INITIAL_REPAIR, nextRepair, OPEN_AFTER_STEPS, type RepairState } from './repairPolicy';
+import { INITIAL_REPAIR, MAX_OPEN_AFTER_STEPS, nextRepair, OPEN_AFTER_STEPS, RELAX_STEPS, type RepairState } from './repairPolicy';
 
 // 1000 kb/s sent (green 400, yellow 350, red 250) at a rate of 1250: 250 kb/s of room.
 const SENT = { green: 400, yellow: 350, red: 250 };
@@ -54,4 +54,35 @@ test('unknown or impossible readings repair green only and never throw', () => {
   for (const bad of [input('wire-loss', null), input('wire-loss', 1), input('wire-loss', -0.1), input('wire-loss', NaN), input('wire-loss', 0.1, NaN), input('wire-loss', 0.1, 1250, nan)]) {
     assert.deepEqual(run(input('wire-loss', 0.1), input('wire-loss', 0.1), bad).at(-1), 'green');
   }
+});
+
+test('backoff: congestion that closes an opening doubles the wire-loss readings the next one waits for; calm readings halve it again', () => {
+  const wire = input('wire-loss', 0.1);
+  const congestion = input('congestion', 0.1);
+  let s: RepairState = INITIAL_REPAIR;
+  const step = (i: ReturnType<typeof input>, n = 1) => {
+    for (let k = 0; k < n; k++) s = nextRepair(s, i);
+    return s.repaired.length;
+  };
+  // Congestion while closed costs nothing.
+  step(congestion);
+  assert.equal(s.openAfter, OPEN_AFTER_STEPS);
+  assert.equal(step(wire, 2), 3);
+  // Closed by congestion: 4 readings the next time, then 8, up to the cap.
+  assert.equal(step(congestion), 1);
+  assert.equal(step(wire, 3), 1);
+  assert.equal(step(wire), 3);
+  step(congestion);
+  assert.equal(s.openAfter, 8);
+  for (let k = 0; k < 5; k++) {
+    step(wire, s.openAfter);
+    step(congestion);
+  }
+  assert.equal(s.openAfter, MAX_OPEN_AFTER_STEPS);
+  // A long calm relaxes it step by step.
+  step(wire, RELAX_STEPS);
+  assert.equal(s.openAfter, MAX_OPEN_AFTER_STEPS / 2);
+  assert.equal(s.repaired.length, 3);
+  step(input('clear', 0.1), 3 * RELAX_STEPS);
+  assert.equal(s.openAfter, OPEN_AFTER_STEPS);
 });
