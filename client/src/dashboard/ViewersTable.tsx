@@ -115,7 +115,7 @@ interface RowProps {
 
 const Row = memo(
   function Row({ row, top, selected, nowS, actions }: RowProps) {
-    // A nack viewer's retransmission is fixed since it consumed: it cannot switch (the server refuses).
+    // A nack viewer gets no button: leaving nack needs nftables to hold yellow's and red's retransmissions back, which the row does not show (the API switches it when it can).
     const other: FlowModeName | null = row.mode === 'nack' ? null : row.mode === 'pels' ? 'best-effort' : 'pels';
     // The server refuses PELS on a path that cannot carry colors.
     const stuck = other === 'pels' && (row.transport === 'tcp' || row.transport === 'relay');
