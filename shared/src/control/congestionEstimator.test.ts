@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type { Color } from '../pels/color';
 import { mulberry32 } from '../pels/syntheticStream';
 import type { CongestionState } from '../protocol/api';
 import { CongestionEstimator, excessLoss, type LossStep } from './congestionEstimator';
+import { ControlCore } from './controlCore';
+import { parseRecording } from './recording';
 
 /** Packets per one-second step at a 1000 kb/s stream: green 25, yellow 40, red 30. */
 const PACKETS: Record<Color, number> = { green: 25, yellow: 40, red: 30 };
@@ -81,7 +84,7 @@ test('a drop-tail FIFO drops every color alike, but its queue shows in the round
 });
 
 test('a queue without loss is priced: the controller backs off before a FIFO overflows', () => {
-  const states = run(trace(20, () => all(0), (k) => (k < 10 ? 5 : 5 + 150), 1));
+  const states = run(trace(20, () => all(0), (k) => (k < 10 ? 5 : 5 + 180), 1));
   assert.equal(states[5]!.congestion, 0);
   assert.equal(states[19]!.diagnosis, 'congestion');
   assert.ok(Math.abs(states[19]!.congestion! - 0.1) < 1e-9, `price ${states[19]!.congestion}`);
@@ -96,6 +99,8 @@ test('a busy receiver\'s late reports, one or two at a time, are no queue', () =
 test('the base layer lost beyond the wire is the link below the base layer', () => {
   const e = new CongestionEstimator();
   e.update({ atMs: 0, intervals: { green: { expected: 100, lost: 0 }, yellow: { expected: 100, lost: 0 } } });
+  // A first report's one of two: not a floor.
+  assert.equal(e.update({ atMs: 500, intervals: { green: { expected: 2, lost: 1 }, yellow: { expected: 10, lost: 0 } } })!.baseCongestion, 0);
   const s = e.update({ atMs: 1000, intervals: { green: { expected: 100, lost: 30 }, yellow: { expected: 100, lost: 100 } } })!;
   assert.equal(s.baseCongestion, 0.3);
   assert.equal(s.congestion, 1);
@@ -115,4 +120,22 @@ test('excessLoss: the loss that passed the wire and was dropped after, less one 
   // 12% lost of 40 at 10% wire loss is well within the noise.
   assert.equal(excessLoss(0.12, 40, 0.1, 1), 0);
   assert.equal(excessLoss(0.5, 10, 1, 1), 0);
+});
+
+test('a recorded trace (testbed, PELS router, 2000 kb/s, 10% random loss): read as wire loss, the rate well above eq. 8 on the raw loss', () => {
+  const { params, steps } = parseRecording(readFileSync(new URL('./traces/pels-2000kbps-10pct-random-loss.jsonl', import.meta.url), 'utf8'));
+  const core = new ControlCore(params);
+  const states: CongestionState[] = [];
+  let before = 0;
+  for (const { input } of steps) {
+    const { state } = core.step(input);
+    if (state.feedbackSteps !== before) states.push(state.congestion);
+    before = state.feedbackSteps;
+  }
+  const settled = states.slice(10);
+  const measured = mean(settled.map((s) => s.measuredLoss!));
+  assert.ok(measured > 0.08, `the reports show ${measured}`);
+  assert.ok(share(settled, 'wire-loss') > 0.8, `wire-loss diagnosed in ${share(settled, 'wire-loss')}`);
+  assert.ok(mean(settled.map((s) => s.congestion!)) < 0.05, `congestion ${mean(settled.map((s) => s.congestion!))}`);
+  assert.ok(Math.abs(settled.at(-1)!.wireLoss! - 0.1) < 0.05, `wire ${settled.at(-1)!.wireLoss}`);
 });

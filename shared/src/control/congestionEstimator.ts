@@ -39,6 +39,12 @@ export interface CongestionParams {
   tolerance: number;
   /** The same for green's own excess, which weighs as a floor on few packets: a stray high count must not read as a link below the base rate. */
   baseTolerance: number;
+  /**
+   * Green's excess is a floor only over this many packets: a player's first
+   * report can count one of two packets lost, which would end MKC's start-up
+   * at once. A link below the base rate drops more than that in a step.
+   */
+  minBasePackets: number;
   /** Wire loss below this is none: `clear`, not `wire-loss`. */
   wireFloor: number;
   /**
@@ -54,13 +60,14 @@ export interface CongestionParams {
 }
 
 export const CONGESTION_DEFAULTS: Readonly<CongestionParams> = {
-  queueThresholdMs: 50,
+  queueThresholdMs: 80,
   queuePriceMs: 1000,
   baseRttWindowMs: 60_000,
   rttSamples: 3,
   wireDecay: 0.9,
   tolerance: 1,
   baseTolerance: 2,
+  minBasePackets: 10,
   wireFloor: 0.005,
   starvedLoss: 0.5,
   diagnosisDecay: 0.7,
@@ -138,7 +145,7 @@ export class CongestionEstimator {
     const queued = queueDelayMs !== null && queueDelayMs > this.params.queueThresholdMs;
     const wire = this.wireLoss ?? (queued ? 0 : leastColorLoss(step.intervals));
     const price = queued ? (queueDelayMs - this.params.queueThresholdMs) / this.params.queuePriceMs : 0;
-    const baseCongestion = green ? excessLoss(green.loss, green.n, wire, this.params.baseTolerance) : 0;
+    const baseCongestion = green && green.n >= this.params.minBasePackets ? excessLoss(green.loss, green.n, wire, this.params.baseTolerance) : 0;
     // Green is served first: a lower enhancement figure only means its losses are not reported yet, so green's is a floor.
     const congestion = Math.min(1, Math.max(excessLoss(measured.loss, measured.n, wire, tolerance), baseCongestion, price));
     if (green && !queued && this.isWireSample(green, enhancement)) this.learnWire(green.loss, green.n);
