@@ -45,6 +45,8 @@ export interface CongestionParams {
    * at once. A link below the base rate drops more than that in a step.
    */
   minBasePackets: number;
+  /** The wire loss green's first losses are measured against, before any estimate: the worst served (the benchmark's 20%). */
+  unknownWireLoss: number;
   /** Wire loss below this is none: `clear`, not `wire-loss`. */
   wireFloor: number;
   /**
@@ -68,6 +70,7 @@ export const CONGESTION_DEFAULTS: Readonly<CongestionParams> = {
   tolerance: 1,
   baseTolerance: 2,
   minBasePackets: 10,
+  unknownWireLoss: 0.2,
   wireFloor: 0.005,
   starvedLoss: 0.5,
   diagnosisDecay: 0.7,
@@ -94,25 +97,26 @@ function pooled(intervals: readonly (LossInterval | undefined)[]): { loss: numbe
 /**
  * Loss beyond the wire's: 1 - (1 - l) / (1 - w) is the share of packets that
  * passed the wire and were dropped at the queue, less the tolerance for n
- * binomial packets at loss w. 0 when within it.
+ * binomial packets at loss w, and for w itself measured on wirePackets. 0 when within it.
  */
-export function excessLoss(loss: number, packets: number, wire: number, tolerance: number): number {
+export function excessLoss(loss: number, packets: number, wire: number, tolerance: number, wirePackets = Number.POSITIVE_INFINITY): number {
   if (wire >= 1) return 0;
   // No wire loss: the loss is the queue's, exactly as measured.
   if (wire <= 0) return loss;
   const excess = 1 - (1 - loss) / (1 - wire);
-  const standardError = Math.sqrt((wire * (1 - wire)) / Math.max(1, packets)) / (1 - wire);
+  const standardError = Math.sqrt(wire * (1 - wire) * (1 / Math.max(1, packets) + 1 / Math.max(1, wirePackets))) / (1 - wire);
   return Math.max(0, Math.min(1, excess - tolerance * standardError));
 }
 
 /**
  * Before any wire estimate, the least of the colors' losses is the best
  * guess: a PELS router spares green, the wire does not. Without green, or
- * with one color alone, nothing tells them apart: 0, all loss is the queue's.
+ * with one color alone, nothing tells them apart: null, all loss is the queue's.
  */
-function leastColorLoss(intervals: LossStep['intervals']): number {
-  const losses = Object.values(intervals).flatMap((i) => (i && i.expected > 0 ? [Math.max(0, i.lost) / i.expected] : []));
-  return intervals.green && losses.length >= 2 ? Math.min(...losses) : 0;
+function leastColorLoss(intervals: LossStep['intervals']): { loss: number; n: number } | null {
+  const losses = Object.values(intervals).flatMap((i) => (i && i.expected > 0 ? [{ loss: Math.max(0, i.lost) / i.expected, n: i.expected }] : []));
+  if (!intervals.green || losses.length < 2) return null;
+  return losses.reduce((a, b) => (b.loss < a.loss ? b : a));
 }
 
 /** Packet counts with the past weighed down by `decay` per step, and this step's added. */
@@ -143,16 +147,22 @@ export class CongestionEstimator {
     if (!measured) return null;
     const { tolerance } = this.params;
     const queued = queueDelayMs !== null && queueDelayMs > this.params.queueThresholdMs;
-    const wire = this.wireLoss ?? (queued ? 0 : leastColorLoss(step.intervals));
+    const guess = queued ? null : leastColorLoss(step.intervals);
+    const wire = this.wireLoss ?? guess?.loss ?? 0;
+    const wirePackets = this.wire?.sent ?? guess?.n ?? Number.POSITIVE_INFINITY;
     const price = queued ? (queueDelayMs - this.params.queueThresholdMs) / this.params.queuePriceMs : 0;
-    const baseCongestion = green && green.n >= this.params.minBasePackets ? excessLoss(green.loss, green.n, wire, this.params.baseTolerance) : 0;
+    // Green's excess says the link is below the base rate. Before any wire estimate it is measured over the worst wire loss
+    // served (a viewer starts at the base rate, green alone: its first losses cannot be told apart and must not end start-up).
+    const baseWire = this.wire ? wire : Math.max(wire, this.params.unknownWireLoss);
+    const baseCongestion =
+      green && green.n >= this.params.minBasePackets ? excessLoss(green.loss, green.n, baseWire, this.params.baseTolerance, wirePackets) : 0;
     // Green is served first: a lower enhancement figure only means its losses are not reported yet, so green's is a floor.
-    const congestion = Math.min(1, Math.max(excessLoss(measured.loss, measured.n, wire, tolerance), baseCongestion, price));
+    const congestion = Math.min(1, Math.max(excessLoss(measured.loss, measured.n, wire, tolerance, wirePackets), baseCongestion, price));
     if (green && !queued && this.isWireSample(green, enhancement)) this.learnWire(green.loss, green.n);
     const wireLoss = this.wireLoss ?? wire;
     // The diagnosis tests the loss of the last few steps pooled, at a wider tolerance: one step's stray excess flips no decision.
     this.recent = decayed(this.recent, measured.loss, measured.n, this.params.diagnosisDecay);
-    const recentExcess = excessLoss(this.recent.lost / this.recent.sent, this.recent.sent, wireLoss, this.params.diagnosisTolerance);
+    const recentExcess = excessLoss(this.recent.lost / this.recent.sent, this.recent.sent, wireLoss, this.params.diagnosisTolerance, wirePackets);
     const congested = queued || recentExcess > this.params.congestionFloor;
     const diagnosis: LossDiagnosis = congested ? 'congestion' : wireLoss >= this.params.wireFloor ? 'wire-loss' : congestion > 0 ? 'congestion' : 'clear';
     this.current = { diagnosis, measuredLoss: measured.loss, congestion, wireLoss, queueDelayMs, baseCongestion };

@@ -28,7 +28,7 @@ test('a tick lets the tracker give up on a silent stream: its packets count as l
   // Yellow reports, red sent 100 more packets and stays silent.
   core.step({ kind: 'receiver-reports', atMs: 1000, streams: { yellow: stats(200, 0, 2), red: stats(200, 0, 1) } });
   assert.equal(core.state.feedbackSteps, 1);
-  assert.equal(core.step({ kind: 'tick', atMs: 2600 }).state.lossP, 100 / 200);
+  assert.equal(core.step({ kind: 'tick', atMs: 3600 }).state.lossP, 100 / 200);
 });
 
 test('only the configured kind of feedback steps the controllers; the other is still measured', () => {

@@ -28,12 +28,12 @@ test('a stream silent past the wait counts its packets lost (a starved queue sen
   const t = new ReceiverReportTracker('v1');
   t.update({ yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0);
   assert.equal(t.update({ yellow: s(200, 20, 2), red: s(200, 0, 1) }, 1000), null);
-  const ev = t.update({ yellow: s(200, 20, 2), red: s(200, 0, 1) }, 2600);
+  const ev = t.update({ yellow: s(200, 20, 2), red: s(200, 0, 1) }, 3600);
   // yellow 20 of 100 lost, red's 100 unreported packets lost
   assert.equal(ev?.lossFraction, 120 / 200);
   // Red's next real report counts those 100 as lost too: they are not counted again.
-  assert.equal(t.update({ yellow: s(300, 20, 3), red: s(300, 150, 2) }, 3600)?.lossFraction, 50 / 200);
-  assert.equal(t.update({ yellow: s(300, 20, 3), red: s(300, 150, 2) }, 5200), null);
+  assert.equal(t.update({ yellow: s(300, 20, 3), red: s(300, 150, 2) }, 4600)?.lossFraction, 50 / 200);
+  assert.equal(t.update({ yellow: s(300, 20, 3), red: s(300, 150, 2) }, 7200), null);
 });
 
 test('awaits reports from the first report until the step, and only then', () => {
@@ -76,9 +76,10 @@ test('nothing reported: no state invented', () => {
 
 test('green loss of the same interval goes along with the step, when green reported', () => {
   const t = new ReceiverReportTracker('v1');
+  // Before any wire-loss estimate, 2% of green cannot be told from the wire's: no base congestion.
   const ev = t.update({ green: s(100, 2, 1), yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0);
-  assert.equal(ev?.lossFraction, 0.02);
-  assert.equal(ev?.baseLossFraction, 0.02);
+  assert.equal(ev?.lossFraction, 0);
+  assert.equal(ev?.baseLossFraction, 0);
   const next = t.update({ green: s(200, 2, 2), yellow: s(200, 0, 2), red: s(200, 10, 2) }, 1000);
   assert.deepEqual([next?.lossFraction, next?.baseLossFraction], [10 / 200, 0]);
   // Green silent this time: no base loss measured, none claimed.
@@ -100,6 +101,7 @@ test('a loss-free stream whose reports repeat their counters (jitter holding sti
 test("green's loss is p's floor: enhancement losses not reported yet do not let the rate climb while the base layer is dropped", () => {
   const t = new ReceiverReportTracker('v1');
   const ev = t.update({ green: s(100, 80, 1, 204), yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0);
-  assert.deepEqual([ev?.lossFraction, ev?.baseLossFraction], [0.8, 0.8]);
+  // Beyond the worst wire loss served (20%), before any estimate: 1 - 0.2 / 0.8, less two standard errors.
+  assert.ok(ev!.lossFraction > 0.6 && ev!.lossFraction === ev!.baseLossFraction, JSON.stringify(ev));
   assert.equal(t.update({ green: s(200, 80, 2), yellow: s(200, 10, 2, 25), red: s(200, 20, 2, 51) }, 1000)?.lossFraction, 30 / 200);
 });

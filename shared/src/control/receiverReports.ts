@@ -29,8 +29,14 @@ export function reportSignature(s: StreamStats): string {
 /** How often a sender reads its streams' stats: a report is seen within this long of its arrival. */
 export const STATS_POLL_MS = 250;
 
-/** With one stream silent, step anyway after this long on the reports that came. */
-const MAX_WAIT_MS = 1500;
+/**
+ * With one stream silent, step anyway after this long on the reports that
+ * came. The player sends each stream's reports on a timer of its own, about a
+ * second randomized by 0.5-1.5, so two streams' reports can be 1.5 s apart on
+ * a live path; at 1500 ms a busy receiver's late report counted a whole
+ * stream lost (steps reading 100% enhancement loss on an open link).
+ */
+const MAX_WAIT_MS = 2500;
 
 interface PerColor {
   /** The latest report's fields with its RTT: a change is a report seen. */
