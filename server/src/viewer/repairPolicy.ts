@@ -9,21 +9,26 @@
  * as coloring fills red with the least important frames). The room is the rate
  * controller's rate above what is sent, against the retransmissions expected:
  * each lost packet once more, itself lost as often, p/(1-p) of the sent bytes.
- * Congestion closes them at once; each time it closes an opening, the next
- * one waits for a run of wire-loss readings twice as long (a calm spell
- * relaxes it), so a diagnosis that wavers does not flap the gate.
+ * What is sent is smoothed over a few readings: frame selection keeps it at
+ * the rate on average but not second by second (keyframes, rendition moves),
+ * and a rate-limited flow has no room however its last second looked.
+ * Congestion closes them at once; each time an opening ends (congestion, or
+ * the room gone), the next one waits for a run of wire-loss readings twice as
+ * long (a calm spell relaxes it), so a wavering reading does not flap the gate.
  */
 import type { Color } from '@pels/shared/pels/color';
 import type { CongestionState } from '@pels/shared/protocol/api';
 
 /** Wire-loss readings in a row before a color opens at first: one reading may be the start of a queue the next shows. */
 export const OPEN_AFTER_STEPS = 2;
-/** Congestion that closes an opening doubles the readings the next one waits for, up to this: a wavering diagnosis does not flap the gate. */
+/** An opening that ends doubles the readings the next one waits for, up to this: a wavering diagnosis or room does not flap the gate. */
 export const MAX_OPEN_AFTER_STEPS = 16;
 /** Readings in a row without congestion that halve that wait again. */
 export const RELAX_STEPS = 20;
 /** Opening asks this much more room than staying open asks, so a rate wobbling around the need does not flap the gate. */
 export const OPEN_MARGIN = 1.5;
+/** The sent rate is a mean over about this many readings (exponential, weight 1/n, past the first n), and a color opens only once that many came. */
+export const SENT_READINGS = 5;
 
 export interface RepairInput {
   congestion: Pick<CongestionState, 'diagnosis' | 'wireLoss'>;
@@ -36,44 +41,67 @@ export interface RepairInput {
 export interface RepairState {
   /** The colors repaired: green, then yellow, then red. */
   repaired: Color[];
-  /** Wire-loss readings in a row, up to the latest. */
+  /** Wire-loss readings in a row, up to the latest, since the last closing. */
   wireLossSteps: number;
   /** The wire-loss readings in a row a closed color waits for. */
   openAfter: number;
   /** Readings without congestion since the last congestion or relaxation. */
   calmSteps: number;
+  /** The sent rate per color, smoothed, kb/s, and over how many readings (up to the ones that count). */
+  sent: { kbps: Record<Color, number>; readings: number } | null;
 }
 
-export const INITIAL_REPAIR: RepairState = { repaired: ['green'], wireLossSteps: 0, openAfter: OPEN_AFTER_STEPS, calmSteps: 0 };
+export const INITIAL_REPAIR: RepairState = { repaired: ['green'], wireLossSteps: 0, openAfter: OPEN_AFTER_STEPS, calmSteps: 0, sent: null };
 
 /** The next state at a fresh diagnosis (one per control step). */
 export function nextRepair(prev: RepairState, input: RepairInput): RepairState {
-  const { diagnosis, wireLoss } = input.congestion;
-  if (diagnosis === 'congestion') {
-    const closing = prev.repaired.length > 1;
-    return { repaired: ['green'], wireLossSteps: 0, openAfter: closing ? Math.min(MAX_OPEN_AFTER_STEPS, 2 * prev.openAfter) : prev.openAfter, calmSteps: 0 };
-  }
-  const relax = prev.calmSteps + 1 >= RELAX_STEPS;
+  const { diagnosis } = input.congestion;
+  const congested = diagnosis === 'congestion';
+  const relax = !congested && prev.calmSteps + 1 >= RELAX_STEPS;
   const next: RepairState = {
     repaired: ['green'],
     wireLossSteps: diagnosis === 'wire-loss' ? prev.wireLossSteps + 1 : 0,
     openAfter: relax ? Math.max(OPEN_AFTER_STEPS, prev.openAfter / 2) : prev.openAfter,
-    calmSteps: relax ? 0 : prev.calmSteps + 1,
+    calmSteps: congested || relax ? 0 : prev.calmSteps + 1,
+    sent: smoothed(prev.sent, input.sentKbps),
   };
-  const p = wireLoss ?? NaN;
-  const sent = input.sentKbps;
-  // Unknown wire loss: what retransmission would cost is unknown too.
-  if (!(p >= 0 && p < 1) || !(input.rateKbps >= 0) || ![sent.green, sent.yellow, sent.red].every((k) => k >= 0)) return next;
-  const room = input.rateKbps - sent.green - sent.yellow - sent.red;
-  const overhead = p / (1 - p);
-  // Green's own retransmissions are taken in any case: each further color must fit with them.
-  let needKbps = overhead * sent.green;
-  for (const color of ['yellow', 'red'] as const) {
-    needKbps += overhead * sent[color];
-    const open = prev.repaired.includes(color);
-    const fits = open ? room >= needKbps : next.wireLossSteps >= next.openAfter && room >= OPEN_MARGIN * needKbps;
-    if (!fits) break;
-    next.repaired.push(color);
+  if (!congested) next.repaired.push(...roomFor(prev, next, input));
+  // An opening that did not last (congestion, or the room gone): the next one waits for a run twice as long.
+  if (next.repaired.length < prev.repaired.length) {
+    next.openAfter = Math.min(MAX_OPEN_AFTER_STEPS, 2 * prev.openAfter);
+    next.wireLossSteps = 0;
   }
   return next;
+}
+
+/** The enhancement colors the room covers, yellow then red: kept while it covers their need, opened with a margin after a wire-loss run. */
+function roomFor(prev: RepairState, next: RepairState, input: RepairInput): Color[] {
+  const p = input.congestion.wireLoss ?? NaN;
+  // Unknown wire loss: what retransmission would cost is unknown too.
+  if (!(p >= 0 && p < 1) || !(input.rateKbps >= 0) || !next.sent) return [];
+  const { kbps, readings } = next.sent;
+  const room = input.rateKbps - kbps.green - kbps.yellow - kbps.red;
+  const overhead = p / (1 - p);
+  const out: Color[] = [];
+  // Green's own retransmissions are taken in any case: each further color must fit with them.
+  let needKbps = overhead * kbps.green;
+  for (const color of ['yellow', 'red'] as const) {
+    needKbps += overhead * kbps[color];
+    const fits = prev.repaired.includes(color)
+      ? room >= needKbps
+      : next.wireLossSteps >= next.openAfter && readings >= SENT_READINGS && room >= OPEN_MARGIN * needKbps;
+    if (!fits) break;
+    out.push(color);
+  }
+  return out;
+}
+
+/** The smoothed sent rate with a new reading; a reading that is not a rate is left out. */
+function smoothed(past: RepairState['sent'], latest: Record<Color, number>): RepairState['sent'] {
+  if (![latest.green, latest.yellow, latest.red].every((k) => k >= 0 && k < Infinity)) return past;
+  if (!past) return { kbps: { ...latest }, readings: 1 };
+  // The plain mean until enough readings came: the first one alone would weigh for many.
+  const readings = Math.min(SENT_READINGS, past.readings + 1);
+  const mix = (c: Color) => past.kbps[c] + (latest[c] - past.kbps[c]) / readings;
+  return { kbps: { green: mix('green'), yellow: mix('yellow'), red: mix('red') }, readings };
 }
