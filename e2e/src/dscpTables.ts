@@ -1,17 +1,18 @@
 /**
  * The server's DSCP marking as nftables holds it: a table per server process,
  * `inet pels_<port>_pid<pid>`, whose map `ssrc_dscp` sends each marked SSRC to
- * chain `dscp_<n>` (README "How a viewer's flow works"). Needs root.
+ * chain `dscp_<n>`, or drops it (a retransmission gate closed; README "How a
+ * viewer's flow works"). Needs root.
  */
 import { execFileSync } from 'node:child_process';
 
 export interface DscpTable {
   name: string;
-  /** SSRC -> DSCP. */
-  marks: Map<number, number>;
+  /** SSRC -> DSCP, or 'drop'. */
+  marks: Map<number, number | 'drop'>;
 }
 
-type NftDoc = { nftables: { table?: { family: string; name: string }; map?: { elem?: [number, { goto: { target: string } }][] } }[] };
+type NftDoc = { nftables: { table?: { family: string; name: string }; map?: { elem?: [number, { goto?: { target: string }; drop?: null }][] } }[] };
 
 const nft = (...args: string[]): NftDoc => JSON.parse(execFileSync('nft', ['-j', ...args], { encoding: 'utf8' })) as NftDoc;
 
@@ -22,6 +23,6 @@ export function serverDscpTables(port: number, pid?: number): DscpTable[] {
     .nftables.flatMap((o) => (o.table?.family === 'inet' && name.test(o.table.name) ? [o.table.name] : []))
     .map((table) => {
       const elems = nft('list', 'map', 'inet', table, 'ssrc_dscp').nftables.find((o) => o.map)?.map?.elem ?? [];
-      return { name: table, marks: new Map(elems.map(([ssrc, v]) => [ssrc, Number(/^dscp_(\d+)$/.exec(v.goto.target)?.[1])])) };
+      return { name: table, marks: new Map(elems.map(([ssrc, v]) => [ssrc, v.goto ? Number(/^dscp_(\d+)$/.exec(v.goto.target)?.[1]) : ('drop' as const)])) };
     });
 }

@@ -4,7 +4,7 @@
  * nothing. Tests restore what they change: other spec files share the server.
  */
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { BEST_EFFORT_DSCP, DSCP } from '@pels/shared/pels/color';
+import { BEST_EFFORT_DSCP, COLORS, DSCP } from '@pels/shared/pels/color';
 import type { ViewerState } from '@pels/shared/protocol/api';
 import type { ControlSettingsInfo, OperatorSnapshot, OperatorStream } from '@pels/shared/protocol/operator';
 import type { StreamInfo } from '@pels/shared/protocol/signaling';
@@ -144,17 +144,26 @@ test('a viewer is listed with its live state, switched to best effort and back (
   expect((await viewers(request)).find((x) => x.id === id)?.mode).toBe('best-effort');
   const marks = dscpMarks(v);
   test.info().annotations.push({ type: 'dscp after switch', description: marks ? JSON.stringify(marks) : 'not marked here (not root or no nftables)' });
-  // Green's retransmissions (RTX, set at consume) follow green's mark.
-  if (marks) expect(marks).toEqual({ green: BEST_EFFORT_DSCP, yellow: BEST_EFFORT_DSCP, red: BEST_EFFORT_DSCP, 'green rtx': BEST_EFFORT_DSCP });
+  // Retransmissions (RTX, set at consume) follow their color's mark; best effort repairs green only, yellow's and red's are dropped.
+  const be = BEST_EFFORT_DSCP;
+  if (marks) expect(marks).toEqual({ green: be, yellow: be, red: be, 'green rtx': be, 'yellow rtx': 'drop', 'red rtx': 'drop' });
   // The flow goes on in the new mode: frames keep flowing to the player.
   const sent = (await viewers(request)).find((x) => x.id === id)!.framesSent.tid0;
   await expect.poll(async () => (await viewers(request)).find((x) => x.id === id)!.framesSent.tid0, { timeout: 5000 }).toBeGreaterThan(sent);
 
+  // No loss here: PELS repairs green only.
   expect((await setMode('pels')).status()).toBe(200);
-  if (marks) expect(dscpMarks(v)).toEqual({ ...DSCP, 'green rtx': DSCP.green });
+  if (marks) expect(dscpMarks(v)).toEqual({ ...DSCP, 'green rtx': DSCP.green, 'yellow rtx': 'drop', 'red rtx': 'drop' });
   await expectError(await setMode('fast'), 400, 'bad_request', /at mode/);
-  // Retransmission was set at consume: a switch to nack would need it on every stream.
-  await expectError(await setMode('nack'), 409, 'invalid_state', /to nack: retransmission is set when the viewer starts consuming/);
+  if (marks) {
+    // Every color was consumed with RTX, nftables holding yellow's and red's back: nack lets them all through.
+    expect((await setMode('nack')).status()).toBe(200);
+    expect(dscpMarks(v)).toEqual({ green: be, yellow: be, red: be, 'green rtx': be, 'yellow rtx': be, 'red rtx': be });
+    expect((await viewers(request)).find((x) => x.id === id)!.rtx.repaired).toEqual([...COLORS]);
+  } else {
+    // Without nftables PELS consumed green only with RTX: a switch to nack would need it on every stream.
+    await expectError(await setMode('nack'), 409, 'invalid_state', /to nack: retransmission is set when the viewer starts consuming, and it consumed only green with it/);
+  }
   await expectError(await request.post('/api/viewers/nobody/mode', { headers: auth, data: { mode: 'pels' } }), 404, 'not_found');
 
   expect((await request.delete(`/api/viewers/${id}`, { headers: auth })).status()).toBe(200);
@@ -221,7 +230,7 @@ test('the dashboard feed: a wrong token is refused (close 4401), the right one g
 });
 
 /** The DSCP each of the viewer's streams is marked with in the server's nftables table, or null when marking is off here. */
-function dscpMarks(v: ViewerState): Record<string, number | undefined> | null {
+function dscpMarks(v: ViewerState): Record<string, number | 'drop' | undefined> | null {
   if (!v.dscp.enabled) return null;
   const tables = serverDscpTables(Number(new URL(test.info().project.use.baseURL!).port));
   expect(tables, 'one nftables table of the server').toHaveLength(1);

@@ -40,6 +40,8 @@ test('two live viewers with changing numbers; switch one to best effort, disconn
     await expect(row(dash, a.id)).toBeVisible();
     await expect(row(dash, b.id)).toBeVisible();
     await expect(cell(dash, a.id, 'mode')).toHaveText('pels');
+    // The loss diagnosis and the colors repaired: green always (nothing lost here, so no more).
+    await expect(cell(dash, a.id, 'diagnosis')).toHaveText(/^(clear|wire-loss|congestion) · G$/);
 
     // Live: the numbers of both viewers change from second to second.
     const readings = new Map<string, Set<string>>([[a.id, new Set()], [b.id, new Set()]]);

@@ -13,6 +13,7 @@ import { BEST_EFFORT_DSCP, COLORS, DSCP, type Color } from '@pels/shared/pels/co
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import { E2E_RTC_PORT } from '../src/e2ePorts';
 import { operatorHeaders } from '../src/operatorToken';
+import { serverDscpTables } from '../src/dscpTables';
 import { rtpSsrc, startCapture, tcpdumpAvailable, type UdpPacket } from '../src/pcap';
 
 type Hook = { pels?: { state: string; viewerId?: string; stats(): { packetsRecovered: number } } };
@@ -44,19 +45,28 @@ function dropIncoming(ssrcs: number[], oneIn: number): () => void {
   return () => execFileSync('nft', ['delete', 'table', ...table.split(' ')]);
 }
 
-/** Plays `mode`, drops 1 in 20 of the viewer's media packets, captures 4 s; the viewer's state and the RTP DSCPs by SSRC. */
-async function captureUnderLoss(page: Page, mode: FlowModeName): Promise<{ viewer: ViewerState; dscpBySsrc: Map<number, Set<number>> }> {
+/** Plays `mode`; the viewer's state once playing. */
+async function play(page: Page, mode: FlowModeName): Promise<ViewerState> {
   await page.goto(`/?mode=${mode}`);
   await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
-  const id = (await page.evaluate(() => (window as unknown as Hook).pels?.viewerId))!;
-  const before = await viewerState(page, id);
-  expect(before.mode).toBe(mode);
-  expect(before.dscp, before.dscp.reason).toEqual({ enabled: true });
+  const viewer = await viewerState(page, (await page.evaluate(() => (window as unknown as Hook).pels?.viewerId))!);
+  expect(viewer.mode).toBe(mode);
+  expect(viewer.dscp, viewer.dscp.reason).toEqual({ enabled: true });
+  return viewer;
+}
 
+/**
+ * Drops 1 in 20 of the viewer's media packets; once `ready` resolves captures 4 s.
+ * The RTP DSCPs by SSRC, and the viewer's state before and after the capture.
+ */
+async function captureUnderLoss(page: Page, viewer: ViewerState, ready: () => Promise<void> = async () => {}) {
   const dir = mkdtempSync(join(tmpdir(), 'pels-rtx-'));
-  const undo = dropIncoming(COLORS.map((c) => before.ssrcs[c]), 20);
+  const undo = dropIncoming(COLORS.map((c) => viewer.ssrcs[c]), 20);
   let packets: UdpPacket[];
+  let before: ViewerState;
   try {
+    await ready();
+    before = await viewerState(page, viewer.id);
     const capture = await startCapture({ iface: 'lo', file: join(dir, 'rtc.pcap'), filter: `udp and src port ${E2E_RTC_PORT}` });
     await page.waitForTimeout(4000);
     packets = await capture.stop();
@@ -65,20 +75,36 @@ async function captureUnderLoss(page: Page, mode: FlowModeName): Promise<{ viewe
     rmSync(dir, { recursive: true, force: true });
   }
   const dscpBySsrc = new Map<number, Set<number>>();
+  const packetsBySsrc = new Map<number, number>();
   for (const p of packets) {
     const ssrc = p.ipVersion === 4 ? rtpSsrc(p.payload) : undefined;
     if (ssrc === undefined) continue;
     if (!dscpBySsrc.has(ssrc)) dscpBySsrc.set(ssrc, new Set());
     dscpBySsrc.get(ssrc)!.add(p.tos >> 2);
+    packetsBySsrc.set(ssrc, (packetsBySsrc.get(ssrc) ?? 0) + 1);
   }
   // Receiver reports and the server's stats poll bring the counters up to date.
-  await expect.poll(async () => (await viewerState(page, id)).rtx.packetsSent, { timeout: 5000 }).toBeGreaterThan(0);
-  const viewer = await viewerState(page, id);
+  await expect.poll(async () => (await viewerState(page, viewer.id)).rtx.packetsSent, { timeout: 5000 }).toBeGreaterThan(0);
+  const after = await viewerState(page, viewer.id);
   test.info().annotations.push({
-    type: `${mode} under loss`,
-    description: JSON.stringify({ rtx: viewer.rtx, ssrcs: viewer.ssrcs, dscp: Object.fromEntries([...dscpBySsrc].map(([s, d]) => [s, [...d]])) }),
+    type: `${viewer.mode} under loss`,
+    description: JSON.stringify({
+      rtx: after.rtx,
+      before: before.rtx,
+      congestion: after.congestion,
+      ssrcs: after.ssrcs,
+      dscp: Object.fromEntries([...dscpBySsrc].map(([s, d]) => [s, [...d]])),
+      packets: Object.fromEntries(packetsBySsrc),
+    }),
   });
-  return { viewer, dscpBySsrc };
+  return { before, after, dscpBySsrc };
+}
+
+/** The DSCP (or 'drop') the server's nftables map gives each of the viewer's streams and RTX streams. */
+function kernelMarks(page: Page, v: ViewerState): Record<string, number | 'drop' | undefined> {
+  const [table] = serverDscpTables(Number(new URL(page.url()).port));
+  const streams = [...Object.entries(v.ssrcs), ...Object.entries(v.rtx.ssrcs).map(([color, ssrc]) => [`${color} rtx`, ssrc] as const)];
+  return Object.fromEntries(streams.map(([name, ssrc]) => [name, table?.marks.get(ssrc!)]));
 }
 
 test.beforeEach(() => {
@@ -86,20 +112,35 @@ test.beforeEach(() => {
   test.skip(!tcpdumpAvailable(), 'tcpdump is not installed');
 });
 
-test("PELS retransmits green only, and green's RTX stream leaves marked AF41 like green", async ({ page }) => {
-  const { viewer, dscpBySsrc } = await captureUnderLoss(page, 'pels');
-  const rtxGreen = viewer.rtx.ssrcs.green;
-  expect(Object.keys(viewer.rtx.ssrcs)).toEqual(['green']);
-  expect(rtxGreen).toBeGreaterThan(0);
-  expect([...(dscpBySsrc.get(rtxGreen!) ?? [])], 'DSCP of the green RTX packets captured').toEqual([DSCP.green]);
-  for (const c of COLORS) expect([...(dscpBySsrc.get(viewer.ssrcs[c]) ?? [])], `${c} DSCP`).toEqual([DSCP[c]]);
-  // Yellow and red are lost for good: nothing else goes out to this viewer than the three streams and green's RTX.
+test("PELS repairs green always (RTX marked AF41), yellow and red only once the loss reads as wire loss with room: till then the kernel drops their RTX", async ({ page }) => {
+  const viewer = await play(page, 'pels');
+  // Every color is consumed with RTX; at the start only green's retransmissions pass.
+  expect(Object.keys(viewer.rtx.ssrcs).sort()).toEqual([...COLORS].sort());
+  expect(viewer.rtx.repaired).toEqual(['green']);
+  expect(kernelMarks(page, viewer)).toEqual({ ...DSCP, 'green rtx': DSCP.green, 'yellow rtx': 'drop', 'red rtx': 'drop' });
+
+  // Loss on every color alike and no queue: wire loss; the rate starts at its ceiling here, above what is sent.
+  const { before, after, dscpBySsrc } = await captureUnderLoss(page, viewer, () =>
+    expect.poll(async () => (await viewerState(page, viewer.id)).rtx.repaired, { timeout: 30_000 }).toContain('yellow'),
+  );
+  expect(after.congestion.diagnosis).toBe('wire-loss');
+  const rtx = after.rtx.ssrcs;
+  for (const c of COLORS) {
+    expect([...(dscpBySsrc.get(viewer.ssrcs[c]) ?? [])], `${c} DSCP`).toEqual([DSCP[c]]);
+    // A retransmission is as important as its original: it leaves with its color's DSCP, when it leaves.
+    if (dscpBySsrc.has(rtx[c]!)) expect([...dscpBySsrc.get(rtx[c]!)!], `${c} RTX DSCP`).toEqual([DSCP[c]]);
+    // Not repaired over the whole capture: none of its retransmissions left.
+    if (!before.rtx.repaired.includes(c) && !after.rtx.repaired.includes(c)) expect(dscpBySsrc.has(rtx[c]!), `${c} RTX captured`).toBe(false);
+  }
+  expect(dscpBySsrc.has(rtx.green!), 'green RTX captured').toBe(true);
+  expect(dscpBySsrc.has(rtx.yellow!), 'yellow RTX captured').toBe(true);
+  // Nothing else goes out to this viewer than its three streams and their RTX streams.
   // All viewers share the one media port: leave out the packets of the suite's other viewers.
   const others = await otherViewersSsrcs(page, viewer.id);
   const ours = [...dscpBySsrc.keys()].filter((s) => !others.has(s));
-  expect(ours.sort()).toEqual([...COLORS.map((c) => viewer.ssrcs[c]), rtxGreen!].sort());
-  expect(viewer.rtx.nacksReceived).toBeGreaterThan(0);
-  expect(viewer.rtx.bytesSent).toBeGreaterThan(0);
+  expect(ours.every((s) => [...Object.values(viewer.ssrcs), ...Object.values(rtx)].includes(s))).toBe(true);
+  expect(after.rtx.nacksReceived).toBeGreaterThan(0);
+  expect(after.rtx.bytesSent).toBeGreaterThan(0);
   const recovered = await page.evaluate(() => (window as unknown as Hook).pels!.stats().packetsRecovered);
   expect(recovered, 'packets the player got as retransmissions').toBeGreaterThan(0);
   const metrics = await (await page.request.get('/metrics', { headers: operatorHeaders() })).text();
@@ -108,19 +149,24 @@ test("PELS retransmits green only, and green's RTX stream leaves marked AF41 lik
   }
 });
 
-test('nack retransmits every stream, all marked best effort; the operator cannot switch it to another mode', async ({ page }) => {
-  const { viewer, dscpBySsrc } = await captureUnderLoss(page, 'nack');
-  expect(Object.keys(viewer.rtx.ssrcs).sort()).toEqual([...COLORS].sort());
-  const retransmitted = COLORS.filter((c: Color) => dscpBySsrc.has(viewer.rtx.ssrcs[c]!));
+test('nack retransmits every stream, all marked best effort; switched to PELS, yellow and red are held back again', async ({ page }) => {
+  const viewer = await play(page, 'nack');
+  const { dscpBySsrc } = await captureUnderLoss(page, viewer);
+  const rtx = viewer.rtx.ssrcs;
+  expect(Object.keys(rtx).sort()).toEqual([...COLORS].sort());
+  expect(viewer.rtx.repaired).toEqual([...COLORS]);
+  const retransmitted = COLORS.filter((c: Color) => dscpBySsrc.has(rtx[c]!));
   expect(retransmitted.length, 'colors whose RTX packets were captured').toBeGreaterThan(1);
   for (const c of COLORS) {
     expect([...(dscpBySsrc.get(viewer.ssrcs[c]) ?? [])], `${c} DSCP`).toEqual([BEST_EFFORT_DSCP]);
-    if (dscpBySsrc.has(viewer.rtx.ssrcs[c]!)) expect([...dscpBySsrc.get(viewer.rtx.ssrcs[c]!)!], `${c} RTX DSCP`).toEqual([BEST_EFFORT_DSCP]);
+    if (dscpBySsrc.has(rtx[c]!)) expect([...dscpBySsrc.get(rtx[c]!)!], `${c} RTX DSCP`).toEqual([BEST_EFFORT_DSCP]);
   }
+  // Consumed with RTX on every color, and nftables can drop what PELS does not repair: the switch is allowed.
   const res = await page.request.post(`/api/viewers/${viewer.id}/mode`, { headers: operatorHeaders(), data: { mode: 'pels' } });
-  expect(res.status()).toBe(409);
-  const { error } = (await res.json()) as { error: { code: string; message: string } };
-  expect(error.code).toBe('invalid_state');
-  expect(error.message).toMatch(/from nack: retransmission is set when the viewer starts consuming/);
-  expect((await viewerState(page, viewer.id)).mode).toBe('nack');
+  expect(res.status()).toBe(200);
+  const switched = (await res.json()) as { viewer: ViewerState };
+  expect(switched.viewer.mode).toBe('pels');
+  // A mode starts with repair closed.
+  expect(switched.viewer.rtx.repaired).toEqual(['green']);
+  expect(kernelMarks(page, viewer)).toEqual({ ...DSCP, 'green rtx': DSCP.green, 'yellow rtx': 'drop', 'red rtx': 'drop' });
 });
