@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { types as ms } from 'mediasoup';
+import { createDscpMarker, type DscpMarker } from '../net/dscpMarker';
 import type { KeyframeReason } from '../streams/keyframeRequests';
-import { frames, realMedia } from './realMediaForTests';
+import { frames, log, realMedia } from './realMediaForTests';
 import { ViewerSession } from './viewerSession';
 
 const env = realMedia();
@@ -50,4 +51,26 @@ test('a viewer asks for a keyframe when it starts receiving, and for each PLI on
   await yellow.requestKeyFrame();
   await until('a synthetic keyframe on yellow', () => session.flow.counters.syntheticKeyframes > synthetic);
   assert.deepEqual([...new Set(reasons)], ['join', 'pli']);
+});
+
+test("PELS consumes every color with RTX where nftables can hold yellow's and red's back (held back at first); without nftables green only, and the state says why", async (t) => {
+  const router = await env.media.createRouter();
+  t.after(() => router.close());
+  const consumed = async (id: string, dscp: DscpMarker) => {
+    const session = await ViewerSession.create(env.viewerOptions(router, id, { dscp }));
+    t.after(() => session.close());
+    await session.createTransport();
+    await session.consume(router.rtpCapabilities as Parameters<ViewerSession['consume']>[0]);
+    return session.state().rtx;
+  };
+  const off = await createDscpMarker({ instance: `test_off_${process.pid}`, udpPorts: { min: 1, max: 1 }, log, nftPath: '/nonexistent/nft' });
+  const without = await consumed('v-off', off);
+  assert.deepEqual(Object.keys(without.ssrcs), ['green']);
+  assert.deepEqual(without.repaired, ['green']);
+  assert.match(without.repairUnavailable ?? '', /without nftables .*nft not found/);
+  if (!env.dscp.available) return t.skip('nftables is not usable here (needs root)');
+  const gated = await consumed('v-on', env.dscp);
+  assert.deepEqual(Object.keys(gated.ssrcs), ['green', 'yellow', 'red']);
+  assert.deepEqual(gated.repaired, ['green']);
+  assert.equal(gated.repairUnavailable, null);
 });
