@@ -45,8 +45,9 @@ export interface CongestionParams {
    * at once. A link below the base rate drops more than that in a step.
    */
   minBasePackets: number;
-  /** The wire loss green's first losses are measured against, before any estimate: the worst served (the benchmark's 20%). */
+  /** The wire loss the first losses are measured against, before any estimate and for this long from the first step: the worst served (the benchmark's 20%). */
   unknownWireLoss: number;
+  unknownWireMs: number;
   /** Wire loss below this is none: `clear`, not `wire-loss`. */
   wireFloor: number;
   /**
@@ -71,6 +72,7 @@ export const CONGESTION_DEFAULTS: Readonly<CongestionParams> = {
   baseTolerance: 2,
   minBasePackets: 10,
   unknownWireLoss: 0.2,
+  unknownWireMs: 3000,
   wireFloor: 0.005,
   starvedLoss: 0.5,
   diagnosisDecay: 0.7,
@@ -108,11 +110,7 @@ export function excessLoss(loss: number, packets: number, wire: number, toleranc
   return Math.max(0, Math.min(1, excess - tolerance * standardError));
 }
 
-/**
- * Before any wire estimate, the least of the colors' losses is the best
- * guess: a PELS router spares green, the wire does not. Without green, or
- * with one color alone, nothing tells them apart: null, all loss is the queue's.
- */
+/** The least loss among the step's colors, when green and another color reported; null otherwise. */
 function leastColorLoss(intervals: LossStep['intervals']): { loss: number; n: number } | null {
   const losses = Object.values(intervals).flatMap((i) => (i && i.expected > 0 ? [{ loss: Math.max(0, i.lost) / i.expected, n: i.expected }] : []));
   if (!intervals.green || losses.length < 2) return null;
@@ -129,6 +127,7 @@ export class CongestionEstimator {
   private wire: { lost: number; sent: number } | null = null;
   private rtts: { atMs: number; rttMs: number }[] = [];
   private recent = { lost: 0, sent: 0 };
+  private firstStepMs: number | null = null;
   private current: CongestionState = { diagnosis: 'clear', measuredLoss: null, congestion: null, wireLoss: null, queueDelayMs: null, baseCongestion: 0 };
 
   constructor(private readonly params: CongestionParams = CONGESTION_DEFAULTS) {}
@@ -147,19 +146,25 @@ export class CongestionEstimator {
     if (!measured) return null;
     const { tolerance } = this.params;
     const queued = queueDelayMs !== null && queueDelayMs > this.params.queueThresholdMs;
-    const guess = queued ? null : leastColorLoss(step.intervals);
-    const wire = this.wireLoss ?? guess?.loss ?? 0;
-    const wirePackets = this.wire?.sent ?? guess?.n ?? Number.POSITIVE_INFINITY;
+    this.firstStepMs ??= step.atMs;
+    // The first wire estimate is this step's green, when it is one: the first enhancement loss is then measured against it.
+    const learnedNow = !this.wire && green !== null && !queued && this.isWireSample(green, enhancement);
+    if (learnedNow) this.learnWire(green.loss, green.n);
+    // Before any estimate, the least of this step's colors bounds the wire's loss when green and another color reported
+    // (the wire hits every color); otherwise (green alone, or its report not in yet) loss up to the worst wire loss
+    // served cannot be told from the wire's for the first seconds: it must not end MKC's start-up. After them, with
+    // no estimate, all loss is the queue's. A queue says congestion whatever the estimate.
+    const early = step.atMs - this.firstStepMs < this.params.unknownWireMs;
+    const unknown = (queued ? null : leastColorLoss(step.intervals)) ?? { loss: queued || !early ? 0 : this.params.unknownWireLoss, n: Number.POSITIVE_INFINITY };
+    const wire = this.wireLoss ?? unknown.loss;
+    const wirePackets = this.wire?.sent ?? unknown.n;
     const price = queued ? (queueDelayMs - this.params.queueThresholdMs) / this.params.queuePriceMs : 0;
-    // Green's excess says the link is below the base rate. Before any wire estimate it is measured over the worst wire loss
-    // served (a viewer starts at the base rate, green alone: its first losses cannot be told apart and must not end start-up).
-    const baseWire = this.wire ? wire : Math.max(wire, this.params.unknownWireLoss);
-    const baseCongestion =
-      green && green.n >= this.params.minBasePackets ? excessLoss(green.loss, green.n, baseWire, this.params.baseTolerance, wirePackets) : 0;
+    // Green's excess says the link is below the base rate.
+    const baseCongestion = green && green.n >= this.params.minBasePackets ? excessLoss(green.loss, green.n, wire, this.params.baseTolerance, wirePackets) : 0;
     // Green is served first: a lower enhancement figure only means its losses are not reported yet, so green's is a floor.
     const congestion = Math.min(1, Math.max(excessLoss(measured.loss, measured.n, wire, tolerance, wirePackets), baseCongestion, price));
-    if (green && !queued && this.isWireSample(green, enhancement)) this.learnWire(green.loss, green.n);
-    const wireLoss = this.wireLoss ?? wire;
+    if (green && !queued && !learnedNow && this.isWireSample(green, enhancement)) this.learnWire(green.loss, green.n);
+    const wireLoss = this.wireLoss ?? 0;
     // The diagnosis tests the loss of the last few steps pooled, at a wider tolerance: one step's stray excess flips no decision.
     this.recent = decayed(this.recent, measured.loss, measured.n, this.params.diagnosisDecay);
     const recentExcess = excessLoss(this.recent.lost / this.recent.sent, this.recent.sent, wireLoss, this.params.diagnosisTolerance, wirePackets);

@@ -69,12 +69,12 @@ test('a mode change switches the coloring from the next frame on; rate and gamma
 test('another rate controller under the same core: named in the state, gamma steps with it, its timer runs on any input', () => {
   const core = new ControlCore(params({ control: { controller: 'aimd', mkc: MKC } }));
   assert.equal(core.state.controller, 'aimd');
-  core.step({ kind: 'receiver-reports', atMs: 0, streams: { yellow: stats(100, 0, 1), red: stats(100, 0, 1) } });
+  core.step({ kind: 'receiver-reports', atMs: 0, streams: { green: stats(100, 0, 1), yellow: stats(100, 0, 1), red: stats(100, 0, 1) } });
   const start = core.state.rateKbps;
   // AIMD adds a packet per round trip (20 ms from the reports): frames alone carry the time forward.
   for (let i = 1; i <= 30; i++) core.step({ kind: 'frame', atMs: i * 33, frame: frames[i % 16]! });
   assert.ok(core.state.rateKbps > start, `${core.state.rateKbps} > ${start}`);
-  core.step({ kind: 'receiver-reports', atMs: 1000, streams: { yellow: stats(200, 50, 2), red: stats(200, 50, 2) } });
+  core.step({ kind: 'receiver-reports', atMs: 1000, streams: { green: stats(200, 0, 2), yellow: stats(200, 50, 2), red: stats(200, 50, 2) } });
   assert.equal(core.state.lossP, 0.5);
   assert.equal(core.state.gamma, gammaStep(gammaStep(GAMMA_DEFAULTS.initial, 0, GAMMA_DEFAULTS), 0.5, GAMMA_DEFAULTS));
 });

@@ -52,11 +52,13 @@ test('awaits reports from the first report until the step, and only then', () =>
 
 test('at the base floor (no enhancement packets) green reports drive the steps', () => {
   const t = new ReceiverReportTracker('v1');
-  const first = t.update({ green: s(100, 5, 1) }, 0);
-  assert.equal(first?.lossFraction, 0.05);
-  const second = t.update({ green: s(200, 5, 2) }, 1000);
-  assert.equal(second?.lossFraction, 0);
-  assert.equal(second?.epoch, 2);
+  // In the first seconds a viewer's first losses are not told from the wire's; after them, with green alone, they are the queue's.
+  assert.equal(t.update({ green: s(100, 5, 1) }, 0)?.lossFraction, 0);
+  const later = t.update({ green: s(200, 10, 2) }, 5000);
+  assert.equal(later?.lossFraction, 0.05);
+  const next = t.update({ green: s(300, 10, 3) }, 6000);
+  assert.equal(next?.lossFraction, 0);
+  assert.equal(next?.epoch, 3);
 });
 
 test('per-color state: cumulative loss, last report loss, rtt', () => {
@@ -76,10 +78,9 @@ test('nothing reported: no state invented', () => {
 
 test('green loss of the same interval goes along with the step, when green reported', () => {
   const t = new ReceiverReportTracker('v1');
-  // Before any wire-loss estimate, 2% of green cannot be told from the wire's: no base congestion.
   const ev = t.update({ green: s(100, 2, 1), yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0);
-  assert.equal(ev?.lossFraction, 0);
-  assert.equal(ev?.baseLossFraction, 0);
+  assert.equal(ev?.lossFraction, 0.02);
+  assert.equal(ev?.baseLossFraction, 0.02);
   const next = t.update({ green: s(200, 2, 2), yellow: s(200, 0, 2), red: s(200, 10, 2) }, 1000);
   assert.deepEqual([next?.lossFraction, next?.baseLossFraction], [10 / 200, 0]);
   // Green silent this time: no base loss measured, none claimed.
