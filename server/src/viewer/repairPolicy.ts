@@ -26,7 +26,7 @@ export const MAX_OPEN_AFTER_STEPS = 16;
 /** Readings in a row without congestion that halve that wait again. */
 export const RELAX_STEPS = 20;
 /** Opening asks this much more room than staying open asks, so a rate wobbling around the need does not flap the gate. */
-export const OPEN_MARGIN = 1.5;
+const OPEN_MARGIN = 1.5;
 /** The sent rate is a mean over about this many readings (exponential, weight 1/n, past the first n), and a color opens only once that many came. */
 export const SENT_READINGS = 5;
 
