@@ -6,7 +6,7 @@ import type { ControlSnapshot } from '@pels/shared/control/controlCore';
 import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import type { ReceiverReportsInput, RouterFeedbackInput } from '@pels/shared/control/input';
 import type { RateControllerName } from '@pels/shared/rate/names';
-import type { FlowModeName, MediaTransport, ViewerState } from '@pels/shared/protocol/api';
+import type { CongestionState, FlowModeName, MediaTransport, ViewerState } from '@pels/shared/protocol/api';
 import type { ConsumerParams, DtlsParametersData, Request, RtpCapabilitiesData, TransportParams, ViewerClosed } from '@pels/shared/protocol/signaling';
 import type { RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
 import type { ProbeBoard } from '@pels/shared/pels/probeBoard';
@@ -106,6 +106,8 @@ export class ViewerSession {
   private gate: RtxGate | null = null;
   /** Which colors PELS repairs, by the loss diagnosis (the gate lets their retransmissions through). */
   private repair: RepairState = INITIAL_REPAIR;
+  /** The diagnosis the repair policy read last (at first the estimator's initial one, which reads nothing). */
+  private diagnosed: CongestionState;
   /** Why yellow and red cannot be repaired under PELS, null when they can. */
   private repairUnavailable: string | null = null;
   /** A player that joined but never completes DTLS holds a viewer's place and a transport: it gets this long. */
@@ -147,6 +149,7 @@ export class ViewerSession {
       opts.probeBoard,
     );
     this.upta = opts.upta ? new UptaGuard(opts.upta, Date.now()) : null;
+    this.diagnosed = control.state.congestion;
     direct?.on('rtcp', (buf) => this.onRtcp(buf));
     direct?.on('routerclose', () => this.close('media router closed'));
     const { dtlsTimeoutMs } = opts.limits.settings;
@@ -294,7 +297,8 @@ export class ViewerSession {
       this.opts.log.info({ viewer: this.id, upta, reason }, 'viewer UPTA state changed');
       if (this.sending) void this.applyColors();
     }
-    if (state.feedbackSteps !== before) this.onRepairStep(state);
+    // A fresh diagnosis is a new state object, under either feedback (feedbackSteps counts only the steps of the kind that steps).
+    if (state.congestion !== this.diagnosed) this.onRepairStep(state);
   }
 
   /** A router agent's feedback for this viewer's path (the control core acts on it when FEEDBACK=router). */
@@ -471,8 +475,9 @@ export class ViewerSession {
     return out;
   }
 
-  /** At a control step (a fresh diagnosis): the colors PELS repairs now, and the gate to match. */
+  /** At a fresh diagnosis (a report step): the colors PELS repairs now, and the gate to match. */
   private onRepairStep(state: ControlSnapshot): void {
+    this.diagnosed = state.congestion;
     if (this.mode !== 'pels' || !this.gate) return;
     const before = this.repair.repaired;
     this.repair = nextRepair(this.repair, { congestion: state.congestion, rateKbps: state.rateKbps, sentKbps: this.stats.sentKbpsByColor });
