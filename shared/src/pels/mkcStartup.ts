@@ -45,8 +45,14 @@ export interface MkcStartupParams {
 /** Fresh feedbacks whose least round trip the delay exit compares: a queue holds for all of them. */
 export const DELAY_EXIT_REPORTS = 3;
 
-/** Doubling per report, like TCP's slow start per round trip; a hold of about three RTCP reports; 200 ms of queueing ends it. */
-export const MKC_STARTUP_DEFAULTS: Readonly<MkcStartupParams> = { growth: 2, lossThreshold: 0.02, holdMs: 3000, delayExitMs: 200 };
+/**
+ * Doubling per report, like TCP's slow start per round trip; a hold of about
+ * three RTCP reports; 200 ms of queueing ends it. p is the congestion estimate
+ * (wire loss taken out, less a standard error of noise): 5%, because at 10%
+ * random loss a step's leftover noise read 2-4% and ended start-up in the
+ * first seconds, while an overshoot at a PELS router drops far more red.
+ */
+export const MKC_STARTUP_DEFAULTS: Readonly<MkcStartupParams> = { growth: 2, lossThreshold: 0.05, holdMs: 3000, delayExitMs: 200 };
 
 /** What one fresh feedback says about congestion. */
 export interface CongestionSignal {
