@@ -101,9 +101,18 @@ test('the base layer lost beyond the wire is the link below the base layer', () 
   e.update({ atMs: 0, intervals: { green: { expected: 100, lost: 0 }, yellow: { expected: 100, lost: 0 } } });
   // A first report's one of two: not a floor.
   assert.equal(e.update({ atMs: 500, intervals: { green: { expected: 2, lost: 1 }, yellow: { expected: 10, lost: 0 } } })!.baseCongestion, 0);
-  const s = e.update({ atMs: 1000, intervals: { green: { expected: 100, lost: 30 }, yellow: { expected: 100, lost: 100 } } })!;
+  const s = e.update({ atMs: 4000, intervals: { green: { expected: 100, lost: 30 }, yellow: { expected: 100, lost: 100 } } })!;
   assert.equal(s.baseCongestion, 0.3);
   assert.equal(s.congestion, 1);
+});
+
+test('in the first 3 s, loss up to the worst wire loss served (20%) is not congestion; a PELS overshoot beyond it is', () => {
+  const e = new CongestionEstimator();
+  // A lucky first green report (1 of 30) would make 18% on the enhancement read as 15% congestion and end MKC's start-up.
+  assert.equal(e.update({ atMs: 0, intervals: { green: { expected: 30, lost: 1 }, yellow: { expected: 40, lost: 7 }, red: { expected: 30, lost: 6 } } })!.congestion, 0);
+  assert.ok(e.update({ atMs: 1000, intervals: { green: { expected: 30, lost: 0 }, yellow: { expected: 40, lost: 4 }, red: { expected: 30, lost: 25 } } })!.congestion! > 0.2);
+  // After them the estimate stands alone: 18% against a wire of about 2% is congestion.
+  assert.ok(e.update({ atMs: 3500, intervals: { green: { expected: 30, lost: 0 }, yellow: { expected: 40, lost: 7 }, red: { expected: 30, lost: 6 } } })!.congestion! > 0.05);
 });
 
 test('with no enhancement in flight green drives the step; a step with no packets measures nothing', () => {

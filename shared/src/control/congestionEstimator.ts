@@ -151,13 +151,15 @@ export class CongestionEstimator {
     const learnedNow = !this.wire && green !== null && !queued && this.isWireSample(green, enhancement);
     if (learnedNow) this.learnWire(green.loss, green.n);
     // Before any estimate, the least of this step's colors bounds the wire's loss when green and another color reported
-    // (the wire hits every color); otherwise (green alone, or its report not in yet) loss up to the worst wire loss
-    // served cannot be told from the wire's for the first seconds: it must not end MKC's start-up. After them, with
-    // no estimate, all loss is the queue's. A queue says congestion whatever the estimate.
-    const early = step.atMs - this.firstStepMs < this.params.unknownWireMs;
-    const unknown = (queued ? null : leastColorLoss(step.intervals)) ?? { loss: queued || !early ? 0 : this.params.unknownWireLoss, n: Number.POSITIVE_INFINITY };
-    const wire = this.wireLoss ?? unknown.loss;
-    const wirePackets = this.wire?.sent ?? unknown.n;
+    // (the wire hits every color). For the first seconds, whose estimate rests on a report or two, loss up to the worst
+    // wire loss served is not told from the wire's: a viewer's first reports at random loss must not end MKC's start-up
+    // (an overshoot at a PELS router drops far more red, and a queue says congestion whatever the estimate). After
+    // them, with no estimate (green alone), all loss is the queue's.
+    const early = !queued && step.atMs - this.firstStepMs < this.params.unknownWireMs;
+    const least = queued ? null : leastColorLoss(step.intervals);
+    const estimate = this.wireLoss ?? least?.loss ?? 0;
+    const wire = early ? Math.max(estimate, this.params.unknownWireLoss) : estimate;
+    const wirePackets = early ? Number.POSITIVE_INFINITY : (this.wire?.sent ?? least?.n ?? Number.POSITIVE_INFINITY);
     const price = queued ? (queueDelayMs - this.params.queueThresholdMs) / this.params.queuePriceMs : 0;
     // Green's excess says the link is below the base rate.
     const baseCongestion = green && green.n >= this.params.minBasePackets ? excessLoss(green.loss, green.n, wire, this.params.baseTolerance, wirePackets) : 0;

@@ -8,7 +8,8 @@ import { ControlCore, type ControlCoreParams } from './controlCore';
 import type { StreamStats } from './receiverReports';
 
 const MKC = { ...MKC_PAPER_GAINS, initialKbps: 300, minKbps: 250, maxKbps: 1500 };
-const params = (over: Partial<ControlCoreParams> = {}): ControlCoreParams => ({ origin: 'v1', control: { mkc: MKC }, feedback: 'rtcp', mode: 'pels', ...over });
+// The first seconds' tolerance of loss is off: these tests step on exact losses from the first report (congestionEstimator.test.ts has it).
+const params = (over: Partial<ControlCoreParams> = {}): ControlCoreParams => ({ origin: 'v1', control: { mkc: MKC }, feedback: 'rtcp', mode: 'pels', congestion: { unknownWireMs: 0 }, ...over });
 const stats = (packetCount: number, packetsLost: number, jitter: number): StreamStats => ({ packetCount, packetsLost, fractionLost: 0, jitter, roundTripTime: 20 });
 const frames: FrameInfo[] = Array.from({ length: 16 }, (_, i) => ({ temporalId: TEMPORAL_PATTERN[i % 4]!, keyframe: i === 0, bytes: 1000 }));
 

@@ -4,6 +4,7 @@ import type { FlowDecision, FlowPolicy } from '../pels/flowPolicy';
 import type { ColorState, CongestionState, FlowModeName } from '../protocol/api';
 import { boundsErrors } from '../rate/rateController';
 import type { RateControllerName } from '../rate/registry';
+import { CONGESTION_DEFAULTS, type CongestionParams } from './congestionEstimator';
 import { ControlLoop, type ControlLoopParams } from './controlLoop';
 import type { ControlInput } from './input';
 import { policyFor } from './modePolicy';
@@ -17,6 +18,8 @@ export interface ControlCoreParams {
   feedback: FeedbackKind;
   /** The flow mode in force at the start. */
   mode: FlowModeName;
+  /** The congestion estimate's parameters, where not the defaults. */
+  congestion?: Partial<CongestionParams>;
 }
 
 /** What the core knows, for the viewer's state, charts and metrics. */
@@ -63,7 +66,7 @@ export class ControlCore {
   private snapshot: ControlSnapshot | null = null;
 
   constructor(readonly params: ControlCoreParams) {
-    this.reports = new ReceiverReportTracker(params.origin);
+    this.reports = new ReceiverReportTracker(params.origin, { ...CONGESTION_DEFAULTS, ...params.congestion });
     this.loop = new ControlLoop(params.control);
     this.mode = params.mode;
     this.policy = policyFor(params.mode, this.loop);

@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { CONGESTION_DEFAULTS } from './congestionEstimator';
 import { ReceiverReportTracker, type StreamStats } from './receiverReports';
+
+/** These tests are about the reports, not the first seconds' tolerance of loss (congestionEstimator.test.ts has it). */
+const tracker = () => new ReceiverReportTracker('v1', { ...CONGESTION_DEFAULTS, unknownWireMs: 0 });
 
 const s = (packetCount: number, packetsLost: number, jitter: number, fractionLost = 0): StreamStats => ({ packetCount, packetsLost, fractionLost, jitter, roundTripTime: 12.5 });
 
 test('steps once both enhancement streams reported, with their pooled loss', () => {
-  const t = new ReceiverReportTracker('v1');
+  const t = tracker();
   assert.equal(t.update({ green: s(100, 0, 1), yellow: s(100, 0, 1), red: s(200, 100, 1, 128) }, 0)?.lossFraction, 100 / 300);
   // Same counters again: no new report, no step.
   assert.equal(t.update({ green: s(110, 0, 1), yellow: s(110, 0, 1), red: s(220, 100, 1, 128) }, 250), null);
@@ -16,7 +20,7 @@ test('steps once both enhancement streams reported, with their pooled loss', () 
 });
 
 test('the step carries the longest round trip of the streams that reported in it', () => {
-  const t = new ReceiverReportTracker('v1');
+  const t = tracker();
   const rtt = (x: StreamStats, roundTripTime: number): StreamStats => ({ ...x, roundTripTime });
   const ev = t.update({ green: rtt(s(100, 0, 1), 5), yellow: rtt(s(100, 0, 1), 900), red: rtt(s(100, 0, 1), 40) }, 0);
   assert.equal(ev?.rttMs, 900, 'yellow\'s queue');
@@ -25,7 +29,7 @@ test('the step carries the longest round trip of the streams that reported in it
 });
 
 test('a stream silent past the wait counts its packets lost (a starved queue sends no report)', () => {
-  const t = new ReceiverReportTracker('v1');
+  const t = tracker();
   t.update({ yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0);
   assert.equal(t.update({ yellow: s(200, 20, 2), red: s(200, 0, 1) }, 1000), null);
   const ev = t.update({ yellow: s(200, 20, 2), red: s(200, 0, 1) }, 3600);
@@ -37,7 +41,7 @@ test('a stream silent past the wait counts its packets lost (a starved queue sen
 });
 
 test('awaits reports from the first report until the step, and only then', () => {
-  const t = new ReceiverReportTracker('v1');
+  const t = tracker();
   assert.equal(t.awaitingReports, false);
   t.update({ green: s(100, 0, 1), yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0);
   assert.equal(t.awaitingReports, false, 'all reported at once: stepped');
@@ -51,18 +55,16 @@ test('awaits reports from the first report until the step, and only then', () =>
 });
 
 test('at the base floor (no enhancement packets) green reports drive the steps', () => {
-  const t = new ReceiverReportTracker('v1');
-  // In the first seconds a viewer's first losses are not told from the wire's; after them, with green alone, they are the queue's.
-  assert.equal(t.update({ green: s(100, 5, 1) }, 0)?.lossFraction, 0);
-  const later = t.update({ green: s(200, 10, 2) }, 5000);
-  assert.equal(later?.lossFraction, 0.05);
-  const next = t.update({ green: s(300, 10, 3) }, 6000);
-  assert.equal(next?.lossFraction, 0);
-  assert.equal(next?.epoch, 3);
+  const t = tracker();
+  const first = t.update({ green: s(100, 5, 1) }, 0);
+  assert.equal(first?.lossFraction, 0.05);
+  const second = t.update({ green: s(200, 5, 2) }, 1000);
+  assert.equal(second?.lossFraction, 0);
+  assert.equal(second?.epoch, 2);
 });
 
 test('per-color state: cumulative loss, last report loss, rtt', () => {
-  const t = new ReceiverReportTracker('v1');
+  const t = tracker();
   t.update({ green: s(1000, 0, 1), yellow: s(500, 50, 1, 26), red: s(1000, 750, 1, 192) }, 0);
   assert.deepEqual(t.colorState('red'), { packetsSent: 1000, packetsLost: 750, lossFraction: 0.75, recentLoss: 0.75 });
   assert.equal(t.colorState('yellow').recentLoss, 26 / 256);
@@ -71,13 +73,13 @@ test('per-color state: cumulative loss, last report loss, rtt', () => {
 });
 
 test('nothing reported: no state invented', () => {
-  const t = new ReceiverReportTracker('v1');
+  const t = tracker();
   assert.deepEqual(t.colorState('yellow'), { packetsSent: 0, packetsLost: 0, lossFraction: 0, recentLoss: null });
   assert.equal(t.rtt, null);
 });
 
 test('green loss of the same interval goes along with the step, when green reported', () => {
-  const t = new ReceiverReportTracker('v1');
+  const t = tracker();
   const ev = t.update({ green: s(100, 2, 1), yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0);
   assert.equal(ev?.lossFraction, 0.02);
   assert.equal(ev?.baseLossFraction, 0.02);
@@ -90,7 +92,7 @@ test('green loss of the same interval goes along with the step, when green repor
 });
 
 test('a loss-free stream whose reports repeat their counters (jitter holding still) is not counted as lost', () => {
-  const t = new ReceiverReportTracker('v1');
+  const t = tracker();
   const at = (x: StreamStats, rtt: number): StreamStats => ({ ...x, roundTripTime: rtt });
   t.update({ yellow: at(s(100, 0, 1), 10), red: at(s(100, 0, 1), 10) }, 0);
   for (let i = 1; i <= 5; i++) {
@@ -100,7 +102,7 @@ test('a loss-free stream whose reports repeat their counters (jitter holding sti
 });
 
 test("green's loss is p's floor: enhancement losses not reported yet do not let the rate climb while the base layer is dropped", () => {
-  const t = new ReceiverReportTracker('v1');
+  const t = tracker();
   const ev = t.update({ green: s(100, 80, 1, 204), yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0);
   // Beyond the worst wire loss served (20%), before any estimate: 1 - 0.2 / 0.8, less two standard errors.
   assert.ok(ev!.lossFraction > 0.6 && ev!.lossFraction === ev!.baseLossFraction, JSON.stringify(ev));
