@@ -102,8 +102,9 @@ test('the base layer lost beyond the wire is the link below the base layer', () 
   // A first report's one of two: not a floor.
   assert.equal(e.update({ atMs: 500, intervals: { green: { expected: 2, lost: 1 }, yellow: { expected: 10, lost: 0 } } })!.baseCongestion, 0);
   const s = e.update({ atMs: 4000, intervals: { green: { expected: 100, lost: 30 }, yellow: { expected: 100, lost: 100 } } })!;
-  assert.equal(s.baseCongestion, 0.3);
-  assert.equal(s.congestion, 1);
+  // 30% beyond a wire loss of about 1% (the 1 of 2 above), less two standard errors.
+  assert.ok(s.baseCongestion > 0.25 && s.baseCongestion < 0.3, `${s.baseCongestion}`);
+  assert.ok(s.congestion! > 0.95, `${s.congestion}`);
 });
 
 test('in the first 3 s, loss up to the worst wire loss served (20%) is not congestion; a PELS overshoot beyond it is', () => {

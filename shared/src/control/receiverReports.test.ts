@@ -80,10 +80,11 @@ test('nothing reported: no state invented', () => {
 
 test('green loss of the same interval goes along with the step, when green reported', () => {
   const t = tracker();
-  const ev = t.update({ green: s(100, 2, 1), yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0);
-  assert.equal(ev?.lossFraction, 0.02);
-  assert.equal(ev?.baseLossFraction, 0.02);
-  const next = t.update({ green: s(200, 2, 2), yellow: s(200, 0, 2), red: s(200, 10, 2) }, 1000);
+  // Green losing 10% where the enhancement lost nothing is not the wire's (that would hit every color): base congestion.
+  const ev = t.update({ green: s(100, 10, 1), yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0);
+  assert.equal(ev?.lossFraction, 0.1);
+  assert.equal(ev?.baseLossFraction, 0.1);
+  const next = t.update({ green: s(200, 10, 2), yellow: s(200, 0, 2), red: s(200, 10, 2) }, 1000);
   assert.deepEqual([next?.lossFraction, next?.baseLossFraction], [10 / 200, 0]);
   // Green silent this time: no base loss measured, none claimed.
   const silent = t.update({ yellow: s(300, 0, 3), red: s(300, 10, 3) }, 2000);
