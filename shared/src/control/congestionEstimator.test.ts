@@ -104,14 +104,15 @@ test('the base layer lost beyond the wire is the link below the base layer', () 
   const s = e.update({ atMs: 4000, intervals: { green: { expected: 100, lost: 30 }, yellow: { expected: 100, lost: 100 } } })!;
   // 30% beyond a wire loss of about 1% (the 1 of 2 above), less two standard errors.
   assert.ok(s.baseCongestion > 0.25 && s.baseCongestion < 0.3, `${s.baseCongestion}`);
-  assert.ok(s.congestion! > 0.95, `${s.congestion}`);
+  // Pooled at half weight with the loss-free step before (there is wire loss, ~1%): all of the enhancement gone reads 75% at once.
+  assert.ok(s.congestion! > 0.7, `${s.congestion}`);
 });
 
 test('in the first 3 s, loss up to the worst wire loss served (20%) is not congestion; a PELS overshoot beyond it is', () => {
   const e = new CongestionEstimator();
   // A lucky first green report (1 of 30) would make 18% on the enhancement read as 15% congestion and end MKC's start-up.
   assert.equal(e.update({ atMs: 0, intervals: { green: { expected: 30, lost: 1 }, yellow: { expected: 40, lost: 7 }, red: { expected: 30, lost: 6 } } })!.congestion, 0);
-  assert.ok(e.update({ atMs: 1000, intervals: { green: { expected: 30, lost: 0 }, yellow: { expected: 40, lost: 4 }, red: { expected: 30, lost: 25 } } })!.congestion! > 0.2);
+  assert.ok(e.update({ atMs: 1000, intervals: { green: { expected: 30, lost: 0 }, yellow: { expected: 40, lost: 4 }, red: { expected: 30, lost: 25 } } })!.congestion! > 0.1);
   // After them the estimate stands alone: 18% against a wire of about 2% is congestion.
   assert.ok(e.update({ atMs: 3500, intervals: { green: { expected: 30, lost: 0 }, yellow: { expected: 40, lost: 7 }, red: { expected: 30, lost: 6 } } })!.congestion! > 0.05);
 });

@@ -37,6 +37,8 @@ export interface CongestionParams {
   wireDecay: number;
   /** Standard errors of tolerance before an excess over the wire loss counts as congestion. */
   tolerance: number;
+  /** The weight of the earlier steps in the loss a step is judged on. */
+  stepDecay: number;
   /** The same for green's own excess, which weighs as a floor on few packets: a stray high count must not read as a link below the base rate. */
   baseTolerance: number;
   /**
@@ -76,6 +78,7 @@ export const CONGESTION_DEFAULTS: Readonly<CongestionParams> = {
   rttSamples: 3,
   wireDecay: 0.9,
   tolerance: 1,
+  stepDecay: 0.5,
   baseTolerance: 2,
   minBasePackets: 10,
   unknownWireLoss: 0.2,
@@ -135,6 +138,7 @@ export class CongestionEstimator {
   private wire: { lost: number; sent: number } | null = null;
   private rtts: { atMs: number; rttMs: number }[] = [];
   private recent = { lost: 0, sent: 0 };
+  private pooledStep = { lost: 0, sent: 0 };
   private firstStepMs: number | null = null;
   private current: CongestionState = { diagnosis: 'clear', measuredLoss: null, congestion: null, wireLoss: null, queueDelayMs: null, baseCongestion: 0 };
 
@@ -172,7 +176,12 @@ export class CongestionEstimator {
     // Green's excess says the link is below the base rate.
     const baseCongestion = green && green.n >= this.params.minBasePackets ? excessLoss(green.loss, green.n, wire, this.params.baseTolerance, wirePackets) : 0;
     // Green is served first: a lower enhancement figure only means its losses are not reported yet, so green's is a floor.
-    const congestion = Math.min(1, Math.max(excessLoss(measured.loss, measured.n, wire, tolerance, wirePackets), baseCongestion, price));
+    // Under wire loss the step's loss is pooled with the last step's at half weight: a stray high count is measured on
+    // more packets, so less of it passes the tolerance, while a router's drops, which go on, count in full. With no
+    // wire loss the step's own loss is the queue's, as measured.
+    this.pooledStep = decayed(this.pooledStep, measured.loss, measured.n, this.params.stepDecay);
+    const judged = wire > 0 ? { loss: this.pooledStep.lost / this.pooledStep.sent, n: this.pooledStep.sent } : measured;
+    const congestion = Math.min(1, Math.max(excessLoss(judged.loss, judged.n, wire, tolerance, wirePackets), baseCongestion, price));
     if (green && !queued && !learnedNow && this.isWireSample(green, enhancement)) this.learnWire(green.loss, green.n);
     const wireLoss = this.wireLoss ?? 0;
     // The diagnosis tests the loss of the last few steps pooled, at a wider tolerance: one step's stray excess flips no decision.
