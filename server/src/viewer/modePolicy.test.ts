@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dscpFor, modeSwitchRefusal, passingColors, retransmittedColors } from './modePolicy';
+import { BEST_EFFORT_DSCP, COLORS, DSCP } from '@pels/shared/pels/color';
+import { dscpFor, modeSwitchRefusal, passingColors, retransmittedColors, rtxDscpFor } from './modePolicy';
 
 const ALL = ['green', 'yellow', 'red'] as const;
 
@@ -44,4 +45,9 @@ test('rlm is unmarked and not retransmitted; a consuming viewer cannot switch to
   assert.match(modeSwitchRefusal('pels', 'rlm', ALL, true)!, /to rlm/);
   assert.match(modeSwitchRefusal('rlm', 'best-effort', [], true)!, /from rlm/);
   assert.equal(modeSwitchRefusal('pels', 'rlm', null, true), null);
+});
+
+test("PELS marks green's retransmissions green and yellow's and red's red; the other modes mark them alike", () => {
+  assert.deepEqual(COLORS.map((c) => rtxDscpFor('pels', c)), [DSCP.green, DSCP.red, DSCP.red]);
+  for (const mode of ['best-effort', 'nack'] as const) assert.deepEqual(COLORS.map((c) => rtxDscpFor(mode, c)), [BEST_EFFORT_DSCP, BEST_EFFORT_DSCP, BEST_EFFORT_DSCP]);
 });

@@ -24,7 +24,7 @@ import { PacketChannel } from '../sfu/packetChannel';
 import type { KeyframeReason } from '../streams/keyframeRequests';
 import { PAYLOAD_TYPE, produceColorStreams } from './colorStreams';
 import { canColor, mediaTransport, modeInForce } from './mediaPath';
-import { dscpFor, modeSwitchRefusal, passingColors, retransmittedColors } from './modePolicy';
+import { dscpFor, modeSwitchRefusal, passingColors, retransmittedColors, rtxDscpFor } from './modePolicy';
 import { INITIAL_REPAIR, nextRepair, type RepairState } from './repairPolicy';
 import { UptaGuard, type UptaOptions } from './uptaGuard';
 import { ViewerControl } from './viewerControl';
@@ -496,7 +496,7 @@ export class ViewerSession {
   private async markDscp(): Promise<void> {
     const ssrcs = this.wireSsrcs();
     const rtx = this.rtxSsrcs();
-    const rules = COLORS.flatMap((k) => [ssrcs[k], ...(rtx[k] ? [rtx[k]] : [])].map((ssrc) => ({ ssrc, dscp: dscpFor(this.mode, k) })));
+    const rules = COLORS.flatMap((k) => [{ ssrc: ssrcs[k], dscp: dscpFor(this.mode, k) }, ...(rtx[k] ? [{ ssrc: rtx[k], dscp: rtxDscpFor(this.mode, k) }] : [])]);
     const marking = await this.opts.dscp.mark(rules);
     if (this.closed) return void marking.remove();
     // A mode switch: the newer marking wins at once (one atomic change of the SSRCs' elements), so no packet goes unmarked;
