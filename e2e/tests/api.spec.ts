@@ -144,16 +144,16 @@ test('a viewer is listed with its live state, switched to best effort and back (
   expect((await viewers(request)).find((x) => x.id === id)?.mode).toBe('best-effort');
   const marks = dscpMarks(v);
   test.info().annotations.push({ type: 'dscp after switch', description: marks ? JSON.stringify(marks) : 'not marked here (not root or no nftables)' });
-  // Retransmissions (RTX, set at consume) follow their color's mark; best effort repairs green only, yellow's and red's are dropped.
+  // Retransmissions (RTX, set at consume) follow their color's mark: best effort marks them all alike.
   const be = BEST_EFFORT_DSCP;
-  if (marks) expect(marks).toEqual({ green: be, yellow: be, red: be, 'green rtx': be, 'yellow rtx': 'drop', 'red rtx': 'drop' });
+  if (marks) expect(marks).toEqual({ green: be, yellow: be, red: be, 'green rtx': be, 'yellow rtx': be, 'red rtx': be });
   // The flow goes on in the new mode: frames keep flowing to the player.
   const sent = (await viewers(request)).find((x) => x.id === id)!.framesSent.tid0;
   await expect.poll(async () => (await viewers(request)).find((x) => x.id === id)!.framesSent.tid0, { timeout: 5000 }).toBeGreaterThan(sent);
 
   // No loss here: PELS repairs green only.
   expect((await setMode('pels')).status()).toBe(200);
-  if (marks) expect(dscpMarks(v)).toEqual({ ...DSCP, 'green rtx': DSCP.green, 'yellow rtx': 'drop', 'red rtx': 'drop' });
+  if (marks) expect(dscpMarks(v)).toEqual({ ...DSCP, 'green rtx': DSCP.green, 'yellow rtx': DSCP.red, 'red rtx': DSCP.red });
   await expectError(await setMode('fast'), 400, 'bad_request', /at mode/);
   if (marks) {
     // Every color was consumed with RTX, nftables holding yellow's and red's back: nack lets them all through.
