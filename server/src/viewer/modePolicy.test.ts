@@ -5,8 +5,8 @@ import { dscpFor, modeSwitchRefusal, passingColors, retransmittedColors, rtxDscp
 
 const ALL = ['green', 'yellow', 'red'] as const;
 
-test('PELS consumes every color with RTX when the kernel can gate them, green only when not; best effort none; nack all', () => {
-  assert.deepEqual(retransmittedColors('pels', true), ALL);
+test('PELS consumes green and yellow with RTX when the kernel can mark them, green only when not; best effort none; nack all', () => {
+  assert.deepEqual(retransmittedColors('pels', true), ['green', 'yellow']);
   assert.deepEqual(retransmittedColors('pels', false), ['green']);
   for (const gated of [true, false]) {
     assert.deepEqual(retransmittedColors('best-effort', gated), []);
