@@ -67,10 +67,10 @@ test('SIGTERM with a viewer connected: the server deletes its nftables table bef
   try {
     await page.goto(server.url);
     await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
-    // The table of this server process, marking the viewer's three streams and their RTX streams (yellow's and red's dropped until their repair pays).
-    expect(serverDscpTables(server.port, server.pid).map((t) => t.marks.size)).toEqual([6]);
+    // The table of this server process, marking the viewer's three streams and green's and yellow's RTX streams (red has none).
+    expect(serverDscpTables(server.port, server.pid).map((t) => t.marks.size)).toEqual([5]);
     const metrics = await page.request.get(`${server.url}/metrics`, { headers: operatorHeaders() });
-    expect(await metrics.text()).toMatch(/^pels_dscp_marked_ssrcs 6$/m);
+    expect(await metrics.text()).toMatch(/^pels_dscp_marked_ssrcs 5$/m);
   } finally {
     await server.stop(); // SIGTERM, the viewer still connected
   }
