@@ -112,7 +112,7 @@ test.beforeEach(() => {
   test.skip(!tcpdumpAvailable(), 'tcpdump is not installed');
 });
 
-test("PELS repairs green always (RTX marked AF41), yellow and red once the loss reads as wire loss with room; their RTX always leaves marked AF43 (held back, not dropped: see rtxGate.ts)", async ({ page }) => {
+test("PELS repairs green always (RTX marked AF41), yellow once the loss reads as wire loss with room, red never; yellow's RTX always leaves marked AF43 (held back, not dropped: see rtxGate.ts)", async ({ page }) => {
   const viewer = await play(page, 'pels');
   // Green and yellow are consumed with RTX (red never: repairPolicy.ts); at the start only green's are repaired.
   expect(Object.keys(viewer.rtx.ssrcs).sort()).toEqual(['green', 'yellow']);
