@@ -1,6 +1,6 @@
 /**
  * Tells congestion from wire loss in a viewer's receiver reports, so the rate
- * controller steps on congestion only (docs/decisions/congestion-estimate.md).
+ * controller steps on congestion only (docs/decisions/002-congestion-estimate.md).
  *
  * Two bottlenecks, two signs:
  * - a PELS router drops red first, then yellow, green last, while loss on the
