@@ -9,6 +9,7 @@ import { defaultRenditions, parseRenditions } from './ingest/renditionList';
 import { DEFAULT_ENCODE, type EncodeSettings, type Rendition } from './ingest/sourceSpec';
 import { RENDITION_POLICY_DEFAULTS, validateRenditionPolicyParams, type RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
 import { VIEWER_GATE_DEFAULTS, viewerGateErrors, type ViewerGateParams } from '@pels/shared/upta/viewerGate';
+import { parseTrustedProxies, type TrustedProxies } from './http/clientAddress';
 import { DEFAULT_LIMITS, type LimitSettings } from './limits/limits';
 import { parseIceServers, parseTurnUrls, type IceSettings } from './net/iceServers';
 
@@ -66,6 +67,8 @@ export interface ServerConfig {
   /** ROUTER_TOKEN: may post router feedback and nothing else. */
   routerToken: string | undefined;
   limits: LimitSettings;
+  /** TRUSTED_PROXIES: the reverse proxies whose X-Forwarded-For names the client; none by default. */
+  trustedProxies: TrustedProxies;
   /** UPTA, UPTA_FLOOR_DB: each viewer's useless-packet avoidance and its intelligibility floor; undefined: off. */
   upta: ViewerGateParams | undefined;
   /** STATE_DIR: where the operator's changes and a generated token are kept across restarts. */
@@ -208,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     metricsToken,
     routerToken,
     limits: limitsFrom(env),
+    trustedProxies: trustedProxiesFrom(env),
     stateDir: resolve(env.STATE_DIR || DEFAULT_STATE_DIR),
     upta: uptaFrom(env),
   };
@@ -269,6 +273,14 @@ function limitsFrom(env: NodeJS.ProcessEnv): LimitSettings {
     dtlsTimeoutMs: intFrom(env, 'DTLS_TIMEOUT_MS', d.dtlsTimeoutMs, 1000, 600_000),
     maxSendBufferBytes: intFrom(env, 'MAX_SEND_BUFFER_BYTES', d.maxSendBufferBytes, 64 * 1024, 1 << 30),
   };
+}
+
+function trustedProxiesFrom(env: NodeJS.ProcessEnv): TrustedProxies {
+  try {
+    return parseTrustedProxies(env.TRUSTED_PROXIES);
+  } catch (err) {
+    throw new ConfigError(`TRUSTED_PROXIES: ${(err as Error).message}`);
+  }
 }
 
 /** A bearer token from the environment, or undefined when unset. */

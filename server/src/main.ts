@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { DASHBOARD_WS_PATH } from '@pels/shared/protocol/dashboard';
@@ -7,6 +7,7 @@ import { loadConfig, ConfigError } from './config';
 import { RequestError } from './errors';
 import { RouterFeedbackHub } from './feedback/routerFeedbackHub';
 import { apiRoutes } from './http/apiRoutes';
+import { clientAddress } from './http/clientAddress';
 import { httpHandler, routeUpgrades } from './http/httpServer';
 import { keepCertificateCurrent, readTlsPair, TlsFilesError } from './http/tlsCertificate';
 import { resolveSource } from './ingest/mediaFiles';
@@ -73,6 +74,7 @@ async function main(): Promise<void> {
     log: log.child({ component: 'dscp' }),
   });
   const limits = new Limits(config.limits);
+  const addressOf = (req: IncomingMessage) => clientAddress(req, config.trustedProxies);
   const metrics = new ServerMetrics({ streams, router, control, mediasoup: mediasoupWorkers, limits, dscp });
   const snapshotSources = { streams, router, feedback: config.feedback, control };
   // Adding a source needs the media worker: until it runs, that answers 503.
@@ -145,8 +147,8 @@ async function main(): Promise<void> {
   const signaling = new SignalingServer(streams, limits, config.ice, log);
   const dashboard = new DashboardFeed({ auth, snapshot: () => takeSnapshot(snapshotSources), log: log.child({ component: 'dashboard' }) });
   routeUpgrades(http, {
-    '/ws': limits.sockets.guard('signaling', (req, socket, head) => signaling.handleUpgrade(req, socket, head)),
-    [DASHBOARD_WS_PATH]: limits.sockets.guard('dashboard', (req, socket, head) => dashboard.handleUpgrade(req, socket, head)),
+    '/ws': limits.sockets.guard('signaling', (req, socket, head) => signaling.handleUpgrade(req, socket, head), addressOf),
+    [DASHBOARD_WS_PATH]: limits.sockets.guard('dashboard', (req, socket, head) => dashboard.handleUpgrade(req, socket, head), addressOf),
   }, log);
   ready = true;
   const addr = http.address();

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { childEnv } from '../process/childEnv';
 import { EventEmitter } from 'node:events';
 import type { StreamState } from '@pels/shared/protocol/signaling';
 import type { Logger } from '../log';
@@ -169,7 +170,7 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     // Started first: FFmpeg writes its raw frames straight into the encoders' inputs (rendition k > 0 on renditionFd(k)).
     const allStarted = encoders.every((e) => e.pid !== undefined);
     const stdio = ['ignore', encoder.input, 'pipe', 'pipe', ...lower.map((e) => e.input)] as const;
-    const ffmpeg: ChildProcess | null = allStarted ? spawn(this.opts.ffmpegPath, ffmpegArgs(spec, this.encode, this.renditions), { stdio: [...stdio] }) : null;
+    const ffmpeg: ChildProcess | null = allStarted ? spawn(this.opts.ffmpegPath, ffmpegArgs(spec, this.encode, this.renditions), { stdio: [...stdio], env: childEnv() }) : null;
     for (const e of encoders) e.releaseInput();
     // An encoder that started while another did not has no input writer: ending it ends the run.
     if (!allStarted) for (const e of encoders) e.kill();

@@ -8,6 +8,7 @@
  * One decode could feed several encoders (renditions) this way.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { childEnv } from '../process/childEnv';
 import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { Writable } from 'node:stream';
@@ -54,7 +55,7 @@ export class Vp8Encoder extends EventEmitter<Vp8EncoderEvents> {
 
   constructor(enc: EncodeSettings, encoderPath = ENCODER_PATH) {
     super();
-    const proc = spawn(encoderPath, [...encoderArgs(enc), '--control-fd', String(CONTROL_FD)], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
+    const proc = spawn(encoderPath, [...encoderArgs(enc), '--control-fd', String(CONTROL_FD)], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'], env: childEnv() });
     this.proc = proc;
     this.control = proc.stdio[CONTROL_FD] as Writable;
     // A request to an encoder that just died fails with EPIPE: its 'close' reports the death.

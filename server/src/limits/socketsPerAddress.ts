@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { isIPv4, isIPv6 } from 'node:net';
 import { refuseUpgrade, type UpgradeHandler } from '../http/httpServer';
 import type { LimitRejections } from './rejections';
@@ -71,9 +72,9 @@ export class SocketsPerAddress {
    * Wraps an upgrade handler: past the limit the request gets 429 with
    * Retry-After before any WebSocket is made, and its connection is closed.
    */
-  guard(kind: SocketKind, handler: UpgradeHandler): UpgradeHandler {
+  guard(kind: SocketKind, handler: UpgradeHandler, addressOf: (req: IncomingMessage) => string | undefined = (req) => req.socket.remoteAddress): UpgradeHandler {
     return (req, socket, head) => {
-      const release = this.take(req.socket.remoteAddress, kind);
+      const release = this.take(addressOf(req), kind);
       if (!release) {
         return refuseUpgrade(socket, 429, {
           headers: { 'retry-after': String(RETRY_AFTER_S) },

@@ -1,5 +1,6 @@
 /** Runs the `nft` command: one process per call, a script on stdin is one transaction. */
 import { spawn } from 'node:child_process';
+import { childEnv } from '../process/childEnv';
 
 const NFT_TIMEOUT_MS = 10_000;
 
@@ -9,7 +10,7 @@ const NFT_TIMEOUT_MS = 10_000;
  */
 export function runNft(path: string, args: string[], script?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(path, script === undefined ? args : [...args, '-f', '-'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const proc = spawn(path, script === undefined ? args : [...args, '-f', '-'], { stdio: ['pipe', 'pipe', 'pipe'], env: childEnv() });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => proc.kill('SIGKILL'), NFT_TIMEOUT_MS);

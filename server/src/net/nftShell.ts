@@ -6,6 +6,7 @@
  * small, so its forks are cheap, and node only writes to its stdin.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { childEnv } from '../process/childEnv';
 import type { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { nftFailure, runNft } from './nft';
@@ -29,7 +30,7 @@ export class NftShell {
   constructor(private readonly nftPath: string) {
     // Its own process group: a Ctrl-C or a group's SIGTERM stops node, which then still needs nft to drop its table.
     // Node gone, the shell reads the end of its input and exits.
-    this.sh = spawn('sh', ['-s'], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    this.sh = spawn('sh', ['-s'], { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: childEnv() });
     this.sh.stdin.on('error', () => {}); // EPIPE once the shell is gone: reported below
     this.sh.stderr.resume();
     createInterface({ input: this.sh.stdout }).on('line', (line) => this.onAnswer(line));

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { childEnv } from '../process/childEnv';
 import type { TemporalId } from './psnrTable';
 import { ivfFileHeader, ivfFrame } from './ivfWriter';
 import { PlaneSplitter } from './planeSplitter';
@@ -43,7 +44,7 @@ export class LibvpxDecoder {
 
   constructor(private readonly opts: LibvpxDecoderOptions) {
     this.splitter = new PlaneSplitter(opts.width * opts.height);
-    this.proc = spawn(opts.ffmpegPath, decoderArgs(), { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.proc = spawn(opts.ffmpegPath, decoderArgs(), { stdio: ['pipe', 'pipe', 'pipe'], env: childEnv() });
     this.proc.stdin!.on('error', (err) => this.fail(`decoder input: ${err.message}`));
     this.proc.stdin!.write(ivfFileHeader(opts.width, opts.height, opts.frameRate));
     this.proc.stdout!.on('data', (chunk: Buffer) => {

@@ -5,15 +5,16 @@
  * as `createWorker` spawns the worker (the version is pinned,
  * server/package.json).
  */
-import type { ChildProcess } from 'node:child_process';
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import * as mediasoup from 'mediasoup';
 import type { types as ms } from 'mediasoup';
+import { childEnv } from '../process/childEnv';
 
 const require = createRequire(import.meta.url);
 /** The module object mediasoup's Worker calls `spawn` on (builtins are one instance). */
-const childProcess = require('node:child_process') as { spawn: (...args: unknown[]) => ChildProcess };
+const childProcess = require('node:child_process') as { spawn: (file: unknown, args: unknown, options: SpawnOptions) => ChildProcess };
 
 /** The worker's fd 3: what node writes requests and notifications to. */
 const PRODUCER_CHANNEL_FD = 3;
@@ -23,7 +24,9 @@ export async function createWorkerWithChannel(settings: ms.WorkerSettings): Prom
   const spawn = childProcess.spawn;
   let child: ChildProcess | undefined;
   // createWorker spawns before its first await: the replacement sees only this worker's spawn.
-  childProcess.spawn = (...args: unknown[]) => (child = spawn(...args));
+  // mediasoup passes the worker all of node's environment: it gets the clean one, with the version it checks.
+  childProcess.spawn = (file: unknown, args: unknown, options: SpawnOptions) =>
+    (child = spawn(file, args, { ...options, env: childEnv({ MEDIASOUP_VERSION: options.env?.MEDIASOUP_VERSION ?? '' }) }));
   let created: Promise<ms.Worker>;
   try {
     created = mediasoup.createWorker(settings);
