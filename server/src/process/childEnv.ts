@@ -11,9 +11,6 @@ const PASSED = new Set(['PATH', 'HOME', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'LD_
 
 /** The allow-listed part of `from` (default: this process's environment), plus `extra`. */
 export function childEnv(extra: Record<string, string> = {}, from: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(from)) {
-    if (value !== undefined && (PASSED.has(name) || name.startsWith('LC_'))) env[name] = value;
-  }
-  return { ...env, ...extra };
+  const passed = Object.entries(from).filter(([name, value]) => value !== undefined && (PASSED.has(name) || name.startsWith('LC_')));
+  return { ...Object.fromEntries(passed), ...extra };
 }

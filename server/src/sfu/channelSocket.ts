@@ -25,8 +25,10 @@ export async function createWorkerWithChannel(settings: ms.WorkerSettings): Prom
   let child: ChildProcess | undefined;
   // createWorker spawns before its first await: the replacement sees only this worker's spawn.
   // mediasoup passes the worker all of node's environment: it gets the clean one, with the version it checks.
-  childProcess.spawn = (file: unknown, args: unknown, options: SpawnOptions) =>
-    (child = spawn(file, args, { ...options, env: childEnv({ MEDIASOUP_VERSION: options.env?.MEDIASOUP_VERSION ?? '' }) }));
+  childProcess.spawn = (file: unknown, args: unknown, options: SpawnOptions) => {
+    const given: NodeJS.ProcessEnv = options.env ?? {};
+    return (child = spawn(file, args, { ...options, env: childEnv({ MEDIASOUP_VERSION: given.MEDIASOUP_VERSION ?? '' }) }));
+  };
   let created: Promise<ms.Worker>;
   try {
     created = mediasoup.createWorker(settings);
