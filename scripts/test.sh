@@ -4,6 +4,8 @@
 # line "N passed, N failed" over all of them.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# In a session of its own, so no shell's exit can hang the suite up (scripts/ownSession.sh says why).
+[ "$(ps -o sid= -p $$ | tr -d ' ')" = "$$" ] || exec bash "$ROOT/scripts/ownSession.sh" bash "$ROOT/scripts/test.sh" "$@"
 cd "$ROOT"
 OUT=$(mktemp -d)
 passed=0 failed=0 skipped=0
