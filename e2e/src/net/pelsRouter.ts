@@ -136,16 +136,27 @@ export function routerCommands(dev: string, o: RouterOptions): string[][] {
       ['qdisc', 'add', 'dev', dev, 'parent', ROUTER_CLASSES.upta, 'handle', '98:', 'blackhole'],
     );
   }
-  if (o.lossPct > 0) {
-    // Classic BPF: load the kernel's random number (SKF_AD_RANDOM), below the threshold -> class 1:99.
-    const threshold = Math.round((o.lossPct / 100) * 2 ** 32);
-    cmds.push(
-      ['class', 'add', 'dev', dev, 'parent', '1:', 'classid', ROUTER_CLASSES.random, 'htb', 'rate', '1gbit', 'quantum', '1514'],
-      ['qdisc', 'add', 'dev', dev, 'parent', ROUTER_CLASSES.random, 'handle', '99:', 'blackhole'],
-      ['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'bpf', 'bytecode', `4,32 0 0 4294963256,53 0 1 ${threshold},6 0 0 0,6 0 0 65689`, 'classid', ROUTER_CLASSES.random],
-    );
-  }
+  if (o.lossPct > 0) cmds.push(...randomLossCommands(dev, o.lossPct));
   return cmds;
+}
+
+/** A blackhole class and the filter that sends `lossPct` percent of the packets, at random, into it. */
+function randomLossCommands(dev: string, lossPct: number): string[][] {
+  // Classic BPF: load the kernel's random number (SKF_AD_RANDOM), below the threshold -> class 1:99.
+  const threshold = Math.round((lossPct / 100) * 2 ** 32);
+  return [
+    ['class', 'replace', 'dev', dev, 'parent', '1:', 'classid', ROUTER_CLASSES.random, 'htb', 'rate', '1gbit', 'quantum', '1514'],
+    ['qdisc', 'replace', 'dev', dev, 'parent', ROUTER_CLASSES.random, 'handle', '99:', 'blackhole'],
+    ['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'bpf', 'bytecode', `4,32 0 0 4294963256,53 0 1 ${threshold},6 0 0 0,6 0 0 65689`, 'classid', ROUTER_CLASSES.random],
+  ];
+}
+
+/** Moves a running router to another random loss: its filter goes, and a new one comes when the loss is not 0. */
+export async function changeLoss(ns: string, dev: string, lossPct: number): Promise<void> {
+  if (!(Number.isFinite(lossPct) && lossPct >= 0 && lossPct < 100)) throw new RangeError(`loss must be in [0, 100) percent; got ${lossPct}`);
+  // Only the random-loss filter sits at priority 1; none there yet is not an error.
+  await run('tc', ['filter', 'del', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '1'], ns).catch(() => {});
+  if (lossPct > 0) for (const cmd of randomLossCommands(dev, lossPct)) await run('tc', cmd, ns);
 }
 
 export function validateRouterOptions(o: RouterOptions): string[] {

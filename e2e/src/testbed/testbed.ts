@@ -4,17 +4,14 @@
  * end-to-end tests and the benchmarks.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import type { RateControllerName } from '@pels/shared/rate/names';
 import type { OperatorSnapshot } from '@pels/shared/protocol/operator';
 import type { RouterFeedbackState } from '@pels/shared/protocol/routerFeedback';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
-import { writeChromiumWrapper } from '../net/namespacedChromium';
 import { applyRouter, changeCapacity, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, routerModeOf, type RouterCounters, type RouterMode } from '../net/pelsRouter';
 import { RouterAgent } from '../net/routerAgent';
 import { UptaAgent, type UptaChange } from '../net/uptaAgent';
@@ -22,7 +19,9 @@ import { createTopology, type Topology } from '../net/topology';
 import { startServer, type RunningServer } from '../serverProcess';
 import { capacityAt, type CapacityStep } from './capacitySteps';
 import { congestionOf, congestionSummary, intervalLoss, jainIndex, mean, median, psnrSummary, round, timeToFullRateMs, type CongestionSummary, type DisplaySample } from './metrics';
+import { launchBrowser } from './browser';
 import { TreeCpu } from './processCpu';
+import { Resources } from './resources';
 import { startSyntheticViewers, type SyntheticViewers } from './syntheticViewers';
 import { summarizeReceivers, type FrameDelivery, type ReceiverResult, type ReceiversReport, type ReceiversSummary } from '../loadtest/receiverReport';
 import { TcpFlows, TCP_PORT, type TcpFlowEnd, type TcpOptions } from '../tcp/tcpFlows';
@@ -135,33 +134,6 @@ export type Progress = (msg: string) => void;
 
 /** Synthetic viewers joining a second: one join takes a few hundred ms, mostly DSCP marking and ICE. */
 const SYNTHETIC_RAMP_PER_SECOND = 10;
-
-/** Everything the run started, stopped in reverse on every exit path. */
-class Resources {
-  private readonly stops: Array<() => Promise<void>> = [];
-  add(stop: () => Promise<void>): void {
-    this.stops.push(stop);
-  }
-  async release(): Promise<void> {
-    for (const stop of this.stops.reverse()) await stop().catch(() => {});
-    this.stops.length = 0;
-  }
-}
-
-async function launchBrowser(topo: Topology | null, origin: string, res: Resources): Promise<Browser> {
-  let executablePath = CHROMIUM_PATH;
-  if (topo) {
-    // Chromium runs in the viewers' namespace: Playwright starts it through this wrapper.
-    executablePath = join(tmpdir(), `pels-chromium-${process.pid}.sh`);
-    await writeChromiumWrapper(topo.clientNs, executablePath);
-    res.add(() => rm(executablePath, { force: true }));
-  }
-  // WebCodecs and frame transforms need a secure context; the server is on plain HTTP at a namespace address.
-  const args = topo ? [...CHROMIUM_ARGS, `--unsafely-treat-insecure-origin-as-secure=${origin}`] : CHROMIUM_ARGS;
-  const browser = await chromium.launch({ executablePath, args, headless: true });
-  res.add(() => browser.close());
-  return browser;
-}
 
 /** The summary and the per-second samples it was made from. */
 export interface TestbedRun {
