@@ -14,6 +14,7 @@ export interface ProcessResources {
   /** Command names of the direct children, sorted (e.g. ffmpeg, mediasoup-worke). */
   children: string[];
   transports: number;
+  consumers: number;
   /** As the server counts them (its gauge), and as the kernel holds them (its nftables map; 0 without root). */
   dscpMarkedSsrcs: number;
   nftMapElements: number;
@@ -91,6 +92,7 @@ export async function readResources(pid: number, port: number, serverUrl: string
       .filter((comm) => comm !== 'esbuild')
       .sort(),
     transports: metricValue(metrics, 'pels_mediasoup_transports'),
+    consumers: metricValue(metrics, 'pels_mediasoup_consumers'),
     dscpMarkedSsrcs: metricValue(metrics, 'pels_dscp_marked_ssrcs'),
     nftMapElements: process.getuid?.() === 0 ? serverDscpTables(port, pid).reduce((n, t) => n + t.marks.size, 0) : 0,
   };

@@ -10,7 +10,9 @@ import { connect } from 'node:net';
 import { expect, test, type Browser } from '@playwright/test';
 import { E2E_OPERATOR_TOKEN, operatorHeaders } from '../src/operatorToken';
 import { liveMemory } from '../src/heapAfterGc';
-import { childProcesses, getOnce, readResources, type ProcessResources } from '../src/processResources';
+import { getOnce, readResources, type ProcessResources } from '../src/processResources';
+import { malformedMessages } from '../src/malformedSignaling';
+import { ingestFfmpegPid, qualityDecoderPids as qualityDecoderPidsOf, serverChildPid, serverChildPids, vp8EncoderPid } from '../src/serverChildren';
 import { SignalingClient } from '../src/signalingClient';
 import { startServer, type RunningServer } from '../src/serverProcess';
 
@@ -84,7 +86,7 @@ async function newViewerPlays(browser: Browser): Promise<void> {
 async function backAtBaseline(step: string, expectedErrors?: RegExp): Promise<void> {
   const t0 = Date.now();
   const same = (r: ProcessResources) =>
-    r.transports === 0 && r.dscpMarkedSsrcs === 0 && r.nftMapElements === 0 && r.fds <= baseline.fds && r.children.join() === baseline.children.join();
+    r.transports === 0 && r.consumers === 0 && r.dscpMarkedSsrcs === 0 && r.nftMapElements === 0 && r.fds <= baseline.fds && r.children.join() === baseline.children.join();
   let r = await resources();
   while (!same(r) && Date.now() - t0 < 20_000) {
     await new Promise((res) => setTimeout(res, 250));
@@ -94,6 +96,7 @@ async function backAtBaseline(step: string, expectedErrors?: RegExp): Promise<vo
   const live = await liveKiB();
   rows.push({ step, ...r, liveKiB: live, settledMs });
   expect(r.transports, `${step}: mediasoup transports`).toBe(0);
+  expect(r.consumers, `${step}: mediasoup consumers`).toBe(0);
   expect(r.dscpMarkedSsrcs, `${step}: DSCP-marked SSRCs`).toBe(0);
   expect(r.nftMapElements, `${step}: elements of the nftables SSRC map`).toBe(0);
   expect(r.children, `${step}: child processes`).toEqual(baseline.children);
@@ -164,35 +167,9 @@ test('malformed HTTP requests and upgrades get 400', async ({ browser }) => {
   await backAtBaseline('malformed HTTP');
 });
 
-/** Twenty kinds of malformed signaling message; none is a valid request the server could act on. */
-const MALFORMED: Array<string | object> = [
-  '{not json',
-  '',
-  'null',
-  '[]',
-  '42',
-  '['.repeat(2000) + ']'.repeat(2000),
-  { id: 'x', method: 'join' },
-  { id: 1, method: 'selfDestruct' },
-  { id: 1, method: '__proto__', data: {} },
-  { id: 1.5, method: 'getStreams' },
-  { id: 1, method: 'join', data: { streamId: 42 } },
-  { id: 1, method: 'join', data: { streamId: 'x'.repeat(1000) } },
-  { id: 1, method: 'join', data: { streamId: 'default', mode: 'turbo' } },
-  { id: 1, method: 'consume', data: { rtpCapabilities: { codecs: 1 } } },
-  { id: 1, method: 'connectTransport', data: { dtlsParameters: { fingerprints: 'AB:CD' } } },
-  { id: 1, method: 'setColors', data: { colors: ['red'] } },
-  { id: 1, method: 'reportQuality', data: { psnrMeanDb: 'high', freezes: -1 } },
-  { id: 1, method: 'createTransport' },
-  { id: 1, method: 'resume' },
-  { id: 1, method: 'consume', data: { rtpCapabilities: { codecs: [{ kind: 'video', mimeType: 'video/VP8', clockRate: 90000 }] } } },
-];
 
 test('1000 malformed signaling messages get error answers, none internal', async ({ browser }) => {
-  const messages = Array.from({ length: 1000 }, (_, i) => {
-    const m = MALFORMED[i % MALFORMED.length]!;
-    return typeof m === 'string' ? m : JSON.stringify({ ...m, ...(Number.isInteger((m as { id?: unknown }).id) ? { id: i } : {}) });
-  });
+  const messages = malformedMessages(1000);
   const client = await SignalingClient.open(signalingUrl());
   const codes: string[] = [];
   try {
@@ -257,23 +234,11 @@ test('100 join/leave cycles, half of them leaving by dropping the socket', async
 });
 
 /** The server's children whose command is `comm` and whose arguments include `arg`. */
-function childPids(comm: string, arg?: string): number[] {
-  return childProcesses(server.pid)
-    .filter(([, c, args]) => c === comm && (arg === undefined || args.includes(arg)))
-    .map(([pid]) => pid);
-}
-
-function childPid(comm: string, arg?: string): number {
-  const [pid] = childPids(comm, arg);
-  if (pid === undefined) throw new Error(`no ${comm} ${arg ?? ''} child of the server`);
-  return pid;
-}
-
-/** The ingest's FFmpeg decodes and scales (a filter graph) into the VP8 encoder; the quality decoder reads the stream on its stdin. */
-const ingestPid = () => childPid('ffmpeg', '-filter_complex');
-const encoderPid = () => childPid('pels-vp8enc');
-/** One quality decoder per rendition. */
-const qualityDecoderPids = () => childPids('ffmpeg', 'pipe:0');
+const childPids = (comm: string, arg?: string) => serverChildPids(server.pid, comm, arg);
+const childPid = (comm: string, arg?: string) => serverChildPid(server.pid, comm, arg);
+const ingestPid = () => ingestFfmpegPid(server.pid);
+const encoderPid = () => vp8EncoderPid(server.pid);
+const qualityDecoderPids = () => qualityDecoderPidsOf(server.pid);
 
 test('FFmpeg killed (-9): the stream restarts and plays', async ({ browser }) => {
   const before = await streamInfo();

@@ -14,6 +14,8 @@ export interface WorkerUsage {
   /** Live routers and transports of all workers: after every viewer has left, one router per stream and no transport. */
   routers: number;
   transports: number;
+  /** Live consumers of all transports: none after every viewer has left. */
+  consumers: number;
 }
 
 /**
@@ -25,6 +27,7 @@ export class MediasoupWorkers {
   private started = 0;
   private routers = 0;
   private transports = 0;
+  private consumers = 0;
   private readonly onNewWorker = (worker: ms.Worker): void => {
     this.started++;
     this.workers.add(worker);
@@ -35,6 +38,10 @@ export class MediasoupWorkers {
       router.observer.on('newtransport', (transport) => {
         this.transports++;
         transport.observer.once('close', () => this.transports--);
+        transport.observer.on('newconsumer', (consumer) => {
+          this.consumers++;
+          consumer.observer.once('close', () => this.consumers--);
+        });
       });
     });
   };
@@ -53,6 +60,7 @@ export class MediasoupWorkers {
       maxRssBytes: 0,
       routers: this.routers,
       transports: this.transports,
+      consumers: this.consumers,
     };
     for (const u of usages) {
       if (!u) continue; // the worker closed while asked

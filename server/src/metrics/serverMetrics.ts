@@ -96,6 +96,7 @@ export class ServerMetrics {
       workerRss: gauge('pels_mediasoup_worker_max_rss_bytes', 'Peak resident memory of the live mediasoup workers'),
       routers: gauge('pels_mediasoup_routers', 'Live mediasoup routers (one per stream)'),
       transports: gauge('pels_mediasoup_transports', 'Live mediasoup transports (two per viewer; more after every viewer left is a leak)'),
+      consumers: gauge('pels_mediasoup_consumers', 'Live mediasoup consumers (a few per viewer; any after every viewer left is a leak)'),
       limitRejections: counter('pels_limit_rejections_total', 'Refusals and closes by a server limit (see README "Configuration")', ['limit']),
       notificationsDropped: counter('pels_signaling_notifications_dropped_total', "Quality and viewerState notifications not sent to a player whose socket's send buffer was over half full"),
       socketsOpen: gauge('pels_websockets_open', 'WebSockets open: the players\' signaling and the dashboards\' feed', ['kind']),
@@ -211,6 +212,7 @@ export class ServerMetrics {
     m.workerRss.set(usage.maxRssBytes);
     m.routers.set(usage.routers);
     m.transports.set(usage.transports);
+    m.consumers.set(usage.consumers);
     const { rejections, sockets } = this.d.limits;
     for (const limit of LIMIT_NAMES) m.limitRejections.inc({ limit }, rejections.count(limit));
     m.notificationsDropped.inc(rejections.notificationsDropped);

@@ -1,0 +1,22 @@
+/** The server's child processes by role, found by command name and arguments (for fault injection). */
+import { childProcesses } from './processResources';
+
+export function serverChildPids(serverPid: number, comm: string, arg?: string): number[] {
+  return childProcesses(serverPid)
+    .filter(([, c, args]) => c === comm && (arg === undefined || args.includes(arg)))
+    .map(([pid]) => pid);
+}
+
+export function serverChildPid(serverPid: number, comm: string, arg?: string): number {
+  const [pid] = serverChildPids(serverPid, comm, arg);
+  if (pid === undefined) throw new Error(`no ${comm} ${arg ?? ''} child of the server`);
+  return pid;
+}
+
+/** The ingest's FFmpeg decodes and scales (a filter graph) into the VP8 encoder. */
+export const ingestFfmpegPid = (serverPid: number) => serverChildPid(serverPid, 'ffmpeg', '-filter_complex');
+export const vp8EncoderPid = (serverPid: number) => serverChildPid(serverPid, 'pels-vp8enc');
+/** The quality decoders (one per rendition) read the stream on their stdin. */
+export const qualityDecoderPids = (serverPid: number) => serverChildPids(serverPid, 'ffmpeg', 'pipe:0');
+/** Kernel command names are cut at 15 characters. */
+export const mediaWorkerPids = (serverPid: number) => serverChildPids(serverPid, 'mediasoup-worke');
