@@ -57,6 +57,7 @@ func main() {
 	seconds := flag.Float64("seconds", 30, "seconds to hold once all have joined")
 	warmup := flag.Float64("warmup", 0, "seconds between the last join and the hold, not reported (the rate controllers' start-up)")
 	joinTimeout := flag.Duration("join-timeout", 20*time.Second, "time a receiver has from signaling to its first keyframe on green")
+	stayFlag := flag.String("stay", "", "MIN:MAX seconds: churn until ended (SIGTERM), each receiver staying a random time in the range once joined, then replaced; one JSON line per life on stdout")
 	flag.Parse()
 	if *rx != "" && *rx != "rlm" {
 		fmt.Fprintln(os.Stderr, "pels-receivers: --rx takes rlm")
@@ -74,6 +75,15 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := receiverOptions{wsURL: wsURL, streamID: *stream, mode: *mode, rlm: *rx == "rlm", joinTimeout: *joinTimeout, api: apiFactory(settingsFor(host))}
+	if *stayFlag != "" {
+		stay, err := parseStay(*stayFlag)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "pels-receivers: %v\n", err)
+			os.Exit(2)
+		}
+		runChurn(ctx, opts, *viewers, *ramp, stay, os.Stdout)
+		return
+	}
 	report := run(ctx, opts, *viewers, *ramp, time.Duration(*warmup*float64(time.Second)), time.Duration(*seconds*float64(time.Second)))
 	report.RampPerSecond = *ramp
 	if err := json.NewEncoder(os.Stdout).Encode(report); err != nil {
