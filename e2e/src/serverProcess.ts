@@ -61,6 +61,8 @@ export interface RunningServer {
   pid: number;
   /** The inspector's WebSocket URL, when started with `inspect`. */
   inspectorUrl?: string;
+  /** False once the process has exited, however it ended. */
+  running(): boolean;
   stop(): Promise<void>;
   /** SIGKILL, as in a crash; resolves once the process is gone. */
   kill(): Promise<void>;
@@ -70,7 +72,9 @@ export interface RunningServer {
 export async function startServer(o: ServerProcessOptions): Promise<RunningServer> {
   const port = await freePort();
   const rtcPort = o.env.RTC_PORT ? Number(o.env.RTC_PORT) : await freeRtcPort();
-  const node = [process.execPath, ...(o.inspect ? ['--inspect=127.0.0.1:0'] : []), '--import', 'tsx', 'server/src/main.ts'];
+  // In a namespace, the inspector listens where this process reaches the server: its control address.
+  const inspectHost = o.netns ? (o.controlHost ?? '127.0.0.1') : '127.0.0.1';
+  const node = [process.execPath, ...(o.inspect ? [`--inspect=${inspectHost}:0`] : []), '--import', 'tsx', 'server/src/main.ts'];
   // `ip netns exec` execs the command, so the child's pid is the server's.
   const [file, ...args] = o.netns ? ['ip', 'netns', 'exec', o.netns, ...node] : node;
   // Its own state: streams one test adds must not appear in another test's server.
@@ -114,6 +118,7 @@ export async function startServer(o: ServerProcessOptions): Promise<RunningServe
     rtcPort,
     pid: child.pid!,
     ...(inspectorUrl ? { inspectorUrl } : {}),
+    running: () => child.exitCode === null && child.signalCode === null,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       // SIGTERM lets the server remove its nftables rules and FFmpeg.

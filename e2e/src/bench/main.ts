@@ -5,9 +5,11 @@
  * npm run bench -- encoder [--seconds S] [--repeats R] [--json]
  * npm run bench -- loss [--loss 0,5,10,20] [--links open,pels,fifo] [--modes pels,nack,best-effort,stock] [--bottleneck-kbps 1200] [--seconds S] [--runs R] [--json]
  * npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]
+ * npm run bench -- soak [--minutes 30] [--viewers 50] [--seed 1] [--csv FILE] [--json]
  *
  * Benchmarks print numbers measured in one run; they assert nothing.
  */
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { capacity, FANOUTS, formatCapacityTable, kneeOf } from './capacity';
 import { convergence } from './convergence';
@@ -16,6 +18,7 @@ import { encoderBench, ENCODER_BENCH_SOURCE, type EncoderRun, type Pipeline } fr
 import { mean, round } from '../testbed/metrics';
 import { formatLossTable, lossResilience, OPEN_LINK_KBPS, parseLossFlags, type LossFlags, type LossOptions } from './lossResilience';
 import { formatPelsScaleTable, pelsScale, PELS_SCALE_PER_VIEWER_KBPS } from './pelsScale';
+import { formatSoakReport, runSoak, SOAK_DEFAULTS } from '../soak/soak';
 import { loadavg } from 'node:os';
 
 const USAGE = [
@@ -25,6 +28,7 @@ const USAGE = [
   '       npm run bench -- encoder [--seconds 60] [--repeats 3] [--json]',
   '       npm run bench -- loss [--loss 0,5,10,20] [--links open,pels,fifo] [--modes pels,nack,best-effort,stock] [--bottleneck-kbps 1200] [--seconds 45] [--runs 1] [--json]',
   '       npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]',
+  '       npm run bench -- soak [--minutes 30] [--viewers 50] [--seed 1] [--csv FILE] [--json]',
 ].join('\n');
 
 function usage(): never {
@@ -49,6 +53,9 @@ async function main(): Promise<void> {
       baseline: { type: 'string' },
       fanout: { type: 'string', default: FANOUTS.join(',') },
       ramp: { type: 'string', default: '10' },
+      minutes: { type: 'string' },
+      seed: { type: 'string' },
+      csv: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -57,6 +64,7 @@ async function main(): Promise<void> {
   if (positionals[0] === 'encoder') return encoder(values);
   if (positionals[0] === 'loss') return loss(values);
   if (positionals[0] === 'pels-scale') return pelsScaleBench(values);
+  if (positionals[0] === 'soak') return soakBench(values);
   if (positionals[0] !== 'convergence') usage();
   const viewers = (values.viewers ?? '1,2,4').split(',').map(Number);
   const feedback = values.feedback.split(',');
@@ -114,6 +122,21 @@ async function pelsScaleBench(values: { viewers?: string; runs?: string; seconds
   }
   console.log(`N synthetic viewers on N x ${PELS_SCALE_PER_VIEWER_KBPS} kb/s, router feedback, ${seconds} s a run; second-half averages; load average (1 min) before and after each run`);
   for (const line of formatPelsScaleTable(rows)) console.log(line);
+}
+
+async function soakBench(values: { minutes?: string; viewers?: string; seed?: string; csv?: string; json: boolean }): Promise<void> {
+  const minutes = Number(values.minutes ?? SOAK_DEFAULTS.minutes);
+  const viewers = Number(values.viewers ?? SOAK_DEFAULTS.viewers);
+  const seed = Number(values.seed ?? SOAK_DEFAULTS.seed);
+  if (!(minutes >= 1 && minutes <= 24 * 60) || !Number.isInteger(viewers) || viewers < 1 || viewers > 500 || !Number.isInteger(seed)) usage();
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const csvFile = values.csv ?? fileURLToPath(new URL(`../../out/soak-${stamp}.csv`, import.meta.url));
+  const result = await runSoak({ ...SOAK_DEFAULTS, minutes, viewers, seed, csvFile }, (m) => console.error(`[bench] ${m}`));
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ benchmark: 'soak', ...result }) + '\n');
+    return;
+  }
+  for (const line of formatSoakReport(result)) console.log(line);
 }
 
 async function loss(values: LossFlags & { json: boolean }): Promise<void> {

@@ -1,0 +1,67 @@
+/**
+ * Synthetic viewers that come and go: the receivers (receivers/, real WebRTC)
+ * in churn mode, each staying a random time once joined and then replaced by
+ * a new one. Each life is reported when it ends, with when it began and ended,
+ * so the soak can leave out lives that saw a fault.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { RECEIVERS_BIN } from '../loadtest/loadTest';
+import type { ReceiverResult } from '../loadtest/receiverReport';
+
+export interface Life extends ReceiverResult {
+  startedMs: number;
+  /** 0: it never joined. */
+  joinedMs: number;
+  leftMs: number;
+  /** The run ended it before its stay did. */
+  cut: boolean;
+}
+
+export interface ChurnOptions {
+  /** Viewers present at once. */
+  count: number;
+  url: string;
+  netns: string | undefined;
+  stayMinS: number;
+  stayMaxS: number;
+  /** Joins a second while the first of them start. */
+  rampPerSecond: number;
+  onLife: (life: Life) => void;
+  log: (message: string) => void;
+}
+
+export interface ChurnViewers {
+  pid: number;
+  /** Ends every viewer (their last lives are reported, `cut`); resolves once the process is gone. */
+  stop(): Promise<void>;
+}
+
+export function startChurn(o: ChurnOptions): ChurnViewers {
+  if (!existsSync(RECEIVERS_BIN)) throw new Error(`${RECEIVERS_BIN} is missing: run npm run setup`);
+  const args = ['-url', o.url, '-viewers', String(o.count), '-ramp', String(o.rampPerSecond), '-stay', `${o.stayMinS}:${o.stayMaxS}`];
+  // `ip netns exec` execs the receivers, so the child's pid is theirs.
+  const [file, ...rest] = o.netns ? ['ip', 'netns', 'exec', o.netns, RECEIVERS_BIN, ...args] : [RECEIVERS_BIN, ...args];
+  const child = spawn(file!, rest, { stdio: ['ignore', 'pipe', 'pipe'] });
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    let life: Life & { event?: string };
+    try {
+      life = JSON.parse(line) as Life & { event?: string };
+    } catch {
+      return o.log(`receivers: ${line}`);
+    }
+    if (life.event === 'left') o.onLife(life);
+  });
+  createInterface({ input: child.stderr! }).on('line', (line) => o.log(`receivers: ${line}`));
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  return {
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}

@@ -1,0 +1,386 @@
+/**
+ * The soak: minutes of churn and faults at once. Synthetic viewers join and
+ * leave all the time, two Chromium viewers watch throughout, the PELS
+ * bottleneck's capacity and random loss change every minute, and faults are
+ * injected on a schedule. Measures what a long-running server must keep:
+ * no crash, every fault recovered, nothing left behind once the viewers have
+ * gone, a live heap that does not grow, green delivered outside the faults.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Page } from 'playwright-core';
+import { mulberry32 } from '@pels/shared/pels/syntheticStream';
+import { liveMemory } from '../heapAfterGc';
+import { applyRouter, changeCapacity, changeLoss, defaultQueuePackets, ROUTER_DEFAULTS } from '../net/pelsRouter';
+import { run } from '../net/run';
+import { createTopology } from '../net/topology';
+import { getOnce, readResources, type ProcessResources } from '../processResources';
+import { startServer, type RunningServer } from '../serverProcess';
+import { launchBrowser } from '../testbed/browser';
+import { median } from '../testbed/metrics';
+import { Resources } from '../testbed/resources';
+import { startChurn, type Life } from './churnViewers';
+import { FAULT_KINDS, faultSchedule, type FaultKind } from './faultSchedule';
+import { inject, type FaultTarget } from './faults';
+import { RecoveryTracker } from './recovery';
+
+export interface SoakOptions {
+  minutes: number;
+  /** Synthetic viewers present at once. */
+  viewers: number;
+  /** Chromium viewers, throughout. */
+  chromium: number;
+  seed: number;
+  stayMinS: number;
+  stayMaxS: number;
+  /** Every fault kind at least once in any window of this many seconds. */
+  faultPeriodS: number;
+  /** Per-minute series, CSV. */
+  csvFile?: string;
+}
+
+export const SOAK_DEFAULTS: SoakOptions = { minutes: 30, viewers: 50, chromium: 2, seed: 1, stayMinS: 5, stayMaxS: 60, faultPeriodS: 300 };
+
+/** The bottleneck per viewer, and the random loss, each minute: drawn from these. */
+const PER_VIEWER_KBPS = [800, 1200, 2000];
+const LOSS_PCT = [0, 1, 2, 5];
+/** The source: synthetic pictures, so a restart finds it again without a file. */
+const SOURCE = 'lavfi:testsrc2=size=640x360:rate=30';
+const STREAM_ID = 'default';
+/** A fault not recovered by then is reported unrecovered, and the run goes on. */
+const RECOVERY_TIMEOUT_MS = 60_000;
+/** Around a fault, lives are not counted for green delivery: from this much before it to this much after its recovery. */
+const FAULT_MARGIN_MS = 2000;
+
+export interface FaultRecord {
+  kind: FaultKind;
+  /** Seconds into the run. */
+  atS: number;
+  description: string;
+  /** From the fault's end until every Chromium viewer decodes again; null: not within 60 s, or the injection failed. */
+  recoveryMs: number | null;
+  error?: string;
+}
+
+export interface MinuteRow {
+  minute: number;
+  capacityKbps: number;
+  lossPct: number;
+  faults: string;
+  livesEnded: number;
+  cleanLives: number;
+  /** Green frames received over sent, lives that ended this minute without a fault in them. */
+  greenDelivery: number | null;
+  chromiumFps: number | null;
+  serverViewers: number;
+  liveHeapKiB: number;
+  rssKiB: number;
+  fds: number;
+  transports: number;
+  consumers: number;
+}
+
+type LeakCounts = Record<'fds' | 'nftElements' | 'transports' | 'consumers' | 'processes' | 'namespaces', number>;
+
+export interface SoakResult {
+  options: SoakOptions;
+  seconds: number;
+  crashes: number;
+  faultsInjected: number;
+  faults: FaultRecord[];
+  recovery: Partial<Record<FaultKind, { count: number; maxMs: number | null; medianMs: number | null; unrecovered: number }>>;
+  leaks: { start: LeakCounts; end: LeakCounts; grew: string[] };
+  liveHeapGrowthPct: number | null;
+  greenDeliveryMin: number | null;
+  greenDelivery: number | null;
+  lives: { ended: number; clean: number; failedJoins: number };
+  /** Error-level lines the server logged. */
+  serverErrors: number;
+  minutes: MinuteRow[];
+  csvFile?: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function namespaceCount(): Promise<number> {
+  return (await run('ip', ['netns', 'list'])).split('\n').filter(Boolean).length;
+}
+
+function leakCounts(r: ProcessResources, namespaces: number): LeakCounts {
+  return { fds: r.fds, nftElements: r.nftMapElements, transports: r.transports, consumers: r.consumers, processes: r.children.length, namespaces };
+}
+
+async function liveKiB(server: RunningServer): Promise<number> {
+  const m = await liveMemory(server.inspectorUrl!);
+  return m.heapUsedKiB + m.externalKiB;
+}
+
+/** Each page's decoded-frame counter; -1 for a page that did not answer. */
+async function decodedFrames(pages: Page[]): Promise<number[]> {
+  return Promise.all(
+    pages.map((p) =>
+      p
+        .evaluate(() => (window as unknown as { pels?: { stats(): { framesDecoded: { total: number } } } }).pels?.stats().framesDecoded.total ?? 0)
+        .catch(() => -1),
+    ),
+  );
+}
+
+export async function runSoak(o: SoakOptions, progress: (m: string) => void): Promise<SoakResult> {
+  const res = new Resources();
+  const random = mulberry32(o.seed);
+  const seconds = Math.round(o.minutes * 60);
+  const short = seconds < 600;
+  const schedule = faultSchedule({ seconds, warmupS: short ? 25 : 60, drainS: short ? 15 : 60, periodS: o.faultPeriodS, random });
+  try {
+    const topo = await createTopology();
+    res.add(() => topo.destroy());
+    const present = o.viewers + o.chromium;
+    let capacityKbps = present * PER_VIEWER_KBPS[PER_VIEWER_KBPS.length - 1]!;
+    let lossPct = 0;
+    await applyRouter(topo.serverNs, topo.bottleneckDev, {
+      ...ROUTER_DEFAULTS,
+      capacityKbps,
+      lossPct,
+      mode: 'pels',
+      queuePackets: defaultQueuePackets(capacityKbps),
+    });
+    const operatorToken = randomBytes(24).toString('base64url');
+    let serverErrors = 0;
+    const server = await startServer({
+      env: {
+        OPERATOR_TOKEN: operatorToken,
+        SOURCE,
+        RTC_LISTEN_IP: topo.serverIp,
+        HOST: '0.0.0.0',
+        // Every viewer comes from the one viewers' address: the per-address and viewer limits must not turn them away.
+        MAX_VIEWERS: String(present + 16),
+        MAX_SOCKETS_PER_ADDRESS: String(present + 32),
+      },
+      netns: topo.serverNs,
+      controlHost: topo.serverControlIp,
+      inspect: true,
+      onLog: (line) => {
+        if (/"level":(50|60)/.test(line)) {
+          serverErrors++;
+          progress(`server: ${line.slice(0, 300)}`);
+        }
+      },
+    });
+    res.add(() => server.stop());
+    const resources = () => readResources(server.pid, server.port, server.url, operatorToken);
+    const viewerBase = `http://${topo.serverIp}:${server.port}`;
+    const streamRunning = async () => {
+      const { streams } = JSON.parse((await getOnce(`${server.url}/api/streams`)).body) as { streams: Array<{ id: string; state: string }> };
+      return streams.some((s) => s.id === STREAM_ID && s.state === 'running');
+    };
+    for (const deadline = Date.now() + 30_000; !(await streamRunning()); await sleep(250)) {
+      if (Date.now() > deadline) throw new Error('the stream did not start in 30 s');
+    }
+    const start = leakCounts(await resources(), await namespaceCount());
+    progress(`server up; start counts ${JSON.stringify(start)}`);
+
+    const browser = await launchBrowser(topo, viewerBase, res);
+    const pages: Page[] = [];
+    for (let i = 0; i < o.chromium; i++) {
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(`${viewerBase}/?stream=${STREAM_ID}`);
+      pages.push(page);
+    }
+    const lives: Life[] = [];
+    const churn = startChurn({
+      count: o.viewers,
+      url: viewerBase,
+      netns: topo.clientNs,
+      stayMinS: o.stayMinS,
+      stayMaxS: o.stayMaxS,
+      rampPerSecond: 5,
+      onLife: (l) => lives.push(l),
+      log: (m) => {
+        if (!/"event":"joined"/.test(m)) progress(m);
+      },
+    });
+    res.add(() => churn.stop());
+    progress(`${o.chromium} Chromium and ${o.viewers} churning synthetic viewers; ${schedule.length} faults scheduled over ${seconds} s (seed ${o.seed})`);
+
+    const target: FaultTarget = {
+      serverPid: server.pid,
+      serverUrl: server.url,
+      serverPort: server.port,
+      operatorToken,
+      streamId: STREAM_ID,
+      source: SOURCE,
+      serverNs: topo.serverNs,
+      bottleneckDev: topo.bottleneckDev,
+    };
+    const t0 = Date.now();
+    const faults: FaultRecord[] = [];
+    const windows: Array<{ from: number; to: number }> = [];
+    let crashed = false;
+    let frames = await decodedFrames(pages);
+    let framesAtMinute = frames;
+
+    /** Faults in order, each once the one before has recovered (or timed out). */
+    const faultLoop = (async () => {
+      for (const f of schedule) {
+        while (Date.now() - t0 < f.atS * 1000) {
+          if (crashed) return;
+          await sleep(200);
+        }
+        if (crashed) return;
+        const begin = Date.now();
+        const rec: FaultRecord = { kind: f.kind, atS: Math.round((begin - t0) / 100) / 10, description: '', recoveryMs: null };
+        faults.push(rec);
+        progress(`fault at ${rec.atS} s: ${f.kind}`);
+        try {
+          rec.description = await inject(f.kind, target);
+        } catch (err) {
+          rec.error = (err as Error).message;
+          progress(`fault ${f.kind} could not be injected: ${rec.error}`);
+          windows.push({ from: begin - FAULT_MARGIN_MS, to: Date.now() + FAULT_MARGIN_MS });
+          continue;
+        }
+        const end = Date.now();
+        const tracker = new RecoveryTracker(begin, end, frames);
+        for (;;) {
+          tracker.sample(Date.now(), frames);
+          const r = tracker.recoveryMs(Date.now());
+          if (r !== 'pending') {
+            rec.recoveryMs = r;
+            break;
+          }
+          if (Date.now() - end > RECOVERY_TIMEOUT_MS || crashed) break;
+          await sleep(250);
+        }
+        windows.push({ from: begin - FAULT_MARGIN_MS, to: (rec.recoveryMs === null ? Date.now() : end + rec.recoveryMs) + FAULT_MARGIN_MS });
+        progress(`  ${rec.description}: ${rec.recoveryMs === null ? 'NOT recovered' : `recovered in ${rec.recoveryMs} ms`}`);
+      }
+    })();
+
+    const minutes: MinuteRow[] = [];
+    const heap: number[] = [];
+    let livesSeen = 0;
+    const minuteCount = Math.ceil(seconds / 60);
+    for (let m = 1; m <= minuteCount && !crashed; m++) {
+      const minuteEnd = t0 + Math.min(m * 60, seconds) * 1000;
+      // The counters a few times a second, for the fault loop's recovery.
+      while (Date.now() < minuteEnd) {
+        await sleep(250);
+        frames = await decodedFrames(pages);
+        if (!server.running()) {
+          crashed = true;
+          progress('the server exited');
+          break;
+        }
+      }
+      if (crashed) break;
+      const faultsThisMinute = faults.filter((f) => f.atS >= (m - 1) * 60 && f.atS < m * 60).map((f) => f.kind);
+      const ended = lives.slice(livesSeen);
+      livesSeen = lives.length;
+      const clean = ended.filter((l) => l.joinedMs > 0 && !l.cut && !windows.some((w) => l.joinedMs < w.to && l.leftMs > w.from));
+      const sent = clean.reduce((n, l) => n + l.green.sent, 0);
+      const received = clean.reduce((n, l) => n + l.green.received, 0);
+      const r = await resources();
+      const live = await liveKiB(server);
+      heap.push(live);
+      const fps = frames.every((f) => f >= 0) && framesAtMinute.every((f) => f >= 0) ? frames.reduce((n, f, i) => n + Math.max(0, f - framesAtMinute[i]!), 0) / frames.length / 60 : null;
+      framesAtMinute = frames;
+      const viewersNow = (JSON.parse((await getOnce(`${server.url}/api/viewers`, { authorization: `Bearer ${operatorToken}` })).body) as { viewers: unknown[] }).viewers.length;
+      minutes.push({
+        minute: m,
+        capacityKbps,
+        lossPct,
+        faults: faultsThisMinute.join(' '),
+        livesEnded: ended.length,
+        cleanLives: clean.length,
+        greenDelivery: sent > 0 ? Math.round((received / sent) * 10000) / 10000 : null,
+        chromiumFps: fps === null ? null : Math.round(fps * 10) / 10,
+        serverViewers: viewersNow,
+        liveHeapKiB: live,
+        rssKiB: r.rssKiB,
+        fds: r.fds,
+        transports: r.transports,
+        consumers: r.consumers,
+      });
+      progress(`minute ${m}: ${JSON.stringify(minutes.at(-1))}`);
+      // The next minute's network.
+      if (m < minuteCount) {
+        capacityKbps = present * PER_VIEWER_KBPS[Math.floor(random() * PER_VIEWER_KBPS.length)]!;
+        lossPct = LOSS_PCT[Math.floor(random() * LOSS_PCT.length)]!;
+        await changeCapacity(topo.serverNs, topo.bottleneckDev, { capacityKbps, internetShare: ROUTER_DEFAULTS.internetShare, mode: 'pels', queuePackets: defaultQueuePackets(capacityKbps) });
+        await changeLoss(topo.serverNs, topo.bottleneckDev, lossPct);
+      }
+    }
+    await faultLoop;
+
+    // Everyone leaves; then what the server holds must be what it held before anyone came.
+    await churn.stop();
+    await browser.close();
+    let end = start;
+    if (!crashed) {
+      const back = (c: LeakCounts) => c.transports === start.transports && c.consumers === start.consumers && c.nftElements === start.nftElements && c.processes === start.processes && c.fds <= start.fds;
+      for (const deadline = Date.now() + 30_000; ; await sleep(500)) {
+        end = leakCounts(await resources(), await namespaceCount());
+        if (back(end) || Date.now() > deadline) break;
+      }
+    }
+    const grew = (Object.keys(start) as Array<keyof LeakCounts>).filter((k) => end[k] > start[k]);
+    const cleanRows = minutes.filter((m) => m.greenDelivery !== null);
+    const allClean = lives.filter((l) => l.joinedMs > 0 && !l.cut && !windows.some((w) => l.joinedMs < w.to && l.leftMs > w.from));
+    const greenSent = allClean.reduce((n, l) => n + l.green.sent, 0);
+    const recovery: SoakResult['recovery'] = {};
+    for (const kind of FAULT_KINDS) {
+      const of = faults.filter((f) => f.kind === kind);
+      if (of.length === 0) continue;
+      const ms = of.flatMap((f) => (f.recoveryMs === null ? [] : [f.recoveryMs]));
+      recovery[kind] = { count: of.length, maxMs: ms.length ? Math.max(...ms) : null, medianMs: median(ms), unrecovered: of.length - ms.length };
+    }
+    const result: SoakResult = {
+      options: o,
+      seconds: Math.round((Date.now() - t0) / 1000),
+      crashes: crashed ? 1 : 0,
+      faultsInjected: faults.filter((f) => f.error === undefined).length,
+      faults,
+      recovery,
+      leaks: { start, end, grew },
+      liveHeapGrowthPct: heap.length >= 2 ? Math.round(((heap.at(-1)! - heap[0]!) / heap[0]!) * 1000) / 10 : null,
+      greenDeliveryMin: cleanRows.length ? Math.min(...cleanRows.map((m) => m.greenDelivery!)) : null,
+      greenDelivery: greenSent > 0 ? Math.round((allClean.reduce((n, l) => n + l.green.received, 0) / greenSent) * 10000) / 10000 : null,
+      lives: { ended: lives.length, clean: allClean.length, failedJoins: lives.filter((l) => l.joinedMs === 0 && !l.cut).length },
+      serverErrors,
+      minutes,
+    };
+    if (o.csvFile) {
+      await mkdir(dirname(o.csvFile), { recursive: true });
+      await writeFile(o.csvFile, minutesCsv(minutes));
+      result.csvFile = o.csvFile;
+    }
+    return result;
+  } finally {
+    await res.release();
+  }
+}
+
+export function minutesCsv(rows: readonly MinuteRow[]): string {
+  const cols = ['minute', 'capacityKbps', 'lossPct', 'faults', 'livesEnded', 'cleanLives', 'greenDelivery', 'chromiumFps', 'serverViewers', 'liveHeapKiB', 'rssKiB', 'fds', 'transports', 'consumers'] as const;
+  return [cols.join(','), ...rows.map((r) => cols.map((c) => String(r[c] ?? '')).join(','))].join('\n') + '\n';
+}
+
+/** The report as lines of text: the targets' figures, then one line per fault kind. */
+export function formatSoakReport(r: SoakResult): string[] {
+  const pct = (x: number | null) => (x === null ? '-' : `${Math.round(x * 1000) / 10}%`);
+  const lines = [
+    `${r.options.minutes} min (${r.seconds} s), ${r.options.viewers} churning synthetic viewers (stays ${r.options.stayMinS}-${r.options.stayMaxS} s), ${r.options.chromium} Chromium, seed ${r.options.seed}`,
+    `crashes ${r.crashes}   faults injected ${r.faultsInjected}   server errors logged ${r.serverErrors}`,
+    `green delivery outside faults: lowest minute ${pct(r.greenDeliveryMin)}, overall ${pct(r.greenDelivery)} (${r.lives.clean} of ${r.lives.ended} lives clean, ${r.lives.failedJoins} failed joins)`,
+    `live heap growth, first minute to last: ${r.liveHeapGrowthPct ?? '-'}%`,
+    `after every viewer left: ${(Object.keys(r.leaks.start) as Array<keyof typeof r.leaks.start>).map((k) => `${k} ${r.leaks.start[k]} -> ${r.leaks.end[k]}`).join(', ')}${r.leaks.grew.length ? `   GREW: ${r.leaks.grew.join(', ')}` : ''}`,
+    'fault            count  recovery median  max (ms)  unrecovered',
+  ];
+  for (const [kind, v] of Object.entries(r.recovery)) {
+    lines.push(`${kind.padEnd(17)}${String(v.count).padEnd(7)}${String(v.medianMs ?? '-').padEnd(17)}${String(v.maxMs ?? '-').padEnd(10)}${v.unrecovered}`);
+  }
+  if (r.csvFile) lines.push(`per minute: ${r.csvFile}`);
+  return lines;
+}
