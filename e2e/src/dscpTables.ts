@@ -14,10 +14,13 @@ export interface DscpTable {
 
 type NftDoc = { nftables: { table?: { family: string; name: string }; map?: { elem?: [number, { goto?: { target: string }; drop?: null }][] } }[] };
 
-const nft = (...args: string[]): NftDoc => JSON.parse(execFileSync('nft', ['-j', ...args], { encoding: 'utf8' })) as NftDoc;
+/** nft's JSON output, in network namespace `ns` when given. */
+const nftIn = (ns: string | undefined, ...args: string[]): NftDoc =>
+  JSON.parse(ns ? execFileSync('ip', ['netns', 'exec', ns, 'nft', '-j', ...args], { encoding: 'utf8' }) : execFileSync('nft', ['-j', ...args], { encoding: 'utf8' })) as NftDoc;
 
-/** The tables of the server listening on `port`, of its process `pid` only when given. */
-export function serverDscpTables(port: number, pid?: number): DscpTable[] {
+/** The tables of the server listening on `port`, of its process `pid` only when given, in namespace `ns` when given. */
+export function serverDscpTables(port: number, pid?: number, ns?: string): DscpTable[] {
+  const nft = (...args: string[]) => nftIn(ns, ...args);
   const name = new RegExp(`^pels_${port}_pid${pid ?? '\\d+'}$`);
   return nft('list', 'tables')
     .nftables.flatMap((o) => (o.table?.family === 'inet' && name.test(o.table.name) ? [o.table.name] : []))

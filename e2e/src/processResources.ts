@@ -79,7 +79,8 @@ export function getOnce(url: string, headers: Record<string, string> = {}): Prom
   });
 }
 
-export async function readResources(pid: number, port: number, serverUrl: string, token: string): Promise<ProcessResources> {
+/** `ns`: the network namespace the server runs in, where its nftables rules are. */
+export async function readResources(pid: number, port: number, serverUrl: string, token: string, ns?: string): Promise<ProcessResources> {
   const res = await getOnce(`${serverUrl}/metrics`, { authorization: `Bearer ${token}` });
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
   const metrics = res.body;
@@ -94,6 +95,6 @@ export async function readResources(pid: number, port: number, serverUrl: string
     transports: metricValue(metrics, 'pels_mediasoup_transports'),
     consumers: metricValue(metrics, 'pels_mediasoup_consumers'),
     dscpMarkedSsrcs: metricValue(metrics, 'pels_dscp_marked_ssrcs'),
-    nftMapElements: process.getuid?.() === 0 ? serverDscpTables(port, pid).reduce((n, t) => n + t.marks.size, 0) : 0,
+    nftMapElements: process.getuid?.() === 0 ? serverDscpTables(port, pid, ns).reduce((n, t) => n + t.marks.size, 0) : 0,
   };
 }

@@ -94,7 +94,7 @@ export interface SoakResult {
   liveHeapGrowthPct: number | null;
   greenDeliveryMin: number | null;
   greenDelivery: number | null;
-  lives: { ended: number; clean: number; failedJoins: number };
+  lives: { ended: number; clean: number; failedJoins: number; joinErrors: Record<string, number> };
   /** Error-level lines the server logged. */
   serverErrors: number;
   minutes: MinuteRow[];
@@ -169,7 +169,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       },
     });
     res.add(() => server.stop());
-    const resources = () => readResources(server.pid, server.port, server.url, operatorToken);
+    const resources = () => readResources(server.pid, server.port, server.url, operatorToken, topo.serverNs);
     const viewerBase = `http://${topo.serverIp}:${server.port}`;
     const streamRunning = async () => {
       const { streams } = JSON.parse((await getOnce(`${server.url}/api/streams`)).body) as { streams: Array<{ id: string; state: string }> };
@@ -347,7 +347,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       liveHeapGrowthPct: heap.length >= 2 ? Math.round(((heap.at(-1)! - heap[0]!) / heap[0]!) * 1000) / 10 : null,
       greenDeliveryMin: cleanRows.length ? Math.min(...cleanRows.map((m) => m.greenDelivery!)) : null,
       greenDelivery: greenSent > 0 ? Math.round((allClean.reduce((n, l) => n + l.green.received, 0) / greenSent) * 10000) / 10000 : null,
-      lives: { ended: lives.length, clean: allClean.length, failedJoins: lives.filter((l) => l.joinedMs === 0 && !l.cut).length },
+      lives: { ended: lives.length, clean: allClean.length, failedJoins: lives.filter((l) => l.joinedMs === 0 && !l.cut).length, joinErrors: tally(lives.flatMap((l) => (l.joinedMs === 0 && !l.cut ? [l.error ?? 'no error given'] : []))) },
       serverErrors,
       minutes,
     };
@@ -362,6 +362,16 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
   }
 }
 
+/** How many times each message occurs, digits folded so that ids and counts do not split one kind into many. */
+function tally(messages: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of messages) {
+    const k = m.replace(/\d+/g, 'N').slice(0, 160);
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
+}
+
 export function minutesCsv(rows: readonly MinuteRow[]): string {
   const cols = ['minute', 'capacityKbps', 'lossPct', 'faults', 'livesEnded', 'cleanLives', 'greenDelivery', 'chromiumFps', 'serverViewers', 'liveHeapKiB', 'rssKiB', 'fds', 'transports', 'consumers'] as const;
   return [cols.join(','), ...rows.map((r) => cols.map((c) => String(r[c] ?? '')).join(','))].join('\n') + '\n';
@@ -374,6 +384,7 @@ export function formatSoakReport(r: SoakResult): string[] {
     `${r.options.minutes} min (${r.seconds} s), ${r.options.viewers} churning synthetic viewers (stays ${r.options.stayMinS}-${r.options.stayMaxS} s), ${r.options.chromium} Chromium, seed ${r.options.seed}`,
     `crashes ${r.crashes}   faults injected ${r.faultsInjected}   server errors logged ${r.serverErrors}`,
     `green delivery outside faults: lowest minute ${pct(r.greenDeliveryMin)}, overall ${pct(r.greenDelivery)} (${r.lives.clean} of ${r.lives.ended} lives clean, ${r.lives.failedJoins} failed joins)`,
+    ...Object.entries(r.lives.joinErrors).map(([m, n]) => `  ${n} x join failed: ${m}`),
     `live heap growth, first minute to last: ${r.liveHeapGrowthPct ?? '-'}%`,
     `after every viewer left: ${(Object.keys(r.leaks.start) as Array<keyof typeof r.leaks.start>).map((k) => `${k} ${r.leaks.start[k]} -> ${r.leaks.end[k]}`).join(', ')}${r.leaks.grew.length ? `   GREW: ${r.leaks.grew.join(', ')}` : ''}`,
     'fault            count  recovery median  max (ms)  unrecovered',
