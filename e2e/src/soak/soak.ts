@@ -72,7 +72,7 @@ export interface MinuteRow {
   cleanLives: number;
   /** Green frames received over sent, lives that ended this minute without a fault in them. */
   greenDelivery: number | null;
-  chromiumFps: number | null;
+  chromiumFps: number;
   serverViewers: number;
   liveHeapKiB: number;
   rssKiB: number;
@@ -219,7 +219,9 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     const windows: Array<{ from: number; to: number }> = [];
     let crashed = false;
     let frames = await decodedFrames(pages);
-    let framesAtMinute = frames;
+    /** Frames each page decoded since the start, over its sessions: a player that rejoins counts from 0 again. */
+    const decoded = pages.map(() => 0);
+    let decodedAtMinute = [...decoded];
 
     /** Faults in order, each once the one before has recovered (or timed out). */
     const faultLoop = (async () => {
@@ -267,7 +269,11 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       // The counters a few times a second, for the fault loop's recovery.
       while (Date.now() < minuteEnd) {
         await sleep(250);
-        frames = await decodedFrames(pages);
+        const now = await decodedFrames(pages);
+        now.forEach((f, i) => {
+          if (f >= 0 && frames[i]! >= 0) decoded[i]! += f >= frames[i]! ? f - frames[i]! : f;
+        });
+        frames = now;
         if (!server.running()) {
           crashed = true;
           progress('the server exited');
@@ -284,8 +290,8 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       const r = await resources();
       const live = await liveKiB(server);
       heap.push(live);
-      const fps = frames.every((f) => f >= 0) && framesAtMinute.every((f) => f >= 0) ? frames.reduce((n, f, i) => n + Math.max(0, f - framesAtMinute[i]!), 0) / frames.length / 60 : null;
-      framesAtMinute = frames;
+      const fps = decoded.reduce((n, f, i) => n + f - decodedAtMinute[i]!, 0) / decoded.length / 60;
+      decodedAtMinute = [...decoded];
       const viewersNow = (JSON.parse((await getOnce(`${server.url}/api/viewers`, { authorization: `Bearer ${operatorToken}` })).body) as { viewers: unknown[] }).viewers.length;
       minutes.push({
         minute: m,
@@ -295,7 +301,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
         livesEnded: ended.length,
         cleanLives: clean.length,
         greenDelivery: sent > 0 ? Math.round((received / sent) * 10000) / 10000 : null,
-        chromiumFps: fps === null ? null : Math.round(fps * 10) / 10,
+        chromiumFps: Math.round(fps * 10) / 10,
         serverViewers: viewersNow,
         liveHeapKiB: live,
         rssKiB: r.rssKiB,
