@@ -63,3 +63,34 @@ test('loss-free reports on the lower rendition move it up at the keyframe, and t
   assert.deepEqual(asked, [1, 0]);
   assert.deepEqual(probes, [240 * 2]);
 });
+
+test('a pinned rendition is held whatever the rate, from its keyframe on, start-up included; auto gives the choice back', () => {
+  const asked: number[] = [];
+  const sw = new RenditionSwitch(2, PARAMS, (r) => void asked.push(r), () => {}, 0);
+  sw.setRates([240, 60], [1000, 250]);
+  sw.pin(1);
+  assert.equal(sw.state(0).pinned, 1);
+  // A rate that keeps the full size under the policy, and not yet settled: the pin moves it all the same, at 1's keyframe.
+  assert.equal(sw.pick(set(1, new Set([3])), 5000, false, 0)!.data[0], 0);
+  assert.equal(sw.pick(set(2, new Set([3])), 5000, true, 33)!.data[0], 0);
+  assert.equal(sw.pick(set(3, new Set([3])), 5000, true, 66)!.data[0], 1);
+  for (let i = 4; i < 100; i++) assert.equal(sw.pick(set(i, new Set()), 5000, true, i * 33)!.data[0], 1);
+  assert.deepEqual(asked, [1]);
+  // Pinned to the full size on a rate that would move it down: it stays there.
+  sw.pin(0);
+  assert.equal(sw.pick([frame(100, 0, true), frame(100, 1, false)], 50, true, 3300)!.data[0], 0);
+  for (let i = 101; i < 200; i++) assert.equal(sw.pick(set(i, new Set([150])), 50, true, i * 33)!.data[0], 0);
+  assert.deepEqual(asked, [1, 0]);
+  // Auto: the rate chooses again, and 50 kb/s does not carry the full size's base layer.
+  sw.pin('auto');
+  assert.equal(sw.state(6600).pinned, null);
+  assert.equal(sw.pick(set(200, new Set([201])), 50, true, 6600)!.data[0], 0);
+  assert.equal(sw.pick(set(201, new Set([201])), 50, true, 6633)!.data[0], 1);
+  assert.deepEqual(asked, [1, 0, 1]);
+});
+
+test('pinning a rendition the stream does not have is refused, naming the ones it has', () => {
+  const sw = new RenditionSwitch(2, PARAMS, () => {}, () => {}, 0);
+  for (const bad of [2, -1, 0.5]) assert.throws(() => sw.pin(bad), /no rendition .*: the stream has 2 \(0 to 1\)/);
+  assert.equal(sw.state(0).pinned, null);
+});

@@ -11,7 +11,8 @@ import type { LayeredFrame } from '../layering/layeredFrame';
  * decoder never gets a frame whose references it lacks, and no source frame
  * is skipped or sent twice. A move up raises the rate to what the target
  * needs (a probe: on the lower rendition the viewer sent less than its rate,
- * so the rate was not measured that high).
+ * so the rate was not measured that high). A rendition pinned by the viewer
+ * (its player's quality menu) is the target whatever the rate, until released.
  */
 
 export class RenditionSwitch {
@@ -19,6 +20,8 @@ export class RenditionSwitch {
   private baseKbps: (number | null)[];
   private fullKbps: (number | null)[];
   private pendingTarget: number | null = null;
+  /** The rendition the viewer asked to keep; null: the policy chooses. */
+  private pinned: number | null = null;
   /** The base layer's loss in the latest receiver report; spent by the switch it causes. */
   private baseLoss = 0;
   private switches = 0;
@@ -52,6 +55,14 @@ export class RenditionSwitch {
     return this.pendingTarget ?? this.policy.current;
   }
 
+  /** Holds one rendition whatever the rate (switching at its next keyframe), or gives the choice back to the policy. */
+  pin(rendition: number | 'auto'): void {
+    if (rendition !== 'auto' && !(Number.isInteger(rendition) && rendition >= 0 && rendition < this.count)) {
+      throw new RangeError(`no rendition ${rendition}: the stream has ${this.count} (0 to ${this.count - 1})`);
+    }
+    this.pinned = rendition === 'auto' ? null : rendition;
+  }
+
   /** A receiver report's loss p (what the rate controller stepped on) and the base layer's loss, when measured (0..1). */
   onFeedback(p: number, baseLoss: number | null): void {
     this.policy.onFeedback(p);
@@ -69,7 +80,8 @@ export class RenditionSwitch {
    * measured one (not the controller's start-up), so targets may change.
    */
   pick(frames: readonly LayeredFrame[], rateKbps: number, settled: boolean, nowMs: number): LayeredFrame | undefined {
-    if (this.count > 1 && settled) this.retarget(rateKbps, nowMs);
+    if (this.pinned !== null) this.aim(this.pinned);
+    else if (this.count > 1 && settled) this.aim(this.policy.target(rateKbps, this.baseKbps, nowMs, this.baseLoss, this.fullKbps));
     const target = this.pendingTarget;
     if (target !== null && frames[target]?.keyframe) {
       this.account(nowMs);
@@ -86,11 +98,18 @@ export class RenditionSwitch {
 
   state(nowMs: number): RenditionState {
     this.account(nowMs);
-    return { current: this.policy.current, pending: this.pendingTarget, switches: this.switches, timeMs: [...this.timeMs], baseKbps: [...this.baseKbps] };
+    return {
+      current: this.policy.current,
+      pending: this.pendingTarget,
+      pinned: this.pinned,
+      switches: this.switches,
+      timeMs: [...this.timeMs],
+      baseKbps: [...this.baseKbps],
+    };
   }
 
-  private retarget(rateKbps: number, nowMs: number): void {
-    const target = this.policy.target(rateKbps, this.baseKbps, nowMs, this.baseLoss, this.fullKbps);
+  /** Moves to `target` at its next keyframe (asked for once), or stays. */
+  private aim(target: number): void {
     if (target === this.policy.current) {
       this.pendingTarget = null;
     } else if (target !== this.pendingTarget) {

@@ -218,6 +218,25 @@ test("every viewer's transport is on the one RTC port, UDP and TCP, and its play
   }
 });
 
+test("the quality menu's choice reaches the viewer's rendition state; a rendition the stream lacks is a bad request", async (t) => {
+  const player = await Player.connect();
+  t.after(() => player.ws.close());
+  const { viewerId } = (await player.request('join', { streamId: 't' })) as { viewerId: string };
+  const pinned = () => {
+    let out: number | null | undefined;
+    streams.forEachViewer((v) => {
+      if (v.id === viewerId) out = v.state().rendition.pinned;
+    });
+    return out;
+  };
+  assert.deepEqual(await player.request('setRendition', { rendition: 0 }), { rendition: 0 });
+  assert.equal(pinned(), 0);
+  await assert.rejects(player.request('setRendition', { rendition: 1 }), /bad_request.*no rendition 1: the stream has 1 \(0 to 0\)/);
+  assert.equal(pinned(), 0);
+  assert.deepEqual(await player.request('setRendition', { rendition: 'auto' }), { rendition: 'auto' });
+  assert.equal(pinned(), null);
+});
+
 test('many viewers listening to one stream raise no listener-leak warning', async () => {
   const warnings: string[] = [];
   const onWarning = (w: Error): void => void warnings.push(w.name);

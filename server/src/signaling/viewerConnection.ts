@@ -143,6 +143,9 @@ export class ViewerConnection {
       case 'reportQuality':
         this.requireViewer().reportQuality(r.data);
         return {};
+      case 'setRendition':
+        this.requireViewer().pinRendition(r.data.rendition);
+        return { rendition: r.data.rendition };
       case 'reportTransport':
         await this.requireViewer().reportTransport(r.data.relay);
         return {};

@@ -7,7 +7,7 @@ import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import type { ReceiverReportsInput, RouterFeedbackInput } from '@pels/shared/control/input';
 import type { RateControllerName } from '@pels/shared/rate/names';
 import type { CongestionState, FlowModeName, MediaTransport, ViewerState } from '@pels/shared/protocol/api';
-import type { ConsumerParams, DtlsParametersData, Request, RtpCapabilitiesData, TransportParams, ViewerClosed } from '@pels/shared/protocol/signaling';
+import type { ConsumerParams, DtlsParametersData, RenditionChoice, Request, RtpCapabilitiesData, TransportParams, ViewerClosed } from '@pels/shared/protocol/signaling';
 import type { RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
 import type { ProbeBoard } from '@pels/shared/pels/probeBoard';
 import { ClosedError, RequestError } from '../errors';
@@ -266,6 +266,18 @@ export class ViewerSession {
     await Promise.all([this.markDscp(), this.applyGate()]);
     this.stats.start();
     return out;
+  }
+
+  /** The player's quality menu: one rendition held whatever the rate (from its next keyframe), or 'auto'. */
+  pinRendition(rendition: RenditionChoice): void {
+    this.assertOpen();
+    if (this.opts.fanout) throw new RequestError('invalid_state', 'with a shared fan-out every viewer gets the full size');
+    try {
+      this.rendition.pin(rendition);
+    } catch (err) {
+      throw new RequestError('bad_request', (err as Error).message);
+    }
+    this.opts.log.info({ viewer: this.id, rendition }, 'viewer rendition choice');
   }
 
   /** The player says whether its media comes through a TURN relay; a relayed viewer is served best effort. */

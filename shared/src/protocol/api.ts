@@ -130,6 +130,8 @@ export interface RenditionState {
   current: number;
   /** Where the viewer is moving, waiting for that rendition's keyframe; null when it is not. */
   pending: number | null;
+  /** The rendition the viewer's player pinned (its quality menu), held whatever the rate; null: chosen by the rate (Auto). */
+  pinned: number | null;
   /** Switches made so far. */
   switches: number;
   /** Milliseconds spent sending each rendition, by index. */

@@ -32,3 +32,12 @@ test('parseRequest: WebRTC parameter objects of the wrong shape are bad_request,
     assert.match(r.error.message, new RegExp(`at ${badAt.replace(/\./g, '\\.')}:`), r.error.message);
   }
 });
+
+test('parseRequest: setRendition takes a rendition index or auto', () => {
+  for (const rendition of ['auto', 0, 1]) assert.equal(parseRequest(JSON.stringify({ id: 1, method: 'setRendition', data: { rendition } })).ok, true, String(rendition));
+  for (const rendition of ['full', -1, 1.5, null]) {
+    const r = parseRequest(JSON.stringify({ id: 1, method: 'setRendition', data: { rendition } }));
+    assert.equal(r.ok, false, String(rendition));
+    if (!r.ok) assert.match(r.error.message, /at data\.rendition:/);
+  }
+});

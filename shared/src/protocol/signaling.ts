@@ -52,6 +52,10 @@ const dtlsParametersSchema = z.object({
 });
 export type DtlsParametersData = z.infer<typeof dtlsParametersSchema>;
 
+/** A rendition index (0: the stream's own encoding, at full size) or 'auto': the server chooses by the viewer's rate. */
+const renditionChoiceSchema = z.union([z.literal('auto'), z.number().int().nonnegative().max(63)]);
+export type RenditionChoice = z.infer<typeof renditionChoiceSchema>;
+
 export const requestSchema = z.discriminatedUnion('method', [
   z.object({ id: z.number().int(), method: z.literal('getStreams'), data: z.object({}).optional() }),
   z.object({
@@ -80,6 +84,8 @@ export const requestSchema = z.discriminatedUnion('method', [
       fps: z.number().nonnegative().max(1000),
     }),
   }),
+  // The quality menu: hold one of the stream's renditions (0: full size) whatever the rate, or let the rate choose again.
+  z.object({ id: z.number().int(), method: z.literal('setRendition'), data: z.object({ rendition: renditionChoiceSchema }) }),
   // Whether the player's selected ICE candidate is a TURN relay: the server cannot tell from the packets it gets.
   z.object({ id: z.number().int(), method: z.literal('reportTransport'), data: z.object({ relay: z.boolean() }) }),
 ]);
@@ -162,6 +168,7 @@ export interface ResponseData {
   leave: Record<string, never>;
   reportQuality: Record<string, never>;
   reportTransport: Record<string, never>;
+  setRendition: { rendition: RenditionChoice };
 }
 
 /** `unauthorized` is the operator API's (a missing or wrong operator token); signaling never sends it. */
