@@ -110,6 +110,8 @@ test('live PSNR per displayed frame: all layers > green and yellow > green; the 
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await startPlaying(page, '?mode=best-effort');
   const playingSince = Date.now();
+  // The lab panel (charts, statistics, export) is folded under the video until opened.
+  await page.getByTestId('lab-panel').locator('summary').click();
   // Wait until nearly every frame period shows its own frame (MKC may still be
   // ramping up where the server starts viewers below the full rate).
   await expect

@@ -8,7 +8,7 @@
 import { backoffMs } from '@pels/shared/backoff';
 import type { types } from 'mediasoup-client';
 import type { Color } from '@pels/shared/pels/color';
-import type { StreamInfo } from '@pels/shared/protocol/signaling';
+import type { RenditionChoice, StreamInfo } from '@pels/shared/protocol/signaling';
 import { QualityStore } from '../quality/qualityStore';
 import { PlayerSession, type SessionEvents } from './session';
 import { emptyStats, type PlayerStats } from './stats';
@@ -17,9 +17,10 @@ import type { FlowModeName, MediaTransport, UptaStatus } from '@pels/shared/prot
 
 /**
  * `error`: the session failed, a new one starts after a backoff; `disconnected`: the server ended it, waiting for
- * reconnect(); `unsupported`: this browser or page cannot play (the error says why), so no session is tried.
+ * reconnect(); `unsupported`: this browser or page cannot play (the error says why), so no session is tried;
+ * `paused`: the viewer paused: the stream is left, its last frame stays on screen, play() joins again.
  */
-export type PlayerState = 'idle' | 'connecting' | 'playing' | 'error' | 'disconnected' | 'unsupported';
+export type PlayerState = 'idle' | 'connecting' | 'playing' | 'paused' | 'error' | 'disconnected' | 'unsupported';
 
 export interface PlayerView {
   state: PlayerState;
@@ -34,6 +35,8 @@ export interface PlayerView {
   /** The stream asked for, or the one joined. */
   streamId: string | undefined;
   colors: Color[];
+  /** The quality menu's choice: a rendition held whatever the rate (0: full size), or 'auto'; kept across sessions. */
+  rendition: RenditionChoice;
   transportState: types.ConnectionState | undefined;
   /** How the media reaches this player, as the server last said (null: not chosen yet); over tcp or relay it is served best effort. */
   mediaTransport: MediaTransport | null;
@@ -79,6 +82,7 @@ export class PlayerController {
       streams: [],
       streamId: config.streamId,
       colors: config.colors,
+      rendition: 'auto',
       transportState: undefined,
       mediaTransport: null,
       upta: null,
@@ -112,6 +116,23 @@ export class PlayerController {
     this.update({ state: 'idle', retryAt: undefined, viewerId: undefined, transportState: undefined });
   }
 
+  /**
+   * Leaves the stream and keeps its last frame on screen. A live stream has no past to go back to:
+   * play() joins again at the live edge (a new session).
+   */
+  pause(): void {
+    if (!this.running) return;
+    this.running = false;
+    clearTimeout(this.retryTimer);
+    this.session?.close();
+    this.session = undefined;
+    this.update({ state: 'paused', error: undefined, retryAt: undefined, viewerId: undefined, transportState: undefined });
+  }
+
+  play(): void {
+    if (this.view.state === 'paused') this.start();
+  }
+
   /** Starts a new session after the server ended the last one for good (the user's choice, never automatic). */
   reconnect(): void {
     if (!this.running || this.view.state !== 'disconnected') return;
@@ -143,6 +164,17 @@ export class PlayerController {
     }
   }
 
+  /** The quality menu: pins a rendition or gives the choice back to the server ('auto'); later sessions keep it. */
+  async setRendition(rendition: RenditionChoice): Promise<void> {
+    this.update({ rendition, warning: undefined });
+    try {
+      await this.session?.setRendition(rendition);
+    } catch (err) {
+      this.update({ warning: `The server did not change the quality: ${err instanceof Error ? err.message : String(err)}` });
+      throw err;
+    }
+  }
+
   private openSession(): void {
     clearTimeout(this.retryTimer);
     const session: PlayerSession = new PlayerSession(
@@ -150,6 +182,7 @@ export class PlayerController {
         signalingUrl: this.config.signalingUrl,
         streamId: this.config.streamId,
         colors: this.config.colors,
+        rendition: this.view.rendition,
         playoutDeadlineMs: this.config.playoutDeadlineMs,
         mode: this.config.mode,
         controller: this.config.controller,
@@ -200,6 +233,7 @@ export class PlayerController {
         this.failures = 0;
         this.update({ state: 'playing', error: undefined, stats });
       }),
+      warning: guard((warning) => this.update({ warning })),
       failed: guard((message, rejoin) => this.onSessionFailed(message, rejoin)),
     };
   }

@@ -9,7 +9,7 @@
  */
 import { Device, type types } from 'mediasoup-client';
 import { COLORS, type Color } from '@pels/shared/pels/color';
-import { qualityBatchSchema, viewerStateUpdateSchema, type Notification, type StreamInfo, type ViewerStateUpdate } from '@pels/shared/protocol/signaling';
+import { qualityBatchSchema, viewerStateUpdateSchema, type Notification, type RenditionChoice, type StreamInfo, type ViewerStateUpdate } from '@pels/shared/protocol/signaling';
 import type { ColorBytes } from '../quality/coverage';
 import { receivedBytes } from '../quality/receivedBytes';
 import { SignalingClient } from '../signaling/signalingClient';
@@ -32,6 +32,8 @@ export interface SessionOptions {
   /** The stream to join; the first one listed when undefined. */
   streamId: string | undefined;
   colors: Color[];
+  /** The quality menu's choice, sent after resume when it is not 'auto' (the server's default). */
+  rendition: RenditionChoice;
   playoutDeadlineMs: number;
   mode: FlowModeName;
   /** The rate controller asked for (`?cc=`); the stream's when undefined. */
@@ -53,6 +55,8 @@ export interface SessionEvents {
   /** Payload bytes received per color since the start (WebRTC stats), once a second. */
   receivedBytes(bytes: ColorBytes): void;
   playing(stats: PlayerStats): void;
+  /** A problem that does not end the session. */
+  warning(message: string): void;
   /**
    * The session has failed and is closed. `rejoin` is false when the server ended it
    * for good (an operator's disconnect): only the user may start another.
@@ -77,6 +81,7 @@ export class PlayerSession {
   private worker: Worker | undefined;
   private transport: types.Transport | undefined;
   private colors: Color[];
+  private rendition: RenditionChoice;
   private statsTimer: ReturnType<typeof setInterval> | undefined;
   private rlmTimer: ReturnType<typeof setInterval> | undefined;
   /** The colors whose retransmissions the server lets through now (its viewer state says); null before it has said. */
@@ -84,6 +89,8 @@ export class PlayerSession {
   /** What the server was last told about a TURN relay (it assumes none). */
   private relayReported = false;
   private joined = false;
+  /** The server sends: a rendition choice can be applied at once. */
+  private resumed = false;
   private closed = false;
 
   constructor(
@@ -92,6 +99,7 @@ export class PlayerSession {
   ) {
     // Receiver-driven layers start from the base layer and join the others by experiment.
     this.colors = options.mode === 'rlm' ? ['green'] : options.colors;
+    this.rendition = options.rendition;
   }
 
   async start(): Promise<void> {
@@ -106,6 +114,12 @@ export class PlayerSession {
   async setColors(colors: Color[]): Promise<void> {
     this.colors = colors;
     if (this.joined && this.signaling) await this.signaling.request('setColors', { colors });
+  }
+
+  /** Pins a rendition (or 'auto') now if playing, else once resumed. */
+  async setRendition(rendition: RenditionChoice): Promise<void> {
+    this.rendition = rendition;
+    if (this.resumed && this.signaling) await this.signaling.request('setRendition', { rendition });
   }
 
   /** Idempotent. Tells the server we leave, closes the transport, stops the worker. */
@@ -203,6 +217,10 @@ export class PlayerSession {
     this.pollTransportStats(transport, colorOfSsrc, retransmitted);
     if (this.colors.length < COLORS.length) await signaling.request('setColors', { colors: this.colors });
     await signaling.request('resume', {});
+    this.checkOpen();
+    this.resumed = true;
+    // A choice the server refuses (e.g. a shared fan-out's viewer) leaves the video playing: the player says so.
+    if (this.rendition !== 'auto') await signaling.request('setRendition', { rendition: this.rendition }).catch((err: unknown) => this.events.warning(`The server did not change the quality: ${describe(err)}`));
     if (this.options.mode === 'rlm') this.runRlm(transport, colorOfSsrc);
   }
 

@@ -15,7 +15,7 @@ export function App({ controller, mode }: { controller: PlayerController; mode: 
         <StreamPicker view={view} onSelect={(id) => controller.selectStream(id)} />
         <span className={`state state-${view.state}`}>{view.state}</span>
       </header>
-      <PlayerPanel controller={controller} view={view} mode={mode} />
+      <PlayerPanel controller={controller} view={view} mode={mode} shortcuts />
     </main>
   );
 }

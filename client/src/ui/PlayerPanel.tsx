@@ -1,58 +1,73 @@
 /**
- * One player: its video, layer choice, quality (coverage strip, live charts, numbers),
- * decoder statistics and export. The single-player page shows one, /compare two.
+ * One player: the video with its controls and the live quality (beside, under or
+ * over the video, by the player's width and fullscreen), banners above, and the
+ * lab panel folded below. The single-player page shows one, /compare two.
  */
-import type { Color } from '@pels/shared/pels/color';
+import { useRef, useState } from 'react';
 import type { FlowModeName } from '@pels/shared/protocol/api';
-import { QualityCharts } from '../charts/QualityCharts';
 import type { PlayerController, PlayerView } from '../player/controller';
 import { playerNotice } from '../player/playerNotice';
+import { DEFAULT_TOGGLES, qualityPlacement, toggleKey } from '../player/qualityPlacement';
 import { Banners } from './Banners';
-import { CoverageStrip } from './CoverageStrip';
-import { ExportButtons } from './ExportButtons';
-import { StatsPanel } from './StatsPanel';
+import { Icon } from './icons';
+import { LabPanel } from './LabPanel';
+import { useFullscreen, useWidth } from './layoutHooks';
+import { LiveQuality } from './LiveQuality';
+import { PlayerControls } from './PlayerControls';
+import { useShortcuts } from './useShortcuts';
 import { VideoCanvas } from './VideoCanvas';
 import { VideoNotice } from './VideoNotice';
-
-const ENHANCEMENT_LAYERS = [
-  { color: 'yellow', label: 'Yellow (lower enhancement)' },
-  { color: 'red', label: 'Red (upper enhancement)' },
-] as const;
 
 interface Props {
   controller: PlayerController;
   view: PlayerView;
   mode: FlowModeName;
+  /** The page's keyboard shortcuts drive this player (the single-player page; not /compare's two). */
+  shortcuts?: boolean;
 }
 
-export function PlayerPanel({ controller, view, mode }: Props) {
-  const toggle = (color: Color, on: boolean) => {
-    const colors = on ? [...view.colors, color] : view.colors.filter((c) => c !== color);
-    // A refusal is shown by the controller as a warning.
-    controller.setColors(colors).catch(() => undefined);
-  };
+export function PlayerPanel({ controller, view, mode, shortcuts = false }: Props) {
+  const panel = useRef<HTMLDivElement>(null);
+  const watch = useRef<HTMLDivElement>(null);
+  const width = useWidth(panel);
+  const { fullscreen, toggle: toggleFullscreen } = useFullscreen(watch);
+  const [toggles, setToggles] = useState(DEFAULT_TOGGLES);
+  const placement = qualityPlacement(width, fullscreen, toggles);
+  const key = toggleKey(width, fullscreen);
+  const paused = view.state === 'paused';
+  const playPause = () => (paused ? controller.play() : controller.pause());
+  useShortcuts(shortcuts, { togglePlay: playPause, toggleFullscreen, toggleMute: () => undefined });
+  const stream = view.streams.find((s) => s.id === view.streamId);
+  const { stats } = view;
   return (
-    <div className="player-panel" data-mode={mode}>
+    <div className="player-panel" data-mode={mode} ref={panel}>
       <Banners view={view} />
-      <div className="video-frame">
-        <VideoCanvas canvas={view.canvas} />
-        <VideoNotice notice={playerNotice(view)} onReconnect={() => controller.reconnect()} />
+      <div className={`watch watch-${placement}`} ref={watch} data-testid="watch">
+        <div className="stage">
+          <div className="video-frame" onDoubleClick={toggleFullscreen} data-testid="video-frame">
+            <VideoCanvas canvas={view.canvas} />
+            <VideoNotice notice={playerNotice(view)} onReconnect={() => controller.reconnect()} />
+            {paused && (
+              <button type="button" className="big-play" aria-label="Play" data-testid="big-play" onClick={() => controller.play()} onDoubleClick={(e) => e.stopPropagation()}>
+                <Icon name="play" />
+              </button>
+            )}
+          </div>
+          <PlayerControls
+            paused={paused}
+            onPlayPause={playPause}
+            renditions={stream?.renditions ?? []}
+            rendition={view.rendition}
+            playingRendition={stats.framesDecoded.total ? stats.rendition : undefined}
+            onRendition={(choice) => controller.setRendition(choice).catch(() => undefined)}
+            qualityToggle={key && { shown: toggles[key], onToggle: () => setToggles({ ...toggles, [key]: !toggles[key] }) }}
+            fullscreen={fullscreen}
+            onFullscreen={toggleFullscreen}
+          />
+        </div>
+        {placement !== 'hidden' && <LiveQuality store={view.quality} placement={placement} size={stats.width ? `${stats.width}×${stats.height}` : '–'} />}
       </div>
-      <fieldset className="layers">
-        <legend>Layers</legend>
-        <label>
-          <input type="checkbox" checked disabled /> Green (base)
-        </label>
-        {ENHANCEMENT_LAYERS.map(({ color, label }) => (
-          <label key={color}>
-            <input type="checkbox" checked={view.colors.includes(color)} onChange={(e) => toggle(color, e.target.checked)} /> {label}
-          </label>
-        ))}
-      </fieldset>
-      <CoverageStrip store={view.quality} />
-      <QualityCharts store={view.quality} />
-      <StatsPanel stats={view.stats} transportState={view.transportState} mediaTransport={view.mediaTransport} viewerId={view.viewerId} />
-      <ExportButtons view={view} mode={mode} />
+      <LabPanel controller={controller} view={view} mode={mode} />
     </div>
   );
 }

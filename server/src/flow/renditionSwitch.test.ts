@@ -89,6 +89,18 @@ test('a pinned rendition is held whatever the rate, from its keyframe on, start-
   assert.deepEqual(asked, [1, 0, 1]);
 });
 
+test('a pin released during start-up goes back to the full size, where start-up keeps every viewer', () => {
+  const asked: number[] = [];
+  const sw = new RenditionSwitch(2, PARAMS, (r) => void asked.push(r), () => {}, 0);
+  sw.setRates([240, 60], [1000, 250]);
+  sw.pin(1);
+  assert.equal(sw.pick(set(1, new Set([1])), 5000, false, 0)!.data[0], 1);
+  sw.pin('auto');
+  assert.equal(sw.pick([frame(2, 0, false), frame(2, 1, false)], 5000, false, 33)!.data[0], 1);
+  assert.equal(sw.pick([frame(3, 0, true), frame(3, 1, false)], 5000, false, 66)!.data[0], 0);
+  assert.deepEqual(asked, [1, 0]);
+});
+
 test('pinning a rendition the stream does not have is refused, naming the ones it has', () => {
   const sw = new RenditionSwitch(2, PARAMS, () => {}, () => {}, 0);
   for (const bad of [2, -1, 0.5]) assert.throws(() => sw.pin(bad), /no rendition .*: the stream has 2 \(0 to 1\)/);

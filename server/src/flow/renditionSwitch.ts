@@ -80,8 +80,12 @@ export class RenditionSwitch {
    * measured one (not the controller's start-up), so targets may change.
    */
   pick(frames: readonly LayeredFrame[], rateKbps: number, settled: boolean, nowMs: number): LayeredFrame | undefined {
-    if (this.pinned !== null) this.aim(this.pinned);
-    else if (this.count > 1 && settled) this.aim(this.policy.target(rateKbps, this.baseKbps, nowMs, this.baseLoss, this.fullKbps));
+    if (this.count > 1) {
+      if (this.pinned !== null) this.aim(this.pinned);
+      else if (settled) this.aim(this.policy.target(rateKbps, this.baseKbps, nowMs, this.baseLoss, this.fullKbps));
+      // In start-up the rate is not measured yet: the full size, where every viewer starts (back there after a pin is released).
+      else this.aim(0);
+    }
     const target = this.pendingTarget;
     if (target !== null && frames[target]?.keyframe) {
       this.account(nowMs);
