@@ -5,7 +5,7 @@
  * rendition at the server and Auto gives the choice back to the viewer's rate.
  * Each state is saved as a screenshot in the test's output (docs/img has them).
  */
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page, type TestInfo } from '@playwright/test';
 import type { ViewerState } from '@pels/shared/protocol/api';
 import { operatorHeaders } from '../src/operatorToken';
 
@@ -24,6 +24,9 @@ const hook = (page: Page) =>
     const h = (window as unknown as Hook).pels!;
     return { state: h.state, viewerId: h.viewerId, decoded: h.stats().framesDecoded.total, rendition: h.stats().rendition };
   });
+
+/** The page as docs/img has it: a JPEG in the test's output. */
+const shot = (page: Page, info: TestInfo, name: string) => page.screenshot({ path: info.outputPath(`${name}.jpg`), type: 'jpeg', quality: 80 });
 
 /** The page's width beyond the viewport: 0 when nothing scrolls sideways. */
 const sidewaysOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -51,14 +54,14 @@ test.describe('on a phone (390 x 844)', () => {
     // The live quality waits for its toggle on a phone.
     await expect(page.getByTestId('live-quality')).toHaveCount(0);
     expect(await sidewaysOverflow(page)).toBe(0);
-    await page.screenshot({ path: info.outputPath('player-phone.png') });
+    await shot(page, info, 'player-phone');
 
     await page.getByTestId('live-quality-toggle').click();
     await expect(page.getByTestId('live-quality')).toHaveAttribute('data-placement', 'below');
     await expect(page.getByTestId('live-psnr')).toHaveText(/^\d+\.\d dB$/, { timeout: 10_000 });
     expect(await sidewaysOverflow(page)).toBe(0);
     await page.waitForTimeout(SETTLE_MS);
-    await page.screenshot({ path: info.outputPath('player-phone-quality.png') });
+    await shot(page, info, 'player-phone-quality');
 
     await page.getByText('Lab: layers, coverage, charts, statistics').click();
     await expect(page.getByTestId('chart-psnr')).toBeVisible();
@@ -73,14 +76,14 @@ test('space pauses (the stream is left, the last frame stays) and plays again; f
   await expect(page.getByTestId('live-quality')).toHaveAttribute('data-placement', 'side');
   await expect(page.getByTestId('live-psnr')).toHaveText(/^\d+\.\d dB$/, { timeout: 10_000 });
   await page.waitForTimeout(SETTLE_MS);
-  await page.screenshot({ path: info.outputPath('player-wide.png') });
+  await shot(page, info, 'player-wide');
   const first = await hook(page);
 
   await page.keyboard.press(' ');
   await expect.poll(async () => (await hook(page)).state).toBe('paused');
   await expect(page.getByTestId('play-pause')).toHaveAttribute('aria-label', 'Play');
   await expect(page.getByTestId('big-play')).toBeVisible();
-  await page.screenshot({ path: info.outputPath('player-paused.png') });
+  await shot(page, info, 'player-paused');
   // Left for good: the server has no such viewer.
   await expect.poll(() => viewerRendition(page.request, first.viewerId!)).toBeUndefined();
 
@@ -96,7 +99,7 @@ test('space pauses (the stream is left, the last frame stays) and plays again; f
   await expect(page.getByTestId('live-quality')).toHaveAttribute('data-placement', 'overlay');
   await expect(page.getByTestId('fullscreen')).toHaveAttribute('aria-label', 'Exit full screen');
   await page.waitForTimeout(SETTLE_MS);
-  await page.screenshot({ path: info.outputPath('player-fullscreen.png') });
+  await shot(page, info, 'player-fullscreen');
   await page.keyboard.press('f');
   await expect.poll(fullscreenId).toBeNull();
   await expect(page.getByTestId('live-quality')).toHaveAttribute('data-placement', 'side');
@@ -120,7 +123,7 @@ test('the quality menu pins the lower size at the server, the player decodes it,
   const menu = page.getByTestId('quality-menu');
   await expect(menu.getByRole('menuitemradio')).toHaveText([/Auto/, /Full size\s*640×360/, /Lower size\s*320×180/]);
   await expect(menu.getByRole('menuitemradio', { name: /Auto/ })).toHaveAttribute('aria-checked', 'true');
-  await page.screenshot({ path: info.outputPath('player-quality-menu.png') });
+  await shot(page, info, 'player-quality-menu');
 
   await menu.getByRole('menuitemradio', { name: /Lower size/ }).click();
   await expect(menu).toHaveCount(0);
