@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { startServer, type RunningServer } from '../serverProcess';
 import { descendants, snapshot, type ProcessSample } from '../testbed/processCpu';
 import { round } from '../testbed/metrics';
-import { summarizeReceivers, type ReceiversReport, type ReceiversSummary } from './receiverReport';
+import { receiversReportSchema } from '@pels/shared/protocol/syntheticReceivers';
+import { summarizeReceivers, type ReceiversSummary } from './receiverReport';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 export const RECEIVERS_BIN = `${ROOT}receivers/out/pels-receivers`;
@@ -136,7 +137,7 @@ export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
     const hold: { t: bigint; snap: Map<number, ProcessSample> } = holdAt;
     const end: { t: bigint; snap: Map<number, ProcessSample> } = endAt;
     const seconds = Number(end.t - hold.t) / 1e9;
-    const report = JSON.parse(stdout) as ReceiversReport;
+    const report = receiversReportSchema.parse(JSON.parse(stdout));
     const serverUse = server ? usage(descendants(end.snap, server.pid), hold.snap, end.snap, seconds, peakRss) : [];
     const product = serverUse.filter((p) => !NOT_PRODUCT.has(p.name));
     const cores = cpus().length;

@@ -1,56 +1,12 @@
 /**
- * The synthetic receivers' report (receivers/report.go) and what a load test
- * makes of it: per-viewer delivery, join times, loss and jitter per color.
+ * What a load test makes of the synthetic receivers' report (its schema:
+ * shared/src/protocol/syntheticReceivers.ts): per-viewer delivery, join times, loss and jitter per color.
  */
 import { COLORS, type Color } from '@pels/shared/pels/color';
+import type { FrameDelivery, ReceiverResult, ReceiversReport } from '@pels/shared/protocol/syntheticReceivers';
 import { mean, quantile, round } from '../testbed/metrics';
 
-export interface ColorCounts {
-  packets: number;
-  expected: number;
-  lost: number;
-  jitterMs: number;
-  bytes: number;
-  duplicates: number;
-}
-
-export interface LayerCounts {
-  complete: number;
-  incomplete: number;
-  keyframes: number;
-}
-
-export interface FrameDelivery {
-  received: number;
-  sent: number;
-}
-
-export interface ReceiverResult {
-  index: number;
-  joined: boolean;
-  /** The server's id of the viewer, once it sent the receiver its state. */
-  viewerId?: string;
-  error?: string;
-  joinMs: number | null;
-  colors: Partial<Record<Color, ColorCounts>>;
-  layers: [LayerCounts, LayerCounts, LayerCounts];
-  green: FrameDelivery;
-  all: FrameDelivery;
-  nacksSent: Record<Color, number>;
-  server: { framesSent: number; nacksReceived: number; rtxPacketsSent: number; feedbackSteps: number; rttMs: number | null; rateKbps: number; mode: string; transport: string | null } | null;
-  /** Receiver-driven layers (`--rx rlm`): layers held at the end, joins and drops, colors asked for on average over the hold. */
-  rlm?: { subscription: number; adds: number; drops: number; meanColors: number; setColors: number; setColorsFailed: number };
-}
-
-export interface ReceiversReport {
-  viewers: number;
-  rampPerSecond: number;
-  holdSeconds: number;
-  /** The receivers' process over the hold: CPU seconds, and its peak resident memory. */
-  cpuSeconds: number;
-  maxRssMb: number;
-  receivers: ReceiverResult[];
-}
+export type { ColorCounts, FrameDelivery, LayerCounts, ReceiverResult, ReceiversReport } from '@pels/shared/protocol/syntheticReceivers';
 
 /** A viewer's share of frames received; one that failed to join, or was sent nothing in the hold, got none. */
 function share(r: ReceiverResult, d: FrameDelivery): number {

@@ -8,16 +8,9 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { RECEIVERS_BIN } from '../loadtest/loadTest';
-import type { ReceiverResult } from '../loadtest/receiverReport';
+import { receiverLifeSchema, type ReceiverLife } from '@pels/shared/protocol/syntheticReceivers';
 
-export interface Life extends ReceiverResult {
-  startedMs: number;
-  /** 0: it never joined. */
-  joinedMs: number;
-  leftMs: number;
-  /** The run ended it before its stay did. */
-  cut: boolean;
-}
+export type Life = ReceiverLife;
 
 export interface ChurnOptions {
   /** Viewers present at once. */
@@ -45,13 +38,15 @@ export function startChurn(o: ChurnOptions): ChurnViewers {
   const [file, ...rest] = o.netns ? ['ip', 'netns', 'exec', o.netns, RECEIVERS_BIN, ...args] : [RECEIVERS_BIN, ...args];
   const child = spawn(file!, rest, { stdio: ['ignore', 'pipe', 'pipe'] });
   createInterface({ input: child.stdout! }).on('line', (line) => {
-    let life: Life & { event?: string };
+    let json: unknown;
     try {
-      life = JSON.parse(line) as Life & { event?: string };
+      json = JSON.parse(line);
     } catch {
       return o.log(`receivers: ${line}`);
     }
-    if (life.event === 'left') o.onLife(life);
+    const life = receiverLifeSchema.safeParse(json);
+    if (life.success) o.onLife(life.data);
+    else o.log(`receivers: a life report that does not match its schema: ${life.error.message.slice(0, 300)}`);
   });
   createInterface({ input: child.stderr! }).on('line', (line) => o.log(`receivers: ${line}`));
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { RECEIVERS_BIN } from '../loadtest/loadTest';
-import type { ReceiversReport } from '../loadtest/receiverReport';
+import { receiversReportSchema, type ReceiversReport } from '@pels/shared/protocol/syntheticReceivers';
 
 export interface SyntheticViewersOptions {
   count: number;
@@ -71,7 +71,7 @@ export function startSyntheticViewers(o: SyntheticViewersOptions): SyntheticView
     async report() {
       const code = await stop();
       if (code !== 0) throw new Error(`the synthetic viewers exited with code ${code}`);
-      return JSON.parse(stdout) as ReceiversReport;
+      return receiversReportSchema.parse(JSON.parse(stdout));
     },
     stop: async () => void (await stop()),
   };
