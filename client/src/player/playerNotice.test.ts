@@ -17,6 +17,7 @@ const stream = (state: StreamState, error?: string): StreamInfo => ({
   ticksPerFrame: 3000,
   framesIngested: 0,
   restarts: 0,
+  audio: null,
 });
 
 test('the source: a message while it is not running, what happens next, nothing while it runs', () => {

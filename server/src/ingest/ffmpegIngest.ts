@@ -4,9 +4,11 @@ import { EventEmitter } from 'node:events';
 import type { StreamState } from '@pels/shared/protocol/signaling';
 import type { Logger } from '../log';
 import type { IvfFrame } from './ivfReader';
+import { probeAudio } from './audioProbe';
 import { resolveMediaFile } from './mediaFiles';
+import { OggOpusReader, type OpusPacket } from './oggOpusReader';
 import { operatorSourceText, redactCredentials } from './sourceRedaction';
-import { ffmpegArgs, REFERENCE_FD, renditionEncode, type EncodeSettings, type Rendition, type SourceSpec } from './sourceSpec';
+import { audioFd, audioPlan, ffmpegArgs, REFERENCE_FD, renditionEncode, type AudioPlan, type EncodeSettings, type Rendition, type SourceSpec } from './sourceSpec';
 import { ENCODER_PATH, Vp8Encoder } from './vp8Encoder';
 
 export type IngestState = StreamState;
@@ -20,6 +22,8 @@ export interface IngestStatus {
 
 export interface IngestOptions {
   ffmpegPath?: string;
+  /** Probes a file's or URL's sound before each run. */
+  ffprobePath?: string;
   /** The VP8 encoder program (default: where scripts/setup.sh builds it). */
   encoderPath?: string;
   /** First restart delay; doubles up to maxBackoffMs. */
@@ -63,8 +67,10 @@ type IngestEvents = {
   /** An encoded frame of rendition `rendition` (0: the stream's own encoding). */
   frame: [IvfFrame, number];
   status: [IngestStatus];
-  /** A run (FFmpeg and the encoder) started: the frames (their pts) and reference bytes that follow are its own. */
-  run: [];
+  /** A run (FFmpeg and the encoder) started: the frames (their pts), reference bytes and audio packets that follow are its own; `audio` says what it does with the sound. */
+  run: [AudioPlan];
+  /** An Opus packet of the run's sound, its start in the run's 48 kHz timeline (frame pts p starts at p / frameRate s). */
+  audio: [OpusPacket];
   /** Bytes of the run's reference output: the scaled source's raw Y planes, for quality measurement. */
   reference: [Buffer];
 };
@@ -99,6 +105,7 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     super();
     this.opts = {
       ffmpegPath: opts.ffmpegPath ?? 'ffmpeg',
+      ffprobePath: opts.ffprobePath ?? 'ffprobe',
       encoderPath: opts.encoderPath ?? ENCODER_PATH,
       initialBackoffMs: opts.initialBackoffMs ?? 1000,
       maxBackoffMs: opts.maxBackoffMs ?? 30_000,
@@ -162,6 +169,8 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
       return;
     }
     if (this.closed) return;
+    const audio = audioPlan(spec, spec.kind === 'lavfi' ? null : await probeAudio(spec, this.opts.ffprobePath));
+    if (this.closed) return;
     this.setStatus(this.restarts === 0 ? 'starting' : 'restarting', this.status.error);
     const startedAt = Date.now();
     let gotFrame = false;
@@ -169,16 +178,16 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     const [encoder, ...lower] = encoders as [Vp8Encoder, ...Vp8Encoder[]];
     // Started first: FFmpeg writes its raw frames straight into the encoders' inputs (rendition k > 0 on renditionFd(k)).
     const allStarted = encoders.every((e) => e.pid !== undefined);
-    const stdio = ['ignore', encoder.input, 'pipe', 'pipe', ...lower.map((e) => e.input)] as const;
-    const ffmpeg: ChildProcess | null = allStarted ? spawn(this.opts.ffmpegPath, ffmpegArgs(spec, this.encode, this.renditions), { stdio: [...stdio], env: childEnv() }) : null;
+    const stdio = ['ignore', encoder.input, 'pipe', 'pipe', ...lower.map((e) => e.input), ...(audio === 'none' ? [] : ['pipe' as const])] as const;
+    const ffmpeg: ChildProcess | null = allStarted ? spawn(this.opts.ffmpegPath, ffmpegArgs(spec, this.encode, this.renditions, audio), { stdio: [...stdio], env: childEnv() }) : null;
     for (const e of encoders) e.releaseInput();
     // An encoder that started while another did not has no input writer: ending it ends the run.
     if (!allStarted) for (const e of encoders) e.kill();
     const run: Run = { ffmpeg, encoders, encoderKilled: false };
     this.current = run;
-    this.log.info({ source: operatorSourceText(spec), ffmpegPid: ffmpeg?.pid, encoderPids: encoders.map((e) => e.pid) }, 'ingest started');
+    this.log.info({ source: operatorSourceText(spec), audio, ffmpegPid: ffmpeg?.pid, encoderPids: encoders.map((e) => e.pid) }, 'ingest started');
     this.armStallTimer(run);
-    this.emit('run');
+    this.emit('run', audio);
 
     // Rendition 0's frames keep the run alive: the others come from the same decode.
     encoders.forEach((e, rendition) =>
@@ -198,6 +207,7 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     if (ffmpeg) {
       // Always read: FFmpeg would block on a full reference pipe, and stop decoding.
       ffmpeg.stdio[REFERENCE_FD]!.on('data', (chunk: Buffer) => this.emit('reference', chunk));
+      if (audio !== 'none') this.readAudio(ffmpeg.stdio[audioFd(this.renditions.length)]! as NodeJS.ReadableStream);
       ffmpeg.stderr!.setEncoding('utf8').on('data', (text: string) => {
         for (const line of text.split('\n')) if (line.trim()) ffmpegStderr.push(line.trim());
         ffmpegStderr.splice(0, Math.max(0, ffmpegStderr.length - 5));
@@ -247,6 +257,21 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     this.log.warn({ code, signal, ranMs: Date.now() - startedAt }, message);
     this.setStatus(gotFrame ? 'restarting' : 'failed', message);
     this.scheduleRestart();
+  }
+
+  /** The run's Ogg Opus output, packet by packet; always read, as the reference. Bytes that are not Ogg end the sound of the run, not the run. */
+  private readAudio(pipe: NodeJS.ReadableStream): void {
+    const reader = new OggOpusReader();
+    let broken = false;
+    pipe.on('data', (chunk: Buffer) => {
+      if (broken || this.closed) return;
+      try {
+        for (const p of reader.push(chunk)) this.emit('audio', p);
+      } catch (err) {
+        broken = true;
+        this.log.warn({ err }, 'audio output unreadable; the run goes on without sound');
+      }
+    });
   }
 
   /**

@@ -15,6 +15,17 @@ const accepted: Array<[string, ParsedSource]> = [
   }],
   ['lavfi:life=rule=S23/B3:ratio=0.5:seed=7', { kind: 'lavfi', graph: 'life=rule=S23/B3:ratio=0.5:seed=7', generator: 'life' }],
   ['LAVFI:cellauto=rule=110', { kind: 'lavfi', graph: 'cellauto=rule=110', generator: 'cellauto' }],
+  // an audio graph after "|": the beep source, noise, a transform
+  [
+    'lavfi:testsrc2=size=640x360:rate=30|sine=frequency=1000:beep_factor=4',
+    { kind: 'lavfi', graph: 'testsrc2=size=640x360:rate=30', generator: 'testsrc2', audio: { graph: 'sine=frequency=1000:beep_factor=4', generator: 'sine' } },
+  ],
+  ['lavfi:smptebars|anoisesrc=color=brown:amplitude=0.2,volume=volume=0.5', {
+    kind: 'lavfi',
+    graph: 'smptebars',
+    generator: 'smptebars',
+    audio: { graph: 'anoisesrc=color=brown:amplitude=0.2,volume=volume=0.5', generator: 'anoisesrc' },
+  }],
   ['https://cdn.example.com/live/index.m3u8?token=abc', { kind: 'url', url: 'https://cdn.example.com/live/index.m3u8?token=abc', scheme: 'https' }],
   ['rtsp://user:pw@10.0.0.7:554/stream1', { kind: 'url', url: 'rtsp://user:pw@10.0.0.7:554/stream1', scheme: 'rtsp' }],
   ['RTMP://ingest.example.com/app/key', { kind: 'url', url: 'RTMP://ingest.example.com/app/key', scheme: 'rtmp' }],
@@ -57,6 +68,18 @@ const refused: Array<[string, RegExp]> = [
   ['lavfi:testsrc2,,hflip', /empty filter/],
   ['lavfi:scale=w=320', /must start with a generator \(testsrc, .*\), not "scale"/],
   ['lavfi:testsrc2,color', /generator "color" can only start the graph/],
+  // the audio graph: its own allow-list, checked as strictly
+  ['lavfi:testsrc2|amovie=/etc/passwd', /lavfi audio filter "amovie" is not allowed; allowed: sine, anoisesrc/],
+  ['lavfi:testsrc2|aevalsrc=exprs=sin(t)', /lavfi audio graph: "\(" is not allowed/],
+  ['lavfi:testsrc2|flite=textfile=/etc/passwd', /lavfi audio filter "flite" is not allowed/],
+  ['lavfi:testsrc2|sine=filename=/etc/passwd', /lavfi audio filter "sine": option "filename" is not allowed/],
+  ['lavfi:testsrc2|volume=volume=2', /lavfi audio graph must start with a generator \(sine, anoisesrc, anullsrc\), not "volume"/],
+  ['lavfi:testsrc2|sine,anoisesrc', /lavfi audio generator "anoisesrc" can only start the graph/],
+  ['lavfi:testsrc2|sine|sine', /at most one "\|"/],
+  ['lavfi:testsrc2|', /lavfi audio graph is empty/],
+  ['lavfi:|sine', /lavfi graph is empty/],
+  ['lavfi:sine', /lavfi filter "sine" is not allowed/],
+  ['lavfi:testsrc2|testsrc2', /lavfi audio filter "testsrc2" is not allowed/],
   // protocols that are not URLs: never a file
   ['concat:/etc/passwd|/etc/hostname', /"concat:" is an FFmpeg protocol, not a file/],
   ['subfile:,,start,0,end,0,:/etc/passwd', /"subfile:" is an FFmpeg protocol/],

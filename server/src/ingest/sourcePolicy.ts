@@ -3,8 +3,10 @@
  * nftables) and hands a source string to FFmpeg, whose lavfi filters and
  * protocols can read and write files, so a source is refused unless it is
  * one of:
- * - `lavfi:GRAPH`: one chain of allow-listed filters (a generator, then simple
- *   transforms), options `key=value` from each filter's allow-list, values of
+ * - `lavfi:GRAPH` or `lavfi:GRAPH|AUDIO`: one chain of allow-listed video
+ *   filters (a generator, then simple transforms), and optionally, after `|`,
+ *   one chain of allow-listed audio filters (a generator such as `sine`, then
+ *   transforms); options `key=value` from each filter's allow-list, values of
  *   a conservative character set (no quotes, escapes, labels or `;`);
  * - a URL whose scheme is allow-listed; FFmpeg then gets only the protocols
  *   that scheme needs (`-protocol_whitelist`);
@@ -54,6 +56,21 @@ export const LAVFI_FILTERS: ReadonlyMap<string, LavfiFilter> = new Map([
   ['fps', transform('fps')],
   ['hflip', transform()],
   ['vflip', transform()],
+]);
+
+const AUDIO_OPTIONS = ['sample_rate', 'r', 'duration', 'd'];
+
+/**
+ * The audio filters a lavfi source may add after `|`: generators that read no
+ * file (`amovie`, `aevalsrc` with its expressions, `flite` with its text file
+ * are not listed), and simple transforms.
+ */
+export const LAVFI_AUDIO_FILTERS: ReadonlyMap<string, LavfiFilter> = new Map([
+  ['sine', generator(...AUDIO_OPTIONS, 'frequency', 'f', 'beep_factor', 'b', 'samples_per_frame')],
+  ['anoisesrc', generator(...AUDIO_OPTIONS, 'amplitude', 'a', 'color', 'colour', 'c', 'seed', 's', 'nb_samples', 'n', 'density')],
+  ['anullsrc', generator('sample_rate', 'r', 'channel_layout', 'cl', 'nb_samples', 'n', 'duration', 'd')],
+  ['volume', transform('volume')],
+  ['aformat', transform('sample_fmts', 'sample_rates', 'channel_layouts')],
 ]);
 
 /** Allowed URL schemes and the FFmpeg protocols each needs (the input's `-protocol_whitelist`). */
@@ -128,35 +145,46 @@ function parseUrl(url: string, scheme: string): ParsedSource {
   return { kind: 'url', url, scheme };
 }
 
-function parseLavfi(graph: string): ParsedSource {
-  if (!graph) throw new SourceError('lavfi source has no filter graph');
+function parseLavfi(source: string): ParsedSource {
+  if (!source) throw new SourceError('lavfi source has no filter graph');
+  const [graph, audioGraph, ...more] = source.split('|');
+  if (more.length) throw new SourceError('lavfi source: at most one "|", between the video graph and the audio graph');
+  const generator = parseChain(graph!, LAVFI_FILTERS, 'lavfi');
+  if (audioGraph === undefined) return { kind: 'lavfi', graph: graph!, generator };
+  const audio = { graph: audioGraph, generator: parseChain(audioGraph, LAVFI_AUDIO_FILTERS, 'lavfi audio') };
+  return { kind: 'lavfi', graph: graph!, generator, audio };
+}
+
+/** Checks one chain of `filters`; returns its generator. `what` (lavfi, lavfi audio) begins the messages. */
+function parseChain(graph: string, filters: ReadonlyMap<string, LavfiFilter>, what: string): string {
+  if (!graph) throw new SourceError(`${what} graph is empty`);
   const bad = LAVFI_CHARS.exec(graph);
   if (bad) {
     throw new SourceError(
-      `lavfi graph: "${bad[0]}" is not allowed; a graph is one chain "filter=key=value:key=value,filter" of letters, digits and . _ + - / # @ (no quotes, escapes, labels or ";")`,
+      `${what} graph: "${bad[0]}" is not allowed; a graph is one chain "filter=key=value:key=value,filter" of letters, digits and . _ + - / # @ (no quotes, escapes, labels or ";")`,
     );
   }
-  const filters = graph.split(',');
-  filters.forEach((f, i) => {
+  const chain = graph.split(',');
+  chain.forEach((f, i) => {
     const eq = f.indexOf('=');
     const name = eq < 0 ? f : f.slice(0, eq);
-    if (!name) throw new SourceError('lavfi graph has an empty filter');
-    const filter = LAVFI_FILTERS.get(name);
-    if (!filter) throw new SourceError(`lavfi filter "${name}" is not allowed; allowed: ${[...LAVFI_FILTERS.keys()].join(', ')}`);
-    if (i === 0 && !filter.generator) throw new SourceError(`lavfi graph must start with a generator (${generators().join(', ')}), not "${name}"`);
-    if (i > 0 && filter.generator) throw new SourceError(`lavfi generator "${name}" can only start the graph`);
+    if (!name) throw new SourceError(`${what} graph has an empty filter`);
+    const filter = filters.get(name);
+    if (!filter) throw new SourceError(`${what} filter "${name}" is not allowed; allowed: ${[...filters.keys()].join(', ')}`);
+    if (i === 0 && !filter.generator) throw new SourceError(`${what} graph must start with a generator (${generators(filters).join(', ')}), not "${name}"`);
+    if (i > 0 && filter.generator) throw new SourceError(`${what} generator "${name}" can only start the graph`);
     if (eq < 0) return;
     for (const option of f.slice(eq + 1).split(':')) {
       const key = OPTION.exec(option)?.[1];
-      if (key === undefined) throw new SourceError(`lavfi filter "${name}": options are key=value separated by ":"; got "${option}"`);
+      if (key === undefined) throw new SourceError(`${what} filter "${name}": options are key=value separated by ":"; got "${option}"`);
       if (!filter.options.includes(key)) {
-        throw new SourceError(`lavfi filter "${name}": option "${key}" is not allowed; allowed: ${filter.options.join(', ') || 'none'}`);
+        throw new SourceError(`${what} filter "${name}": option "${key}" is not allowed; allowed: ${filter.options.join(', ') || 'none'}`);
       }
     }
   });
-  return { kind: 'lavfi', graph, generator: filters[0]!.split('=')[0]! };
+  return chain[0]!.split('=')[0]!;
 }
 
-function generators(): string[] {
-  return [...LAVFI_FILTERS].filter(([, f]) => f.generator).map(([name]) => name);
+function generators(filters: ReadonlyMap<string, LavfiFilter>): string[] {
+  return [...filters].filter(([, f]) => f.generator).map(([name]) => name);
 }

@@ -22,7 +22,7 @@ export function publicSourceLabel(spec: SourceSpec): string {
     case 'url':
       return `${spec.scheme} stream`;
     case 'lavfi':
-      return `lavfi ${spec.generator}`;
+      return spec.audio ? `lavfi ${spec.generator} + ${spec.audio.generator}` : `lavfi ${spec.generator}`;
   }
 }
 
@@ -34,7 +34,7 @@ export function operatorSourceText(spec: SourceSpec): string {
     case 'url':
       return redactCredentials(spec.url);
     case 'lavfi':
-      return `lavfi:${spec.graph}`;
+      return spec.audio ? `lavfi:${spec.graph}|${spec.audio.graph}` : `lavfi:${spec.graph}`;
   }
 }
 

@@ -19,11 +19,15 @@ export interface UrlSource {
   scheme: string;
 }
 
-/** A lavfi graph of allow-listed filters, e.g. `testsrc2=size=640x360:rate=30`; `generator` is its first filter. */
+/**
+ * A lavfi graph of allow-listed filters, e.g. `testsrc2=size=640x360:rate=30`; `generator` is its first filter.
+ * `audio`: the audio graph given after `|` (e.g. `sine=frequency=1000`), if any.
+ */
 export interface LavfiSource {
   kind: 'lavfi';
   graph: string;
   generator: string;
+  audio?: { graph: string; generator: string };
 }
 
 export type SourceSpec = FileSource | UrlSource | LavfiSource;
@@ -66,6 +70,40 @@ export function renditionFd(k: number): number {
   return REFERENCE_FD + k;
 }
 
+/** The sound of a source as probed (audioProbe.ts): its first audio stream's codec and channels, or null: it has none. */
+export interface ProbedAudio {
+  codec: string;
+  channels: number;
+}
+
+/** What the ingest does with a source's sound: nothing (it has none), encode it as Opus, or pass its Opus through. */
+export type AudioPlan = 'none' | 'encode' | 'copy';
+
+/**
+ * A lavfi source's audio graph is encoded; a file's or URL's first audio
+ * stream passes through when it is Opus a browser can play (mono or stereo),
+ * and is decoded and encoded as Opus otherwise.
+ */
+export function audioPlan(spec: ParsedSource, probed: ProbedAudio | null): AudioPlan {
+  if (spec.kind === 'lavfi') return spec.audio ? 'encode' : 'none';
+  if (!probed) return 'none';
+  return probed.codec === 'opus' && probed.channels <= 2 ? 'copy' : 'encode';
+}
+
+/**
+ * Opus as the viewers get it: 48 kHz stereo, 20 ms frames, in-band FEC on.
+ * libopus uses its FEC (LBRR) only in its SILK and hybrid modes, and picks
+ * them for music only when the expected loss is above 8%: at 10% a lost
+ * packet is rebuilt from the next one's FEC at the receiver. DTX stays off
+ * (FFmpeg's default here): music has no silence to skip.
+ */
+export const OPUS_ENCODE_ARGS = ['-c:a', 'libopus', '-b:a', '64k', '-ar', '48000', '-ac', '2', '-application', 'audio', '-frame_duration', '20', '-fec', '1', '-packet_loss', '10'];
+
+/** The file descriptor FFmpeg writes the Opus packets to (in Ogg pages), after the lower renditions' pipes. */
+export function audioFd(lowerCount: number): number {
+  return renditionFd(lowerCount + 1);
+}
+
 /**
  * FFmpeg arguments: the source decoded, scaled and padded to the encode size
  * at the encode frame rate, as raw yuv420p frames on stdout (the encoder's
@@ -76,13 +114,16 @@ export function renditionFd(k: number): number {
  * to REFERENCE_FD: the reference the server scores its own decode against.
  * `extractplanes=y` copies the plane exactly (`-pix_fmt gray` would rescale it).
  * `-flush_packets 1`: each frame leaves at once, not when the next fills the buffer.
+ * The sound (`audio` not 'none') goes to audioFd() as Ogg Opus, one 20 ms
+ * packet a page so each leaves at once; a lavfi source's audio graph is a
+ * second input.
  *
  * The input may open only the protocols its kind needs (`-protocol_whitelist`,
  * which also binds what playlists and session descriptions inside it open),
  * and a file is named `file:<absolute path>` so no part of its name is read
  * as a protocol.
  */
-export function ffmpegArgs(spec: ParsedSource, enc: EncodeSettings = DEFAULT_ENCODE, lower: readonly Rendition[] = []): string[] {
+export function ffmpegArgs(spec: ParsedSource, enc: EncodeSettings = DEFAULT_ENCODE, lower: readonly Rendition[] = [], audio: AudioPlan = 'none'): string[] {
   const whitelist = protocolWhitelist(spec);
   const input = [
     '-re',
@@ -92,6 +133,12 @@ export function ffmpegArgs(spec: ParsedSource, enc: EncodeSettings = DEFAULT_ENC
     '-i',
     spec.kind === 'lavfi' ? spec.graph : spec.kind === 'file' ? `file:${spec.path}` : spec.url,
   ];
+  const audioGraph = spec.kind === 'lavfi' && audio !== 'none' ? spec.audio?.graph : undefined;
+  const audioInput = audioGraph !== undefined ? ['-re', '-f', 'lavfi', '-i', audioGraph] : [];
+  const audioOutput =
+    audio === 'none'
+      ? []
+      : ['-map', audioGraph !== undefined ? '1:a:0' : '0:a:0', ...(audio === 'copy' ? ['-c:a', 'copy'] : OPUS_ENCODE_ARGS), '-f', 'ogg', '-page_duration', '20000', '-flush_packets', '1', `pipe:${audioFd(lower.length)}`];
   const { width: w, height: h } = enc;
   const lowerLabels = lower.map((_, i) => `[low${i + 1}]`).join('');
   const lowerScales = lower.map((r, i) => `;[low${i + 1}]scale=${r.width}:${r.height}[enc${i + 1}]`).join('');
@@ -99,11 +146,13 @@ export function ffmpegArgs(spec: ParsedSource, enc: EncodeSettings = DEFAULT_ENC
   return [
     '-hide_banner', '-nostdin', '-loglevel', 'error',
     ...input,
+    ...audioInput,
     '-an',
     '-filter_complex',
     `[0:v]scale=${w}:${h}:force_original_aspect_ratio=decrease,pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2,fps=${enc.frameRate},format=yuv420p,split=${2 + lower.length}[enc][src]${lowerLabels};[src]extractplanes=y[ref]${lowerScales}`,
     ...raw('enc', 1),
     ...raw('ref', REFERENCE_FD),
     ...lower.flatMap((_, i) => raw(`enc${i + 1}`, renditionFd(i + 1))),
+    ...audioOutput,
   ];
 }

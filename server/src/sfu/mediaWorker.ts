@@ -5,7 +5,11 @@ import type { Logger } from '../log';
 import { useFastChannelEncoding } from './channelEncoding';
 import { createWorkerWithChannel } from './channelSocket';
 
-export const MEDIA_CODECS: ms.RouterRtpCodecCapability[] = [{ kind: 'video', mimeType: 'video/VP8', clockRate: 90000 }];
+export const AUDIO_CLOCK_RATE = 48000;
+/** Every stream's sound (streamAudio.ts): Opus, stereo, at its one clock rate. */
+export const OPUS_CODEC = { kind: 'audio', mimeType: 'audio/opus', clockRate: AUDIO_CLOCK_RATE, channels: 2 } as const;
+
+export const MEDIA_CODECS: ms.RouterRtpCodecCapability[] = [{ kind: 'video', mimeType: 'video/VP8', clockRate: 90000 }, { ...OPUS_CODEC }];
 
 type MediaWorkerEvents = { restarted: [] };
 

@@ -131,6 +131,8 @@ export class ViewerConnection {
         return {};
       case 'consume':
         return { consumers: await this.requireViewer().consume(r.data.rtpCapabilities) };
+      case 'consumeAudio':
+        return await this.requireViewer().consumeAudio(r.data.rtpCapabilities);
       case 'resume':
         await this.requireViewer().resume();
         return {};

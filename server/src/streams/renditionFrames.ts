@@ -31,6 +31,11 @@ export class RenditionFrames {
     this.layerings = Array.from({ length: count }, () => new FrameLayering(ticksPerFrame));
   }
 
+  /** The stream index of the current run's pts 0. */
+  get runStartIndex(): number {
+    return this.runStart;
+  }
+
   /** A new ingest run: its pts count from 0 again, its indexes go on after the last. */
   newRun(): void {
     this.runStart = this.nextIndex;

@@ -25,6 +25,8 @@ import { SharedFanout } from '../viewer/sharedFanout';
 import { ViewerSession } from '../viewer/viewerSession';
 import { KeyframeRequests, type KeyframeReason } from './keyframeRequests';
 import { RenditionFrames } from './renditionFrames';
+import { StreamAudio } from './streamAudio';
+import type { AudioPlan } from '../ingest/sourceSpec';
 
 export interface StreamOptions {
   id: string;
@@ -100,6 +102,9 @@ export class Stream extends EventEmitter<StreamEvents> {
   private readonly intelligibility: IntelligibilityCache[];
   private readonly keyframes: KeyframeRequests[];
   private readonly probeBoard: ProbeBoard;
+  /** The sound, one producer per router; and what the current run does with the source's sound. */
+  readonly audio: StreamAudio;
+  private audioPlan: AudioPlan = 'none';
 
   constructor(private readonly opts: StreamOptions) {
     super();
@@ -131,10 +136,17 @@ export class Stream extends EventEmitter<StreamEvents> {
         log: opts.log.child({ stream: opts.id, component: 'quality', rendition: r }),
       });
     });
-    this.ingest.on('run', () => {
+    this.audio = new StreamAudio(opts.encode.frameRate, opts.media.size);
+    this.ingest.on('run', (audio) => {
       this.renditionFrames.newRun();
+      this.audio.onRun(this.renditionFrames.runStartIndex);
       for (const q of this.quality) q.newRun();
+      if (audio !== this.audioPlan) {
+        this.audioPlan = audio;
+        this.emit('info', this.publicInfo());
+      }
     });
+    this.ingest.on('audio', (p) => this.audio.send(p));
     this.ingest.on('reference', (chunk) => {
       for (const q of this.quality) q.onReference(chunk);
     });
@@ -203,6 +215,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.routers[index] = null;
     this.fanouts[index] = null;
     const router = await this.opts.media.createRouter(index);
+    await this.audio.attach(index, router, `pels-${this.id}`);
     if (this.opts.fanout === 'shared') this.fanouts[index] = await SharedFanout.create(router, this.id, (reason) => this.keyframes[0]!.request(reason));
     this.routers[index] = router;
   }
@@ -239,6 +252,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       ticksPerFrame: this.ticksPerFrame,
       framesIngested: this.framesIngested,
       restarts: s.restarts,
+      audio: this.audioPlan === 'none' ? null : { codec: 'opus', passthrough: this.audioPlan === 'copy' },
     };
   }
 
@@ -340,6 +354,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       probeBoard: this.probeBoard,
       onKeyframeRequest: (reason, rendition) => this.keyframes[rendition]?.request(reason),
       fanout: this.fanouts[worker] ?? undefined,
+      audio: { producer: this.audio.producer(worker), timestampBase: this.audio.timestampBase },
       ...(this.opts.upta ? { upta: { params: this.opts.upta, model: (r: number) => this.intelligibility[r]?.current(Date.now()) ?? null } } : {}),
       onClose: (closed) => {
         release();
@@ -367,5 +382,6 @@ export class Stream extends EventEmitter<StreamEvents> {
     for (const q of this.quality) q.close();
     for (const f of this.qualityFeeds) f.close();
     for (const r of this.routers) r?.close();
+    this.audio.close();
   }
 }

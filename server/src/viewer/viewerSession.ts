@@ -7,7 +7,7 @@ import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import type { ReceiverReportsInput, RouterFeedbackInput } from '@pels/shared/control/input';
 import type { RateControllerName } from '@pels/shared/rate/names';
 import type { CongestionState, FlowModeName, MediaTransport, ViewerState } from '@pels/shared/protocol/api';
-import type { ConsumerParams, DtlsParametersData, RenditionChoice, Request, RtpCapabilitiesData, TransportParams, ViewerClosed } from '@pels/shared/protocol/signaling';
+import type { ConsumerParams, DtlsParametersData, RenditionChoice, Request, ResponseData, RtpCapabilitiesData, TransportParams, ViewerClosed } from '@pels/shared/protocol/signaling';
 import type { RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
 import type { ProbeBoard } from '@pels/shared/pels/probeBoard';
 import { ClosedError, RequestError } from '../errors';
@@ -21,6 +21,7 @@ import type { DscpMarker, DscpMarking } from '../net/dscpMarker';
 import { RtxGate } from '../net/rtxGate';
 import { parseRtcpFeedback } from '../rtp/rtcp';
 import { PacketChannel } from '../sfu/packetChannel';
+import { AUDIO_CLOCK_RATE } from '../sfu/mediaWorker';
 import type { KeyframeReason } from '../streams/keyframeRequests';
 import { PAYLOAD_TYPE, produceColorStreams } from './colorStreams';
 import { canColor, mediaTransport, modeInForce } from './mediaPath';
@@ -29,6 +30,7 @@ import { INITIAL_REPAIR, nextRepair, type RepairState } from './repairPolicy';
 import { UptaGuard, type UptaOptions } from './uptaGuard';
 import { ViewerControl } from './viewerControl';
 import { ViewerStats } from './viewerStats';
+import { AudioStats } from './audioStats';
 import type { SharedFanout } from './sharedFanout';
 
 /** mediasoup repeats an unanswered PLI about once a second; one answer per burst is enough. */
@@ -68,6 +70,8 @@ export interface ViewerSessionOptions {
   onClose: (closed: ViewerClosed) => void;
   /** Useless-packet avoidance (UPTA=on): base layer only, or nothing, while the viewer's loss makes the rest useless. */
   upta?: UptaOptions;
+  /** The stream's sound on this viewer's router (streamAudio.ts; producer null: the router has none yet), and its timestamps' start. */
+  audio: { producer: ms.Producer | null; timestampBase: number };
 }
 
 /**
@@ -84,6 +88,8 @@ export class ViewerSession {
   private awaitingKeyframe = false;
   private webRtcTransport: ms.WebRtcTransport | null = null;
   private readonly consumers = new Map<Color, ms.Consumer>();
+  /** The sound, once the player asks for it (consumeAudio), and its counters. */
+  private audio: { consumer: ms.Consumer; stats: AudioStats } | null = null;
   /** Each consumer's encoding (its SSRCs), read once: mediasoup copies a consumer's RTP parameters at every read. */
   private readonly encodings = new Map<Color, ms.RtpEncodingParameters>();
   private colors = new Set<Color>(COLORS);
@@ -280,6 +286,39 @@ export class ViewerSession {
     this.opts.log.info({ viewer: this.id, rendition }, 'viewer rendition choice');
   }
 
+  /**
+   * The stream's sound on this viewer's transport, after the video (consume):
+   * marked as green and counted in the viewer's rate. A separate request, so
+   * a receiver that wants video only never gets it.
+   */
+  async consumeAudio(rtpCapabilities: RtpCapabilitiesData): Promise<ResponseData['consumeAudio']> {
+    const t = this.requireTransport();
+    if (!this.retransmitted) throw new RequestError('invalid_state', 'consume the video first');
+    if (this.audio) throw new RequestError('invalid_state', 'already consuming the sound');
+    const { producer, timestampBase } = this.opts.audio;
+    if (!producer || producer.closed) throw new RequestError('unavailable', 'the stream has no sound producer now, try again');
+    const caps = withoutCongestionControl(rtpCapabilities as ms.RtpCapabilities);
+    if (!this.opts.router.canConsume({ producerId: producer.id, rtpCapabilities: caps })) throw new RequestError('bad_request', 'the player cannot receive Opus');
+    let consumer: ms.Consumer;
+    try {
+      consumer = await t.consume({ producerId: producer.id, rtpCapabilities: caps, paused: !this.sending, appData: { audio: true } });
+    } catch (err) {
+      if (err instanceof TypeError) throw new RequestError('bad_request', `cannot consume: ${err.message}`);
+      throw err;
+    }
+    if (this.closed) {
+      consumer.close();
+      throw new ClosedError('viewer');
+    }
+    const stats = new AudioStats(consumer, (kbps, atMs) => {
+      if (!this.closed) this.control.step({ kind: 'audio-rate', atMs, kbps });
+    });
+    this.audio = { consumer, stats };
+    stats.start();
+    await this.markDscp();
+    return { consumer: { id: consumer.id, producerId: producer.id, kind: 'audio', rtpParameters: consumer.rtpParameters }, timestampBase, clockRate: AUDIO_CLOCK_RATE };
+  }
+
   /** The player says whether its media comes through a TURN relay; a relayed viewer is served best effort. */
   async reportTransport(relay: boolean): Promise<void> {
     this.assertOpen();
@@ -363,6 +402,7 @@ export class ViewerSession {
       keyframeRequests: this.stats.keyframeRequests(),
       rendition: this.rendition.state(Date.now()),
       upta: this.upta && this.mode !== 'rlm' ? this.upta.status : null,
+      audio: this.audio?.stats.state ?? null,
     };
   }
 
@@ -370,6 +410,7 @@ export class ViewerSession {
     this.assertOpen();
     if (!this.consumers.size) throw new RequestError('invalid_state', 'consume first');
     await this.applyColors();
+    await this.audio?.consumer.resume();
     this.sending = true;
     // The green consumer starts at a keyframe: ask for one rather than wait for the periodic one.
     this.awaitingKeyframe = true;
@@ -443,6 +484,7 @@ export class ViewerSession {
     this.sending = false;
     clearTimeout(this.dtlsDeadline);
     this.stats.stop();
+    this.audio?.stats.stop();
     void this.control.close();
     void this.marking?.remove();
     this.gate?.close();
@@ -504,11 +546,16 @@ export class ViewerSession {
     if (this.gate && this.retransmitted) await this.gate.open(passingColors(this.mode, this.retransmitted, this.repair.repaired));
   }
 
-  /** Each color's media and RTX streams carry the mode's DSCP for that color (a retransmission is as important as its original). */
+  /**
+   * Each color's media and RTX streams carry the mode's DSCP for that color (a retransmission is as important as its original).
+   * The sound is green's (AF41 under PELS): the most protected class the PELS router has, and it fits there since the rate counts it.
+   */
   private async markDscp(): Promise<void> {
     const ssrcs = this.wireSsrcs();
     const rtx = this.rtxSsrcs();
     const rules = COLORS.flatMap((k) => [{ ssrc: ssrcs[k], dscp: dscpFor(this.mode, k) }, ...(rtx[k] ? [{ ssrc: rtx[k], dscp: rtxDscpFor(this.mode, k) }] : [])]);
+    const audioSsrc = this.audio?.consumer.rtpParameters.encodings?.[0]?.ssrc;
+    if (audioSsrc) rules.push({ ssrc: audioSsrc, dscp: dscpFor(this.mode, 'green') });
     const marking = await this.opts.dscp.mark(rules);
     if (this.closed) return void marking.remove();
     // A mode switch: the newer marking wins at once (one atomic change of the SSRCs' elements), so no packet goes unmarked;

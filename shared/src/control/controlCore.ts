@@ -5,7 +5,7 @@ import type { ColorState, CongestionState, FlowModeName } from '../protocol/api'
 import { boundsErrors } from '../rate/rateController';
 import type { RateControllerName } from '../rate/registry';
 import { CONGESTION_DEFAULTS, type CongestionParams } from './congestionEstimator';
-import { ControlLoop, type ControlLoopParams } from './controlLoop';
+import { ControlLoop, type ControlLoopParams, type ControlState } from './controlLoop';
 import type { ControlInput } from './input';
 import { policyFor } from './modePolicy';
 import { ReceiverReportTracker, type StreamStats } from './receiverReports';
@@ -62,6 +62,10 @@ export class ControlCore {
   private policy: FlowPolicy;
   private lossP: number | null = null;
   private feedbackSteps = 0;
+  /** The viewer's sound, counted in its rate: frame selection fits the rate minus this. */
+  private audioKbps = 0;
+  /** What the flow policy reads: the loop's gamma, and its rate less the sound's. */
+  private readonly video: ControlState;
   /** Built when asked for and kept until something it shows may have changed (frames change none of it). */
   private snapshot: ControlSnapshot | null = null;
 
@@ -69,7 +73,17 @@ export class ControlCore {
     this.reports = new ReceiverReportTracker(params.origin, { ...CONGESTION_DEFAULTS, ...params.congestion });
     this.loop = new ControlLoop(params.control);
     this.mode = params.mode;
-    this.policy = policyFor(params.mode, this.loop);
+    const loop = this.loop;
+    const core = this;
+    this.video = {
+      get rateKbps() {
+        return Math.max(0, loop.rateKbps - core.audioKbps);
+      },
+      get gamma() {
+        return loop.gamma;
+      },
+    };
+    this.policy = policyFor(params.mode, this.video);
   }
 
   step(input: ControlInput): ControlOutput {
@@ -101,11 +115,14 @@ export class ControlCore {
         // which the next TID 1 frame (a sync point) or keyframe restores, so no frame goes out without its reference.
         if (input.mode !== this.mode) {
           this.mode = input.mode;
-          this.policy = policyFor(input.mode, this.loop);
+          this.policy = policyFor(input.mode, this.video);
         }
         break;
       case 'controller':
         this.loop.useController(input.controller, input.atMs);
+        break;
+      case 'audio-rate':
+        this.audioKbps = Math.max(0, input.kbps);
         break;
     }
     return { decision: null, state: this.state };

@@ -63,6 +63,13 @@ export interface ControllerInput {
   controller: RateControllerName;
 }
 
+/** The rate of the viewer's sound (measured as sent): it shares the viewer's rate, so the video's frames fit the rest. */
+export interface AudioRateInput {
+  kind: 'audio-rate';
+  atMs: number;
+  kbps: number;
+}
+
 /** Only time passed: what is due now runs (a report wait that ran out, a controller's timer). */
 export interface TickInput {
   kind: 'tick';
@@ -76,4 +83,4 @@ export interface FrameInput {
   frame: FrameInfo;
 }
 
-export type ControlInput = ReceiverReportsInput | RouterFeedbackInput | RateBoundsInput | ProbeInput | ModeInput | ControllerInput | TickInput | FrameInput;
+export type ControlInput = ReceiverReportsInput | RouterFeedbackInput | RateBoundsInput | ProbeInput | ModeInput | ControllerInput | AudioRateInput | TickInput | FrameInput;

@@ -106,6 +106,24 @@ export interface ViewerState {
   rendition: RenditionState;
   /** Useless-packet avoidance (UPTA); null when it is off (UPTA) or the viewer chooses its own layers (rlm). */
   upta: UptaStatus | null;
+  /** The viewer's sound as sent, null until the player consumes it (a stream without sound, a synthetic viewer). */
+  audio: AudioState | null;
+}
+
+/**
+ * A viewer's sound (one Opus stream, marked as green): sent rate over the last
+ * second (counted in the viewer's rate), packets sent, and the loss and
+ * retransmission the player's RTCP reports (NACK only where the player
+ * negotiated it for Opus).
+ */
+export interface AudioState {
+  kbps: number;
+  packetsSent: number;
+  packetsLost: number;
+  /** The last receiver report's fraction lost, 0-1. */
+  fractionLost: number;
+  nackCount: number;
+  packetsRetransmitted: number;
 }
 
 /** UPTA states: every layer, the base layer only, or nothing (the video would be unintelligible at the viewer's loss). */

@@ -66,6 +66,7 @@ export const requestSchema = z.discriminatedUnion('method', [
   z.object({ id: z.number().int(), method: z.literal('createTransport'), data: z.object({}).optional() }),
   z.object({ id: z.number().int(), method: z.literal('connectTransport'), data: z.object({ dtlsParameters: dtlsParametersSchema }) }),
   z.object({ id: z.number().int(), method: z.literal('consume'), data: z.object({ rtpCapabilities: rtpCapabilitiesSchema }) }),
+  z.object({ id: z.number().int(), method: z.literal('consumeAudio'), data: z.object({ rtpCapabilities: rtpCapabilitiesSchema }) }),
   z.object({ id: z.number().int(), method: z.literal('resume'), data: z.object({}).optional() }),
   z.object({
     id: z.number().int(),
@@ -120,6 +121,12 @@ export interface StreamInfo {
   ticksPerFrame: number;
   framesIngested: number;
   restarts: number;
+  /**
+   * The stream's sound as the viewers get it, null when it has none (or its
+   * source has not been opened yet): always Opus, 48 kHz; `passthrough` when
+   * the source's own Opus is forwarded without re-encoding.
+   */
+  audio: { codec: 'opus'; passthrough: boolean } | null;
 }
 
 /** A STUN or TURN server for the player's RTCPeerConnection (the browser's RTCIceServer). */
@@ -146,6 +153,14 @@ export interface ConsumerParams {
   color: Color;
 }
 
+/** The stream's sound on the viewer's transport (consumeAudio). */
+export interface AudioConsumerParams {
+  id: string;
+  producerId: string;
+  kind: 'audio';
+  rtpParameters: unknown;
+}
+
 /** What each method answers with. */
 export interface ResponseData {
   getStreams: { streams: StreamInfo[] };
@@ -163,6 +178,12 @@ export interface ResponseData {
   createTransport: TransportParams;
   connectTransport: Record<string, never>;
   consume: { consumers: ConsumerParams[] };
+  /**
+   * The sound, and how its RTP timestamps meet the video's: the stream's frame
+   * `index` starts at audio timestamp (timestampBase + index * clockRate / frameRate)
+   * mod 2^32, the instant the video's timestamp for `index` stands for.
+   */
+  consumeAudio: { consumer: AudioConsumerParams; timestampBase: number; clockRate: number };
   resume: Record<string, never>;
   setColors: { colors: Color[] };
   leave: Record<string, never>;
