@@ -18,7 +18,6 @@ import { COLORS, DSCP } from '@pels/shared/pels/color';
 import type { ViewerState } from '@pels/shared/protocol/api';
 import type { StreamInfo } from '@pels/shared/protocol/signaling';
 import { CHROMIUM_ARGS } from '../src/chromium';
-import { framesDue } from '../src/framesDue';
 import { writeChromiumWrapper } from '../src/net/namespacedChromium';
 import { run } from '../src/net/run';
 import { createTopology, namespaceSupport, type Topology } from '../src/net/topology';
@@ -128,40 +127,68 @@ async function playingViewer(page: Page): Promise<string> {
   return (await page.evaluate(() => (window as unknown as Hook).pels!.viewerId))!;
 }
 
-/**
- * The share that reads as "every layer arrives": clearly above what the base and lower enhancement alone give
- * (half the frames), so upper-enhancement frames decode too. On a busy machine (load average 10-15 on its two
- * cores) the whole path stutters, FFmpeg catching up in bursts the viewer's budget partly skips and a starved
- * Chromium: CI runs read 76% (HTTPS) and 73.6% (ICE-TCP, the server skipping 107 of 296 frames), a local one 86%
- * (ICE-TCP). The exact frame rate is the testbed's to measure.
- */
-const FULL_RATE_SHARE = 0.6;
+type PlayerCounts = { framesDecoded: { total: number }; decodeErrors: number; checksumMismatches: number; checksumsCompared: number };
+
+/** Share of the frames the server sent that the player must decode on an open path: all but the few a busy machine's player drops late. */
+const DECODED_OF_SENT = 0.98;
 
 /**
- * Frames the player decoded and the server ingested over `seconds` (after a few settling seconds), and the share of
- * the source's frames due in that time (`framesDue`) that were decoded.
+ * Over `seconds` (after a few settling seconds): frames the server ingested, sent to the viewer and skipped, frames the
+ * player decoded, and the player's decode errors and checksum mismatches so far. Both ends are read at the same
+ * moments, so frames in flight count at neither or both.
  */
-async function frameRates(page: Page, seconds = 10): Promise<{ decoded: number; ingested: number; share: number; fps: number }> {
+async function frameCounts(page: Page, viewerId: string, seconds = 10) {
   await page.waitForTimeout(3000);
   const read = async () => {
-    const stream = (await api<{ streams: StreamInfo[] }>('GET', '/api/streams')).data.streams.find((s) => s.id === 'default')!;
-    return { t: Date.now(), decoded: await page.evaluate(() => (window as unknown as Hook).pels!.stats().framesDecoded.total), ingested: stream.framesIngested, frameRate: stream.frameRate };
+    const [streams, viewer, player] = await Promise.all([
+      api<{ streams: StreamInfo[] }>('GET', '/api/streams'),
+      viewerState(viewerId),
+      page.evaluate(() => (window as unknown as { pels: { stats(): PlayerCounts } }).pels.stats()),
+    ]);
+    const sent = viewer!.framesSent;
+    return { ingested: streams.data.streams.find((s) => s.id === 'default')!.framesIngested, sent, skipped: viewer!.framesSkipped, player };
   };
   const a = await read();
   await page.waitForTimeout(seconds * 1000);
   const b = await read();
-  const decoded = b.decoded - a.decoded;
-  const ingested = b.ingested - a.ingested;
-  return { decoded, ingested, share: decoded / framesDue(ingested, b.frameRate, b.t - a.t), fps: (decoded * 1000) / (b.t - a.t) };
+  const layers = { tid0: b.sent.tid0 - a.sent.tid0, tid1: b.sent.tid1 - a.sent.tid1, tid2: b.sent.tid2 - a.sent.tid2 };
+  return {
+    ingested: b.ingested - a.ingested,
+    sent: layers.tid0 + layers.tid1 + layers.tid2,
+    sentByLayer: layers,
+    skipped: b.skipped - a.skipped,
+    decoded: b.player.framesDecoded.total - a.player.framesDecoded.total,
+    decodeErrors: b.player.decodeErrors,
+    checksumMismatches: b.player.checksumMismatches,
+    checksumsCompared: b.player.checksumsCompared,
+  };
 }
 
 /**
- * For a failed frame-rate check: what the server did for the viewer (its rate, frames sent and skipped, rendition) and
- * what the player saw, which tell a viewer the server held back from one whose machine could not keep up.
+ * What must hold on an open path whatever the machine's load: the server sends every layer, the player decodes at
+ * least DECODED_OF_SENT of what it sent, with no decode error and every checksum compared matching. How many frames
+ * the server ingested and skipped is the machine's and the rate controller's (annotated; the testbed measures rates).
  */
-async function framesDiagnosis(page: Page, rates: Awaited<ReturnType<typeof frameRates>>, state: ViewerState | undefined): Promise<string> {
+async function expectEveryFrameSentDecoded(page: Page, viewerId: string, path: string): Promise<void> {
+  const counts = await frameCounts(page, viewerId);
+  test.info().annotations.push({ type: 'measured', description: `${path}: ${JSON.stringify(counts)}` });
+  const why = await framesDiagnosis(page, counts, await viewerState(viewerId));
+  expect(counts.sentByLayer.tid0, why).toBeGreaterThan(0);
+  expect(counts.sentByLayer.tid1, why).toBeGreaterThan(0);
+  expect(counts.sentByLayer.tid2, why).toBeGreaterThan(0);
+  expect(counts.decoded, why).toBeGreaterThanOrEqual(DECODED_OF_SENT * counts.sent);
+  expect(counts.decodeErrors, why).toBe(0);
+  expect(counts.checksumsCompared, why).toBeGreaterThan(0);
+  expect(counts.checksumMismatches, why).toBe(0);
+}
+
+/**
+ * For a failed check: what the server did for the viewer (its rate, frames sent and skipped, rendition) and
+ * what the player saw.
+ */
+async function framesDiagnosis(page: Page, counts: Awaited<ReturnType<typeof frameCounts>>, state: ViewerState | undefined): Promise<string> {
   const player = await page.evaluate(() => (window as unknown as { pels: { stats(): unknown } }).pels.stats());
-  return JSON.stringify({ rates, rateKbps: state?.rateKbps, sentKbps: state?.sentKbps, framesSent: state?.framesSent, framesSkipped: state?.framesSkipped, rendition: state?.rendition, player }).slice(0, 3000);
+  return JSON.stringify({ counts, rateKbps: state?.rateKbps, sentKbps: state?.sentKbps, framesSent: state?.framesSent, framesSkipped: state?.framesSkipped, rendition: state?.rendition, player }).slice(0, 3000);
 }
 
 /** Runs an nft script in the client's namespace: what the viewer's network lets through. */
@@ -185,16 +212,13 @@ async function workerSockets(kind: 'udp' | 'tcp-listen' | 'tcp-established'): Pr
     });
 }
 
-test('over HTTPS at the server address: a secure context with a certificate from the test CA, playing at the full frame rate over UDP', async () => {
+test('over HTTPS at the server address: a secure context with a certificate from the test CA, over UDP, the player decoding every frame the server sends', async () => {
   const page = await browser!.newPage();
   try {
     const viewerId = await playingViewer(page);
     expect(await page.evaluate(() => [isSecureContext, location.protocol])).toEqual([true, 'https:']);
-    const rates = await frameRates(page);
-    test.info().annotations.push({ type: 'measured', description: `over HTTPS from ${topo!.clientIp}: ${JSON.stringify(rates)}` });
+    await expectEveryFrameSentDecoded(page, viewerId, `over HTTPS from ${topo!.clientIp}`);
     const state = await viewerState(viewerId);
-    expect(rates.ingested).toBeGreaterThan(200);
-    expect(rates.share, await framesDiagnosis(page, rates, state)).toBeGreaterThan(FULL_RATE_SHARE);
     expect(state?.transport).toBe('udp');
     expect(state?.mode).toBe('pels');
     expect(state?.dscp).toEqual({ enabled: true });
@@ -238,16 +262,13 @@ test("several viewers' transports share the one UDP port, and each color is DSCP
   }
 });
 
-test('with UDP blocked between the machines the player plays over ICE-TCP; its state says tcp and it is served best effort, visibly', async () => {
+test('with UDP blocked between the machines the player plays over ICE-TCP, decoding every frame the server sends; its state says tcp and it is served best effort, visibly', async () => {
   const unblock = await clientFirewall('meta l4proto udp drop');
   const page = await browser!.newPage();
   try {
     const viewerId = await playingViewer(page);
-    const rates = await frameRates(page);
-    test.info().annotations.push({ type: 'measured', description: `over ICE-TCP: ${JSON.stringify(rates)}` });
+    await expectEveryFrameSentDecoded(page, viewerId, 'over ICE-TCP');
     const state = await viewerState(viewerId);
-    expect(rates.ingested).toBeGreaterThan(200);
-    expect(rates.share, await framesDiagnosis(page, rates, state)).toBeGreaterThan(FULL_RATE_SHARE);
     expect(state?.transport).toBe('tcp');
     expect(state?.mode).toBe('best-effort');
     expect(await workerSockets('tcp-established')).toContain(`${topo!.serverIp}:${RTC_PORT}`);

@@ -7,12 +7,12 @@ import { runTestbed, TESTBED_DEFAULTS } from '../src/testbed/testbed';
 /**
  * PELS at scale, short: 10 synthetic viewers (real WebRTC receivers in the
  * viewers' namespace, no browser CPU) share 10 x 600 kb/s with router
- * feedback. What PELS promises, with room for a loaded machine: every viewer
- * gets every green frame, the router drops red before yellow and no green,
- * and the rates stay in the region of MKC's stationary point C/N + alpha/beta
- * (the mean within 0.5-1.5 of it; measured 0.7-1.13 over runs of 10 and 20).
+ * feedback. What PELS promises on any machine: every viewer gets every green
+ * frame, the router drops red before yellow and no green. How near the rates
+ * come to MKC's stationary point C/N + alpha/beta is a figure of the
+ * pelsScale benchmark (`npm run bench -- check pelsScale`), annotated here.
  */
-test('10 synthetic viewers on 6000 kb/s with router feedback: green whole, red drops first, rates near C/N + alpha/beta', async () => {
+test('10 synthetic viewers on 6000 kb/s with router feedback: green whole, red drops first', async () => {
   const why = await namespaceSupport();
   test.skip(why !== null, `needs network namespaces: ${why}`);
   test.setTimeout(180_000);
@@ -32,7 +32,5 @@ test('10 synthetic viewers on 6000 kb/s with router feedback: green whole, red d
   expect(row.greenMin).toBe(1);
   expect(row.routerLoss.green).toBe(0);
   expect(row.routerLoss.red!).toBeGreaterThan(row.routerLoss.yellow!);
-  expect(row.rateRatio.mean!).toBeGreaterThan(0.5);
-  expect(row.rateRatio.mean!).toBeLessThan(1.5);
   expect(row.stationaryKbps).toBe(mkcStationaryKbps(capacityKbps, n, MKC_PAPER_GAINS));
 });

@@ -46,6 +46,28 @@ test('the initial rate and moving bounds are clamped', () => {
   assert.throws(() => c.setBounds(500, 400), /maxKbps/);
 });
 
+test('a ceiling that dips and comes back takes the rate back up with it, unless a step lowered the rate meanwhile', () => {
+  const c = new MkcController({ ...PARAMS, minKbps: 100, maxKbps: 1000, initialKbps: 900 });
+  c.setBounds(100, 400); // an ingest stall: the stream measured low for a while
+  assert.equal(c.rateKbps, 400);
+  c.update(0); // no loss at the ceiling: held there
+  assert.equal(c.rateKbps, 400);
+  c.setBounds(100, 1000);
+  assert.equal(c.rateKbps, 900, 'back where the path left it, not 420');
+  c.setBounds(100, 400);
+  c.update(0.5); // the path asks for less: 400 + 20 - 100
+  assert.equal(c.rateKbps, 320);
+  c.setBounds(100, 1000);
+  assert.equal(c.rateKbps, 320, 'what the ceiling held is forgotten');
+});
+
+test('an initial rate above the ceiling is where the rate goes as the ceiling rises', () => {
+  const c = new MkcController({ ...PARAMS, minKbps: 100, maxKbps: 300, initialKbps: 100_000 });
+  assert.equal(c.rateKbps, 300);
+  c.setBounds(100, 1200);
+  assert.equal(c.rateKbps, 1200);
+});
+
 test('a step from the reference rate ignores the current rate (eq. 8 r(k - D))', () => {
   const c = new MkcController(PARAMS);
   c.update(-1);

@@ -76,6 +76,14 @@ export class MkcController {
   private maxKbps: number;
   private readonly gains: MkcGains;
   private readonly startup: MkcStartup | null;
+  /**
+   * The rate the ceiling cut off and no step has lowered since (0: none). The
+   * ceiling follows the stream's measured rate, which dips while an ingest
+   * stalls: the path said nothing, so the rate comes back as the ceiling does,
+   * instead of climbing back by alpha a step (an open ICE-TCP path skipped a
+   * third of the frames that way).
+   */
+  private held: number;
 
   constructor(params: MkcParams) {
     const errors = structuralErrors(params);
@@ -84,6 +92,7 @@ export class MkcController {
     this.minKbps = params.minKbps;
     this.maxKbps = params.maxKbps;
     this.rate = this.clamp(params.initialKbps);
+    this.held = params.initialKbps > this.maxKbps ? params.initialKbps : 0;
     this.startup = params.startup ? new MkcStartup(params.startup) : null;
   }
 
@@ -106,7 +115,10 @@ export class MkcController {
     if (!(Number.isFinite(p) && p <= 1)) throw new RangeError(`feedback p must be finite and <= 1; got ${p}`);
     if (!Number.isFinite(referenceKbps)) throw new RangeError(`referenceKbps must be finite; got ${referenceKbps}`);
     const eq8 = mkcStep(referenceKbps, p, this.gains);
+    const before = this.rate;
     this.rate = this.clamp(this.startup ? this.startup.next(referenceKbps, eq8, { ...detail, p }) : eq8);
+    // The path asked for less: what the ceiling held is not earned any more.
+    if (this.rate < before) this.held = 0;
     return this.rate;
   }
 
@@ -123,7 +135,9 @@ export class MkcController {
     if (errors.length > 0) throw new RangeError(`invalid MKC bounds: ${errors.join('; ')}`);
     this.minKbps = minKbps;
     this.maxKbps = maxKbps;
-    this.rate = this.clamp(this.rate);
+    const wanted = Math.max(this.rate, this.held);
+    this.rate = this.clamp(wanted);
+    this.held = wanted > maxKbps ? wanted : 0;
   }
 
   private clamp(kbps: number): number {
