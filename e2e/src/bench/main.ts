@@ -6,8 +6,10 @@
  * npm run bench -- loss [--loss 0,5,10,20] [--links open,pels,fifo] [--modes pels,nack,best-effort,stock] [--bottleneck-kbps 1200] [--seconds S] [--runs R] [--json]
  * npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]
  * npm run bench -- soak [--minutes 30] [--viewers 50] [--seed 1] [--csv FILE] [--json]
+ * npm run bench -- baseline NAME [--runs 3] [ARGS...]   (e2e/bench-baselines/NAME.json: median and spread of each figure)
+ * npm run bench -- check NAME [--margin M]              (one more run: which figures moved outside the spread; exit 1 if any)
  *
- * Benchmarks print numbers measured in one run; they assert nothing.
+ * Benchmarks print numbers measured in one run; they assert nothing. A check says what moved.
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -19,6 +21,8 @@ import { mean, round } from '../testbed/metrics';
 import { formatLossTable, lossResilience, OPEN_LINK_KBPS, parseLossFlags, type LossFlags, type LossOptions } from './lossResilience';
 import { formatPelsScaleTable, pelsScale, PELS_SCALE_PER_VIEWER_KBPS } from './pelsScale';
 import { formatSoakReport, runSoak, SOAK_DEFAULTS } from '../soak/soak';
+import { isMove } from './baseline';
+import { checkBaseline, formatChecks, makeBaseline, UsageError } from './baselineCommand';
 import { loadavg } from 'node:os';
 
 const USAGE = [
@@ -29,6 +33,8 @@ const USAGE = [
   '       npm run bench -- loss [--loss 0,5,10,20] [--links open,pels,fifo] [--modes pels,nack,best-effort,stock] [--bottleneck-kbps 1200] [--seconds 45] [--runs 1] [--json]',
   '       npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]',
   '       npm run bench -- soak [--minutes 30] [--viewers 50] [--seed 1] [--csv FILE] [--json]',
+  '       npm run bench -- baseline NAME [--runs 3] [ARGS...]',
+  '       npm run bench -- check NAME [--margin M]',
 ].join('\n');
 
 function usage(): never {
@@ -37,6 +43,8 @@ function usage(): never {
 }
 
 async function main(): Promise<void> {
+  const [command, ...rest] = process.argv.slice(2);
+  if (command === 'baseline' || command === 'check') return baselineOrCheck(command, rest);
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
@@ -90,6 +98,25 @@ async function main(): Promise<void> {
         r.fps.join(', '),
       ].join(' '),
     );
+  }
+}
+
+async function baselineOrCheck(command: 'baseline' | 'check', argv: string[]): Promise<void> {
+  const log = (m: string) => console.error(`[bench] ${m}`);
+  try {
+    if (command === 'baseline') {
+      console.log(`baseline written: ${await makeBaseline(argv, log)}`);
+      return;
+    }
+    const { checks } = await checkBaseline(argv, log);
+    for (const line of formatChecks(checks)) console.log(line);
+    const moved = checks.filter(isMove);
+    console.log(moved.length ? `${moved.length} of ${checks.length} figures moved outside the baseline's spread` : `every figure of ${checks.length} within the baseline's spread`);
+    if (moved.length) process.exitCode = 1;
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    console.error(`[bench] ${err.message}`);
+    usage();
   }
 }
 
