@@ -57,7 +57,7 @@ test('npm run bench -- check without a baseline, or of an unknown benchmark, say
   const unknown = run('check', 'nope');
   assert.equal(unknown.status, 2);
   assert.match(unknown.stderr, /a benchmark name: capacity, convergence/);
-  const few = run('baseline', 'encoder', '--runs', '2');
+  const few = run('baseline', 'encoder', '--times', '2');
   assert.equal(few.status, 2);
-  assert.match(few.stderr, /--runs: 3 or more/);
+  assert.match(few.stderr, /--times: 3 or more/);
 });

@@ -1,6 +1,6 @@
 /**
- * npm run bench -- baseline NAME [--runs 3] [BENCHMARK ARGS...]
- *   runs the benchmark NAME with its arguments `runs` times, one after the
+ * npm run bench -- baseline NAME [--times 3] [BENCHMARK ARGS...]
+ *   runs the benchmark NAME with its arguments `times` times, one after the
  *   other, and writes e2e/bench-baselines/NAME.json: each figure's median and
  *   spread (least, most), with the date, commit and command.
  * npm run bench -- check NAME [--margin M]
@@ -40,17 +40,17 @@ function benchName(name: string | undefined): string {
 
 export class UsageError extends Error {}
 
-/** `baseline NAME [--runs N] [ARGS...]`: measures and writes the baseline; returns its file. */
+/** `baseline NAME [--times N] [ARGS...]`: measures and writes the baseline; returns its file. */
 export async function makeBaseline(argv: readonly string[], log: (m: string) => void): Promise<string> {
   const [rawName, ...rest] = argv;
   const name = benchName(rawName);
   let runs = 3;
   const args: string[] = [];
   for (let i = 0; i < rest.length; i++) {
-    if (rest[i] === '--runs') runs = Number(rest[++i]);
+    if (rest[i] === '--times') runs = Number(rest[++i]);
     else if (rest[i] !== '--json') args.push(rest[i]!);
   }
-  if (!Number.isInteger(runs) || runs < 3) throw new UsageError(`--runs: 3 or more (a median and a spread); got ${runs}`);
+  if (!Number.isInteger(runs) || runs < 3) throw new UsageError(`--times: 3 or more (a median and a spread); got ${runs}`);
   const figures: Figures[] = [];
   const loads: number[] = [];
   for (let r = 1; r <= runs; r++) {
@@ -61,7 +61,7 @@ export async function makeBaseline(argv: readonly string[], log: (m: string) => 
   const baseline: Baseline = {
     benchmark: name,
     args,
-    command: ['npm run bench -- baseline', name, '--runs', String(runs), ...args].join(' '),
+    command: ['npm run bench -- baseline', name, '--times', String(runs), ...args].join(' '),
     date: new Date().toISOString(),
     commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim(),
     runs,

@@ -6,7 +6,7 @@
  * npm run bench -- loss [--loss 0,5,10,20] [--links open,pels,fifo] [--modes pels,nack,best-effort,stock] [--bottleneck-kbps 1200] [--seconds S] [--runs R] [--json]
  * npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]
  * npm run bench -- soak [--minutes 30] [--viewers 50] [--seed 1] [--csv FILE] [--json]
- * npm run bench -- baseline NAME [--runs 3] [ARGS...]   (e2e/bench-baselines/NAME.json: median and spread of each figure)
+ * npm run bench -- baseline NAME [--times 3] [ARGS...]   (e2e/bench-baselines/NAME.json: median and spread of each figure)
  * npm run bench -- check NAME [--margin M]              (one more run: which figures moved outside the spread; exit 1 if any)
  *
  * Benchmarks print numbers measured in one run; they assert nothing. A check says what moved.
@@ -33,7 +33,7 @@ const USAGE = [
   '       npm run bench -- loss [--loss 0,5,10,20] [--links open,pels,fifo] [--modes pels,nack,best-effort,stock] [--bottleneck-kbps 1200] [--seconds 45] [--runs 1] [--json]',
   '       npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]',
   '       npm run bench -- soak [--minutes 30] [--viewers 50] [--seed 1] [--csv FILE] [--json]',
-  '       npm run bench -- baseline NAME [--runs 3] [ARGS...]',
+  '       npm run bench -- baseline NAME [--times 3] [ARGS...]',
   '       npm run bench -- check NAME [--margin M]',
 ].join('\n');
 
