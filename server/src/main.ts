@@ -23,6 +23,7 @@ import { DashboardFeed } from './operator/dashboardFeed';
 import { generateToken, OperatorAuth } from './operator/operatorAuth';
 import { operatorRoutes, type NewStream } from './operator/operatorRoutes';
 import { takeSnapshot } from './operator/snapshot';
+import { noDrops } from './sfu/mediaWorker';
 import { MediaWorkerPool } from './sfu/mediaWorkerPool';
 import { SignalingServer } from './signaling/signalingServer';
 import { withOperatorToken, withStreamRemoved } from './store/operatorState';
@@ -75,7 +76,9 @@ async function main(): Promise<void> {
   });
   const limits = new Limits(config.limits);
   const addressOf = (req: IncomingMessage) => clientAddress(req, config.trustedProxies);
-  const metrics = new ServerMetrics({ streams, router, control, mediasoup: mediasoupWorkers, limits, dscp });
+  // Packets the workers' channel writers dropped (a worker that fell behind), counted across worker restarts.
+  const channelDrops = noDrops();
+  const metrics = new ServerMetrics({ streams, router, control, mediasoup: mediasoupWorkers, limits, dscp, channelDrops });
   const snapshotSources = { streams, router, feedback: config.feedback, control };
   // Adding a source needs the media worker: until it runs, that answers 503.
   let makeStream: ((s: NewStream) => Stream) | undefined;
@@ -108,7 +111,10 @@ async function main(): Promise<void> {
     http.listen(config.port, config.host, resolve);
   });
   const stopWatchingTls = tls && https ? keepCertificateCurrent(https, tls.files, tls.pair, log.child({ component: 'tls' })) : () => {};
-  const media = await MediaWorkerPool.create(log.child({ component: 'mediasoup' }), { logLevel: 'warn' }, config.rtc, config.rtc.workers);
+  const media = await MediaWorkerPool.create(log.child({ component: 'mediasoup' }), { logLevel: 'warn' }, config.rtc, config.rtc.workers, {
+    setting: config.rtc.packetSink,
+    drops: channelDrops,
+  });
   makeStream = (s) =>
     new Stream({
       ...s,

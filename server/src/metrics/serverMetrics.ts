@@ -23,6 +23,7 @@ import type { ControlSettings } from '../operator/controlSettings';
 import type { Stream } from '../streams/stream';
 import { KEYFRAME_REASONS } from '../streams/keyframeRequests';
 import type { StreamRegistry } from '../streams/streamRegistry';
+import type { ChannelDrops } from '../sfu/packetChannel';
 import type { MediasoupWorkers } from './mediasoupWorkers';
 import { viewersToExport } from './viewerSeries';
 
@@ -48,6 +49,8 @@ export interface ServerMetricsDeps {
   mediasoup: MediasoupWorkers;
   limits: Limits;
   dscp: Pick<DscpMarker, 'markedSsrcs'>;
+  /** Packets the media workers' channel writers dropped so far, per color. */
+  channelDrops: Readonly<ChannelDrops>;
 }
 
 export class ServerMetrics {
@@ -100,6 +103,7 @@ export class ServerMetrics {
       limitRejections: counter('pels_limit_rejections_total', 'Refusals and closes by a server limit (see README "Configuration")', ['limit']),
       notificationsDropped: counter('pels_signaling_notifications_dropped_total', "Quality and viewerState notifications not sent to a player whose socket's send buffer was over half full"),
       socketsOpen: gauge('pels_websockets_open', 'WebSockets open: the players\' signaling and the dashboards\' feed', ['kind']),
+      channelDropped: counter('pels_channel_packets_dropped_total', "Packets not written to a media worker's channel because its backlog was over the cap (red first, then yellow, never green)", ['color']),
       dscpMarked: gauge('pels_dscp_marked_ssrcs', 'RTP streams (SSRCs) whose DSCP the kernel marks now'),
     };
     d.streams.observer.on('newstream', (s) => this.watch(s));
@@ -218,6 +222,7 @@ export class ServerMetrics {
     m.notificationsDropped.inc(rejections.notificationsDropped);
     for (const kind of SOCKET_KINDS) m.socketsOpen.set({ kind }, sockets.open()[kind]);
     m.dscpMarked.set(this.d.dscp.markedSsrcs);
+    for (const color of COLORS) m.channelDropped.inc({ color }, this.d.channelDrops[color]);
   }
 }
 

@@ -2,8 +2,13 @@ import { EventEmitter } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { types as ms } from 'mediasoup';
 import type { Logger } from '../log';
+import { COLORS } from '@pels/shared/pels/color';
 import { useFastChannelEncoding } from './channelEncoding';
 import { createWorkerWithChannel } from './channelSocket';
+import type { ChannelDrops } from './packetChannel';
+import type { PacketSinks } from './packetSink';
+import { choosePacketSinks, type PacketSinkSetting } from './packetSinkChoice';
+import { WorkerRequests } from './workerRequests';
 
 export const AUDIO_CLOCK_RATE = 48000;
 /** Every stream's sound (streamAudio.ts): Opus, stereo, at its one clock rate. */
@@ -21,6 +26,17 @@ export interface RtcListen {
   port: number;
 }
 
+/** How the viewers' packets reach the worker (PACKET_SINK), and where the channel writer counts what it drops. */
+export interface PacketPath {
+  setting: PacketSinkSetting;
+  drops: ChannelDrops;
+}
+
+/** A fresh count of dropped packets. */
+export function noDrops(): ChannelDrops {
+  return Object.fromEntries(COLORS.map((c) => [c, 0])) as ChannelDrops;
+}
+
 /**
  * Owns the mediasoup worker process and its WebRtcServer: every viewer's
  * transport shares the server's one UDP and one TCP port (ICE tells the
@@ -34,6 +50,9 @@ export class MediaWorker extends EventEmitter<MediaWorkerEvents> {
   /** The running worker's channel socket (see channelSocket.ts). */
   private socket: Writable | null = null;
   private server: ms.WebRtcServer | null = null;
+  private sinks: PacketSinks | null = null;
+  /** The requests made of the worker, timed (slow ones are logged with the channel's backlog). */
+  readonly requests: WorkerRequests;
   private closed = false;
   private restartDelayMs = 500;
 
@@ -41,13 +60,15 @@ export class MediaWorker extends EventEmitter<MediaWorkerEvents> {
     private readonly log: Logger,
     private readonly settings: ms.WorkerSettings,
     private readonly rtc: RtcListen,
+    private readonly path: PacketPath,
   ) {
     super();
+    this.requests = new WorkerRequests(log, () => this.channel?.writableLength ?? null);
   }
 
-  static async create(log: Logger, settings: ms.WorkerSettings, rtc: RtcListen): Promise<MediaWorker> {
+  static async create(log: Logger, settings: ms.WorkerSettings, rtc: RtcListen, path: PacketPath = { setting: 'auto', drops: noDrops() }): Promise<MediaWorker> {
     useFastChannelEncoding();
-    const mw = new MediaWorker(log, settings, rtc);
+    const mw = new MediaWorker(log, settings, rtc, path);
     await mw.spawn();
     return mw;
   }
@@ -61,6 +82,12 @@ export class MediaWorker extends EventEmitter<MediaWorkerEvents> {
   /** The running worker's channel socket (what mediasoup writes its messages to), null while none runs. */
   get channel(): Writable | null {
     return this.worker && !this.worker.closed ? this.socket : null;
+  }
+
+  /** Where the running worker's producers get their packets; throws while it is not running. */
+  get packetSinks(): PacketSinks {
+    if (!this.sinks || !this.worker || this.worker.closed) throw new Error('media worker is not running');
+    return this.sinks;
   }
 
   get pid(): number | undefined {
@@ -88,14 +115,28 @@ export class MediaWorker extends EventEmitter<MediaWorkerEvents> {
       worker.close();
       throw new Error(`cannot listen for media on ${listenIp} port ${port} (UDP and TCP; RTC_LISTEN_IP, RTC_PORT): ${(err as Error).message}`);
     }
+    let sinks: PacketSinks;
+    try {
+      const router = await worker.createRouter({ mediaCodecs: MEDIA_CODECS });
+      try {
+        sinks = await choosePacketSinks({ setting: this.path.setting, router, socket: channel, drops: this.path.drops, log: this.log });
+      } finally {
+        router.close();
+      }
+    } catch (err) {
+      worker.close();
+      throw err;
+    }
     this.worker = worker;
     this.socket = channel;
-    this.log.info({ pid: worker.pid, listenIp, port, announcedAddress }, 'mediasoup worker started');
+    this.sinks = sinks;
+    this.log.info({ pid: worker.pid, listenIp, port, announcedAddress, packetSink: sinks.kind }, 'mediasoup worker started');
     worker.on('died', (err) => {
       this.log.error({ err, pid: worker.pid }, 'mediasoup worker died; restarting it');
       this.worker = null;
       this.socket = null;
       this.server = null;
+      this.sinks = null;
       if (!this.closed) setTimeout(() => void this.respawn(), this.restartDelayMs);
     });
   }

@@ -1,8 +1,9 @@
 import { EventEmitter } from 'node:events';
-import type { Writable } from 'node:stream';
 import type { types as ms } from 'mediasoup';
 import type { Logger } from '../log';
-import { MediaWorker, type RtcListen } from './mediaWorker';
+import { MediaWorker, noDrops, type PacketPath, type RtcListen } from './mediaWorker';
+import type { PacketSinks } from './packetSink';
+import type { WorkerRequests } from './workerRequests';
 
 type MediaWorkerPoolEvents = { restarted: [index: number] };
 
@@ -24,10 +25,10 @@ export class MediaWorkerPool extends EventEmitter<MediaWorkerPoolEvents> {
   }
 
   /** `count` workers on ports rtc.port .. rtc.port + count - 1; all or none. */
-  static async create(log: Logger, settings: ms.WorkerSettings, rtc: RtcListen, count: number): Promise<MediaWorkerPool> {
+  static async create(log: Logger, settings: ms.WorkerSettings, rtc: RtcListen, count: number, path: PacketPath = { setting: 'auto', drops: noDrops() }): Promise<MediaWorkerPool> {
     const workers: MediaWorker[] = [];
     try {
-      for (let i = 0; i < count; i++) workers.push(await MediaWorker.create(log.child({ worker: i }), settings, { ...rtc, port: rtc.port + i }));
+      for (let i = 0; i < count; i++) workers.push(await MediaWorker.create(log.child({ worker: i }), settings, { ...rtc, port: rtc.port + i }, path));
     } catch (err) {
       for (const w of workers) w.close();
       throw err;
@@ -64,11 +65,14 @@ export class MediaWorkerPool extends EventEmitter<MediaWorkerPoolEvents> {
     return this.worker(index).createRouter();
   }
 
-  /** Worker `index`'s channel socket, for its producers' packets (PacketChannel); throws while it is not running. */
-  channel(index: number): Writable {
-    const socket = this.worker(index).channel;
-    if (!socket) throw new Error('media worker is not running');
-    return socket;
+  /** Where worker `index`'s producers get the flows' packets; throws while it is not running. */
+  packetSinks(index: number): PacketSinks {
+    return this.worker(index).packetSinks;
+  }
+
+  /** Worker `index`'s requests, timed. */
+  requests(index: number): WorkerRequests {
+    return this.worker(index).requests;
   }
 
   /** Worker `index`'s WebRtcServer (its one port), for its viewers' transports; throws while it is not running. */

@@ -326,7 +326,8 @@ export class Stream extends EventEmitter<StreamEvents> {
     const router = this.routers[worker];
     if (!router || router.closed) throw new RequestError('unavailable', 'media router is not available, try again');
     const webRtcServer = this.opts.media.webRtcServer(worker);
-    const channel = this.opts.media.channel(worker);
+    const packetSinks = this.opts.media.packetSinks(worker);
+    const requests = this.opts.media.requests(worker);
     const releasePlace = this.opts.limits.viewers.take(this.id);
     const releaseWorker = this.opts.media.take(worker);
     const release = () => {
@@ -346,7 +347,8 @@ export class Stream extends EventEmitter<StreamEvents> {
       ...(this.opts.controlRecordDir !== undefined ? { controlRecordDir: this.opts.controlRecordDir } : {}),
       dscp: this.opts.dscp,
       webRtcServer,
-      channel,
+      packetSinks,
+      requests,
       limits: this.opts.limits,
       log: this.opts.log,
       renditions: this.keyframes.length,

@@ -1,5 +1,4 @@
 import { randomInt } from 'node:crypto';
-import type { Writable } from 'node:stream';
 import type { types as ms } from 'mediasoup';
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { ControlSnapshot } from '@pels/shared/control/controlCore';
@@ -20,8 +19,9 @@ import type { Logger } from '../log';
 import type { DscpMarker, DscpMarking } from '../net/dscpMarker';
 import { RtxGate } from '../net/rtxGate';
 import { parseRtcpFeedback } from '../rtp/rtcp';
-import { PacketChannel } from '../sfu/packetChannel';
+import type { PacketSink, PacketSinks } from '../sfu/packetSink';
 import { AUDIO_CLOCK_RATE } from '../sfu/mediaWorker';
+import type { WorkerRequests } from '../sfu/workerRequests';
 import type { KeyframeReason } from '../streams/keyframeRequests';
 import { PAYLOAD_TYPE, produceColorStreams } from './colorStreams';
 import { canColor, mediaTransport, modeInForce } from './mediaPath';
@@ -52,8 +52,10 @@ export interface ViewerSessionOptions {
   dscp: DscpMarker;
   /** The worker's WebRtcServer: the one UDP and TCP port the viewer's transport shares with every other. */
   webRtcServer: ms.WebRtcServer;
-  /** The worker's channel socket: the flow's packets go to the producers through it (PacketChannel). */
-  channel: Writable;
+  /** How the flow's packets reach the worker's producers. */
+  packetSinks: PacketSinks;
+  /** The worker's requests, timed: the join's and the stats polls' (a slow one is logged with the channel's backlog). */
+  requests: WorkerRequests;
   /** The DTLS deadline and where its expiries are counted. */
   limits: Pick<Limits, 'settings' | 'rejections'>;
   log: Logger;
@@ -121,7 +123,7 @@ export class ViewerSession {
   private readonly rendition: RenditionSwitch;
   private readonly upta: UptaGuard | null;
   /** Each color's producer, as the flow's packets reach it. */
-  private readonly senders: Record<Color, { send(packet: Uint8Array): void }>;
+  private readonly senders: Record<Color, PacketSink>;
 
   private constructor(
     private readonly opts: ViewerSessionOptions,
@@ -135,7 +137,7 @@ export class ViewerSession {
     readonly timestampBase: number,
   ) {
     this.id = opts.id;
-    this.senders = direct ? packetChannels(producers, opts.channel) : producers;
+    this.senders = direct ? packetSinks(producers, opts.packetSinks) : producers;
     this.stats = new ViewerStats({
       consumers: this.consumers,
       transport: () => this.webRtcTransport,
@@ -143,6 +145,7 @@ export class ViewerSession {
       onReports: (input) => this.onReports(input),
       awaitingReports: () => control.awaitingReports,
       onTick: (atMs) => control.step({ kind: 'tick', atMs }),
+      requests: opts.requests,
     });
     this.requestedMode = opts.mode;
     this.mode = opts.mode;
@@ -175,9 +178,9 @@ export class ViewerSession {
     // A shared fan-out's flow sends every frame to everyone: this viewer's control is measured, not obeyed.
     const shared = opts.fanout;
     if (shared) return new ViewerSession(opts, null, shared.producers, control, shared.flow, shared.timestampBase);
-    const direct = await opts.router.createDirectTransport();
+    const direct = await opts.requests.timed('createDirectTransport', () => opts.router.createDirectTransport());
     try {
-      const { producers, ssrcs } = await produceColorStreams(direct, `pels-${opts.id}`);
+      const { producers, ssrcs } = await opts.requests.timed('produce', () => produceColorStreams(direct, `pels-${opts.id}`));
       const timestampBase = randomInt(0, 2 ** 32);
       const flow = new ViewerFlow(ssrcs, PAYLOAD_TYPE, control, timestampBase);
       return new ViewerSession(opts, direct, producers, control, flow, timestampBase);
@@ -200,7 +203,9 @@ export class ViewerSession {
     this.assertOpen();
     if (this.webRtcTransport) throw new RequestError('invalid_state', 'transport already created');
     // TCP candidates too, for networks that block UDP; ICE prefers UDP where both work.
-    const t = await this.opts.router.createWebRtcTransport({ webRtcServer: this.opts.webRtcServer, enableUdp: true, enableTcp: true, preferUdp: true });
+    const t = await this.opts.requests.timed('createWebRtcTransport', () =>
+      this.opts.router.createWebRtcTransport({ webRtcServer: this.opts.webRtcServer, enableUdp: true, enableTcp: true, preferUdp: true }),
+    );
     if (this.closed) {
       t.close();
       throw new ClosedError('viewer');
@@ -224,7 +229,7 @@ export class ViewerSession {
     const t = this.requireTransport();
     try {
       // The shape was checked at the edge; mediasoup checks the values (e.g. the fingerprint algorithm).
-      await t.connect({ dtlsParameters: dtlsParameters as ms.DtlsParameters });
+      await this.opts.requests.timed('connectTransport', () => t.connect({ dtlsParameters: dtlsParameters as ms.DtlsParameters }));
     } catch (err) {
       throw new RequestError('bad_request', `cannot connect transport: ${(err as Error).message}`);
     }
@@ -245,7 +250,7 @@ export class ViewerSession {
         }
         // Paused until the player has attached its frame transforms.
         const enableRtx = retransmitted.includes(color);
-        const consumer = await t.consume({ producerId: producer.id, rtpCapabilities: caps, paused: true, enableRtx, appData: { color } });
+        const consumer = await this.opts.requests.timed('consume', () => t.consume({ producerId: producer.id, rtpCapabilities: caps, paused: true, enableRtx, appData: { color } }));
         this.consumers.set(color, consumer);
         this.encodings.set(color, consumer.rtpParameters.encodings?.[0] ?? {});
         out.push({ id: consumer.id, producerId: producer.id, kind: 'video', rtpParameters: consumer.rtpParameters, color });
@@ -500,7 +505,7 @@ export class ViewerSession {
     for (const [color, consumer] of this.consumers) {
       const wanted = this.colors.has(color) && (this.mode === 'rlm' || (this.upta?.allows(color) ?? true));
       if (wanted && consumer.paused) {
-        await consumer.resume();
+        await this.opts.requests.timed('resume', () => consumer.resume());
         // The resumed consumer waits for a keyframe: open its gate now (green's after UPTA paused it: a real one, as at a join).
         if (color !== 'green') this.sendSyntheticKeyframe(color, true);
         else if (this.sending) {
@@ -508,7 +513,7 @@ export class ViewerSession {
           this.opts.onKeyframeRequest('join', this.rendition.keyframeRendition);
         }
       } else if (!wanted && !consumer.paused) {
-        await consumer.pause();
+        await this.opts.requests.timed('pause', () => consumer.pause());
       }
     }
   }
@@ -595,9 +600,9 @@ export class ViewerSession {
   }
 }
 
-/** The color streams' producers as their packets reach them from node: straight through the worker's channel. */
-export function packetChannels(producers: Record<Color, ms.Producer>, channel: Writable): Record<Color, PacketChannel> {
-  return Object.fromEntries(COLORS.map((k) => [k, new PacketChannel(producers[k].id, channel)])) as Record<Color, PacketChannel>;
+/** The color streams' producers as their packets reach them from node. */
+function packetSinks(producers: Record<Color, ms.Producer>, sinks: PacketSinks): Record<Color, PacketSink> {
+  return Object.fromEntries(COLORS.map((k) => [k, sinks.sink(producers[k], k)])) as Record<Color, PacketSink>;
 }
 
 /**

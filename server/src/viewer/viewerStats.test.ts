@@ -35,6 +35,7 @@ function viewer() {
     onReports: (input) => counts.reports.push(input),
     awaitingReports: () => awaiting,
     onTick: () => counts.ticks++,
+    requests: { timed: (_what, request) => request() },
   });
   return {
     stats,

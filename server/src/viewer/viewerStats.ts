@@ -3,6 +3,7 @@ import type { ReceiverReportsInput } from '@pels/shared/control/input';
 import { STATS_POLL_MS, type StreamStats } from '@pels/shared/control/receiverReports';
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { RtxState } from '@pels/shared/protocol/api';
+import type { WorkerRequests } from '../sfu/workerRequests';
 
 /** The repair counters of one consumer's stats (cumulative). */
 type RepairCounts = Pick<ms.ConsumerStat, 'nackCount' | 'packetsRetransmitted' | 'pliCount' | 'firCount'>;
@@ -18,6 +19,8 @@ export interface ViewerStatsSources {
   awaitingReports(): boolean;
   /** A poll that read no consumer: only the time passes for the control core. */
   onTick(atMs: number): void;
+  /** The worker's requests, timed. */
+  requests: Pick<WorkerRequests, 'timed'>;
 }
 
 /**
@@ -79,7 +82,8 @@ export class ViewerStats {
 
   private async poll(): Promise<void> {
     if (this.stopped) return;
-    const transport = (await this.src.transport()?.getStats().catch(() => []))?.[0];
+    const t = this.src.transport();
+    const transport = t ? (await this.src.requests.timed('transport getStats', () => t.getStats()).catch(() => []))[0] : undefined;
     if (this.stopped) return;
     if (transport) this.rtxBytesSent = transport.rtxBytesSent ?? this.rtxBytesSent;
     const heard = transport?.bytesReceived !== this.bytesReceived || transport === undefined;
@@ -98,7 +102,7 @@ export class ViewerStats {
     const streams: Partial<Record<Color, StreamStats>> = {};
     await Promise.all(
       [...this.src.consumers].map(async ([color, consumer]) => {
-        const stats = await consumer.getStats().catch(() => []);
+        const stats = await this.src.requests.timed('consumer getStats', () => consumer.getStats()).catch(() => []);
         const out = stats.find((x) => x.type === 'outbound-rtp');
         if (!out) return;
         const { packetCount, packetsLost, fractionLost, jitter, roundTripTime } = out;
