@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { types as ms } from 'mediasoup';
 import type { ReceiverReportsInput } from '@pels/shared/control/input';
+import { STATS_POLL_MS } from '@pels/shared/control/receiverReports';
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import { ViewerStats } from './viewerStats';
 
@@ -15,6 +16,8 @@ function viewer() {
   const counts = { transport: 0, consumers: 0, reports: [] as ReceiverReportsInput[], ticks: 0 };
   let bytesReceived = 1000;
   let awaiting = false;
+  /** While set, the transport's stats are not answered (a worker that fell behind). */
+  let stalled: Promise<void> | null = null;
   const consumer = (packetCount: number) =>
     ({
       getStats: async () => {
@@ -25,6 +28,7 @@ function viewer() {
   const transport = {
     getStats: async () => {
       counts.transport++;
+      await stalled;
       return [{ bytesReceived, rtxBytesSent: 0 }];
     },
   } as unknown as ms.WebRtcTransport;
@@ -43,6 +47,15 @@ function viewer() {
     /** RTCP (or an ICE check) from the viewer reached the transport. */
     hear: () => (bytesReceived += 80),
     setAwaiting: (a: boolean) => (awaiting = a),
+    /** Holds the transport's answers until the returned function is called. */
+    stall: () => {
+      let release = () => {};
+      stalled = new Promise<void>((r) => (release = r));
+      return () => {
+        stalled = null;
+        release();
+      };
+    },
   };
 }
 
@@ -80,4 +93,20 @@ test('the consumers are read when the viewer sent something, or while the contro
   await polls(v, 2);
   assert.ok(v.counts.consumers >= 12, `${v.counts.consumers} consumer reads`);
   v.setAwaiting(false);
+});
+
+test('a poll is not sent while the last one waits for the worker: the polls never pile up, and time still passes for the control core', async (t) => {
+  const v = viewer();
+  t.after(() => v.stats.stop());
+  v.stats.start();
+  await polls(v, 1);
+  const release = v.stall();
+  await polls(v, 1);
+  const [requests, ticks] = [v.counts.transport, v.counts.ticks];
+  // Four poll intervals with the answer outstanding.
+  await new Promise((r) => setTimeout(r, 4 * STATS_POLL_MS + 50));
+  assert.equal(v.counts.transport, requests, 'no request sent while one waits');
+  assert.ok(v.counts.ticks >= ticks + 3, `${v.counts.ticks - ticks} ticks while waiting`);
+  release();
+  await polls(v, 2);
 });

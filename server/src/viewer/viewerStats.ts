@@ -46,11 +46,13 @@ export class ViewerStats {
   private rtxBytesSent = 0;
   /** The transport's bytes received at the last poll: a change is RTCP (or ICE) from the viewer. */
   private bytesReceived: number | null = null;
+  /** A poll's requests are out: the worker has not answered them yet. */
+  private polling = false;
 
   constructor(private readonly src: ViewerStatsSources) {}
 
   start(): void {
-    if (!this.stopped) this.timer ??= setInterval(() => void this.poll(), STATS_POLL_MS);
+    if (!this.stopped) this.timer ??= setInterval(() => void this.pollUnlessPolling(), STATS_POLL_MS);
   }
 
   stop(): void {
@@ -78,6 +80,24 @@ export class ViewerStats {
   /** PLIs and FIRs received per color. */
   keyframeRequests(): Record<Color, number> {
     return perColor((k) => (this.repair[k]?.pliCount ?? 0) + (this.repair[k]?.firCount ?? 0));
+  }
+
+  /**
+   * One poll at a time. The polls share the worker's channel with every join's
+   * requests; sent on a timer whatever the answers, they piled up by the
+   * thousand once the worker fell behind, and the joins waited behind them.
+   */
+  private async pollUnlessPolling(): Promise<void> {
+    if (this.polling) {
+      this.src.onTick(Date.now());
+      return;
+    }
+    this.polling = true;
+    try {
+      await this.poll();
+    } finally {
+      this.polling = false;
+    }
   }
 
   private async poll(): Promise<void> {
