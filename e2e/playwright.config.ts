@@ -27,6 +27,8 @@ export default defineConfig({
     env: {
       PORT: String(PORT),
       RTC_PORT: String(E2E_RTC_PORT),
+      // One worker, so every viewer's media leaves E2E_RTC_PORT, the port the specs capture and filter.
+      MEDIA_WORKERS: '1',
       RTC_LISTEN_IP: '127.0.0.1',
       LOG_LEVEL: 'warn',
       OPERATOR_TOKEN: E2E_OPERATOR_TOKEN,

@@ -67,6 +67,8 @@ test.beforeAll(async () => {
       HOST: '0.0.0.0',
       RTC_LISTEN_IP: topo.serverIp,
       RTC_PORT: String(RTC_PORT),
+      // One worker: these tests are about the one media port a firewall opens.
+      MEDIA_WORKERS: '1',
       TLS_CERT_FILE: ca.certFile,
       TLS_KEY_FILE: ca.keyFile,
       TURN_URL: `turn:${topo.serverIp}:${TURN_PORT}`,
