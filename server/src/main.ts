@@ -23,6 +23,7 @@ import { DashboardFeed } from './operator/dashboardFeed';
 import { generateToken, OperatorAuth } from './operator/operatorAuth';
 import { operatorRoutes, type NewStream } from './operator/operatorRoutes';
 import { takeSnapshot } from './operator/snapshot';
+import { logChannelDrops } from './sfu/channelDropLog';
 import { noDrops } from './sfu/mediaWorker';
 import { MediaWorkerPool } from './sfu/mediaWorkerPool';
 import { SignalingServer } from './signaling/signalingServer';
@@ -115,6 +116,7 @@ async function main(): Promise<void> {
     setting: config.rtc.packetSink,
     drops: channelDrops,
   });
+  const stopLoggingDrops = logChannelDrops(channelDrops, log.child({ component: 'mediasoup' }));
   makeStream = (s) =>
     new Stream({
       ...s,
@@ -175,6 +177,7 @@ async function main(): Promise<void> {
     dashboard.close();
     mediasoupWorkers.close();
     streams.closeAll();
+    stopLoggingDrops();
     media.close();
     // The fallback exit starts only once the table is gone: an exit before would leave it behind.
     void dscp.close().finally(() => {
