@@ -106,7 +106,7 @@ test('a poll is not sent while the last one waits for the worker: the polls neve
   // Four poll intervals with the answer outstanding.
   await new Promise((r) => setTimeout(r, 4 * STATS_POLL_MS + 50));
   assert.equal(v.counts.transport, requests, 'no request sent while one waits');
-  assert.ok(v.counts.ticks >= ticks + 3, `${v.counts.ticks - ticks} ticks while waiting`);
+  assert.ok(v.counts.ticks > ticks, 'the control core ticks while the poll waits');
   release();
   await polls(v, 2);
 });
