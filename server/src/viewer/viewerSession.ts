@@ -306,7 +306,7 @@ export class ViewerSession {
     if (!this.opts.router.canConsume({ producerId: producer.id, rtpCapabilities: caps })) throw new RequestError('bad_request', 'the player cannot receive Opus');
     let consumer: ms.Consumer;
     try {
-      consumer = await t.consume({ producerId: producer.id, rtpCapabilities: caps, paused: !this.sending, appData: { audio: true } });
+      consumer = await this.opts.requests.timed('consumeAudio', () => t.consume({ producerId: producer.id, rtpCapabilities: caps, paused: !this.sending, appData: { audio: true } }));
     } catch (err) {
       if (err instanceof TypeError) throw new RequestError('bad_request', `cannot consume: ${err.message}`);
       throw err;
