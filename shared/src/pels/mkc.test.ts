@@ -61,6 +61,15 @@ test('a ceiling that dips and comes back takes the rate back up with it, unless 
   assert.equal(c.rateKbps, 320, 'what the ceiling held is forgotten');
 });
 
+test('feedback on traffic sent before the ceiling dipped that asks for less than it was sent at forgets what the ceiling held', () => {
+  const c = new MkcController({ ...PARAMS, minKbps: 100, maxKbps: 1000, initialKbps: 900 });
+  c.setBounds(100, 400);
+  c.update(0.1, 900); // sent at 900: 900 + 20 - 45 = 875, above the ceiling but below what was sent
+  assert.equal(c.rateKbps, 400);
+  c.setBounds(100, 1000);
+  assert.equal(c.rateKbps, 400);
+});
+
 test('an initial rate above the ceiling is where the rate goes as the ceiling rises', () => {
   const c = new MkcController({ ...PARAMS, minKbps: 100, maxKbps: 300, initialKbps: 100_000 });
   assert.equal(c.rateKbps, 300);

@@ -115,10 +115,10 @@ export class MkcController {
     if (!(Number.isFinite(p) && p <= 1)) throw new RangeError(`feedback p must be finite and <= 1; got ${p}`);
     if (!Number.isFinite(referenceKbps)) throw new RangeError(`referenceKbps must be finite; got ${referenceKbps}`);
     const eq8 = mkcStep(referenceKbps, p, this.gains);
-    const before = this.rate;
-    this.rate = this.clamp(this.startup ? this.startup.next(referenceKbps, eq8, { ...detail, p }) : eq8);
-    // The path asked for less: what the ceiling held is not earned any more.
-    if (this.rate < before) this.held = 0;
+    const next = this.startup ? this.startup.next(referenceKbps, eq8, { ...detail, p }) : eq8;
+    // The path asked for less than the traffic was sent at: what the ceiling held is not earned any more.
+    if (next < referenceKbps) this.held = 0;
+    this.rate = this.clamp(next);
     return this.rate;
   }
 
