@@ -8,6 +8,7 @@ import type { MediaTransport } from '@pels/shared/protocol/api';
 import type { StreamState } from '@pels/shared/protocol/signaling';
 import type { PlayerController, PlayerState } from './player/controller';
 import { playerNotice, uptaNotice, type PlayerNotice } from './player/playerNotice';
+import type { AudioOutputState } from './player/audioOutput';
 import type { PlayerStats } from './player/stats';
 import type { QualitySample } from './quality/qualityTracker';
 
@@ -39,6 +40,8 @@ export interface PelsTestHook {
   qualitySamples(): QualitySample[];
   /** Green is always included; resolves once the server has applied the change. */
   setColors(colors: Color[]): Promise<void>;
+  /** The sound: its state (available, muted, volume, blocked by the autoplay rule) and the track played, null before it is consumed. */
+  audio(): { state: AudioOutputState; track: MediaStreamTrack | null };
 }
 
 declare global {
@@ -53,6 +56,10 @@ export function installTestHook(controller: PlayerController): void {
     stats: () => controller.getSnapshot().stats,
     qualitySamples: () => controller.getSnapshot().quality.qualitySamples(),
     setColors: (colors) => controller.setColors(colors),
+    audio: () => {
+      const src = controller.audio.element.srcObject;
+      return { state: controller.audio.state, track: src instanceof MediaStream ? (src.getAudioTracks()[0] ?? null) : null };
+    },
   };
   /** Optional fields are absent, not undefined, when there is nothing to say. */
   const put = <K extends 'error' | 'viewerId' | 'streamState' | 'notice' | 'transport' | 'upta'>(key: K, value: PelsTestHook[K]) => {

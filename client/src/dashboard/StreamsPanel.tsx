@@ -24,6 +24,7 @@ export function StreamsPanel({ streams, fps, actions }: { streams: OperatorStrea
             <th title="measured (configured) frames per second">fps</th>
             <th title="measured bitrate of each temporal layer, kb/s">TID 0 / 1 / 2 kb/s</th>
             <th>Total kb/s</th>
+            <th title="the stream's sound: Opus encoded from the source's, Opus passed through, or none">Sound</th>
             <th>Viewers</th>
             <th>Restarts</th>
             <th title="rate controller of viewers that join from now on (a player's ?cc= overrides it)">CC</th>
@@ -48,6 +49,7 @@ export function StreamsPanel({ streams, fps, actions }: { streams: OperatorStrea
               </td>
               <td>{s.layerKbps ? `${fixed(s.layerKbps.tid0, 0)} / ${fixed(s.layerKbps.tid1, 0)} / ${fixed(s.layerKbps.tid2, 0)}` : '—'}</td>
               <td>{fixed(s.layerKbps?.total, 0)}</td>
+              <td data-testid="stream-sound">{s.audio ? (s.audio.passthrough ? 'Opus (passed through)' : 'Opus') : 'none'}</td>
               <td>{s.viewers}</td>
               <td>{s.restarts}</td>
               <td>

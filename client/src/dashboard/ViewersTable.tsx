@@ -61,6 +61,8 @@ const COLUMNS: Column[] = [
     cell: (r) => <span className="rendition">{`${r.rendition} · ${r.renditionSwitches}`}</span>,
   },
   { key: 'upta', width: '52px', label: 'UPTA', title: 'useless-packet avoidance: every layer, the base layer only, or paused (the video would be unintelligible); blank: off', cell: (r) => r.upta ?? '' },
+  { key: 'audioKbps', label: 'Sound', title: "the viewer's sound (Opus, marked green, counted in its rate): sent over the last second, kb/s", cell: (r) => fixed(r.audioKbps, 0) },
+  { key: 'audioLoss', width: LOSS, label: 'S loss', title: "the sound's loss, last receiver report", cell: (r) => percent(r.audioLoss) },
   { key: 'rttMs', label: 'RTT', title: 'round-trip time, ms', cell: (r) => fixed(r.rttMs, 0) },
   { key: 'connectedAt', width: '72px', label: 'Since', cell: (r, now) => <span title={new Date(r.connectedAt).toLocaleString()}>{since(r.connectedAt, now)}</span> },
 ];

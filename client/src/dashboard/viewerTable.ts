@@ -32,6 +32,9 @@ export interface ViewerRow {
   /** What UPTA lets out (every layer, the base only, nothing); null with UPTA off. */
   upta: UptaStateName | null;
   rttMs: number | null;
+  /** The viewer's sound: sent kb/s over the last second and loss of the last receiver report; null without sound. */
+  audioKbps: number | null;
+  audioLoss: number | null;
   /** ms since the epoch. */
   connectedAt: number;
 }
@@ -72,6 +75,9 @@ export function toRow(v: OperatorViewer): ViewerRow {
     renditionSwitches: v.rendition.switches,
     upta: v.upta?.state ?? null,
     rttMs: v.rttMs,
+    // A server from before sound sends no `audio`.
+    audioKbps: v.audio?.kbps ?? null,
+    audioLoss: v.audio?.fractionLost ?? null,
     connectedAt: Date.parse(v.connectedAt),
   };
 }

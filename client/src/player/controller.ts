@@ -10,6 +10,7 @@ import type { types } from 'mediasoup-client';
 import type { Color } from '@pels/shared/pels/color';
 import type { RenditionChoice, StreamInfo } from '@pels/shared/protocol/signaling';
 import { QualityStore } from '../quality/qualityStore';
+import { AudioOutput } from './audioOutput';
 import { PlayerSession, type SessionEvents } from './session';
 import { emptyStats, type PlayerStats } from './stats';
 import { normalizeColors, withPlayerParams } from './urlParams';
@@ -64,6 +65,8 @@ export interface ControllerConfig {
 
 
 export class PlayerController {
+  /** The player's sound: mute, volume and the autoplay block, for the page's controls (it outlives sessions). */
+  readonly audio = new AudioOutput();
   private view: PlayerView;
   private readonly listeners = new Set<() => void>();
   private session: PlayerSession | undefined;
@@ -113,6 +116,7 @@ export class PlayerController {
     clearTimeout(this.retryTimer);
     this.session?.close();
     this.session = undefined;
+    void this.audio.attach(null);
     this.update({ state: 'idle', retryAt: undefined, viewerId: undefined, transportState: undefined });
   }
 
@@ -214,8 +218,17 @@ export class PlayerController {
       };
     return {
       streams: guard((streams) => this.update({ streams, streamId: this.config.streamId ?? streams[0]?.id })),
-      joined: guard((viewerId, stream) => this.update({ viewerId, streamId: stream.id, streams: this.withStream(stream) })),
-      streamState: guard((stream) => this.update({ streams: this.withStream(stream) })),
+      joined: guard((viewerId, stream) => {
+        this.audio.setHasSound(stream.audio !== null);
+        this.update({ viewerId, streamId: stream.id, streams: this.withStream(stream) });
+      }),
+      streamState: guard((stream) => {
+        this.audio.setHasSound(stream.audio !== null);
+        this.update({ streams: this.withStream(stream) });
+      }),
+      audioTrack: guard((track) => {
+        this.audio.attach(track).catch((err: unknown) => this.update({ warning: `The sound cannot play: ${err instanceof Error ? err.message : String(err)}` }));
+      }),
       transportState: guard((transportState) => this.update({ transportState })),
       stats: guard((stats) => {
         this.view.quality.onStats(stats);

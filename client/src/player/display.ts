@@ -14,6 +14,8 @@ export interface FrameDisplayOptions {
   renderer: CanvasRenderer;
   /** Every frame period, in order, as it begins. */
   onSamples(samples: DisplaySample[]): void;
+  /** A new frame went on screen (index) at `atMs`. */
+  onDrawn?(index: number, atMs: number): void;
   onError(message: string): void;
 }
 
@@ -25,6 +27,12 @@ export class FrameDisplay {
 
   constructor(private readonly opts: FrameDisplayOptions) {
     this.clock = new DisplayClock({ frameMs: opts.frameMs });
+  }
+
+  /** The sound plays source instant t at t + `ms` (null: no sound): frames wait for it. */
+  setSoundLateness(ms: number | null): void {
+    this.clock.setSoundLateness(ms);
+    this.schedule();
   }
 
   /** Takes ownership of `frame`, decoded frame `index`. */
@@ -46,13 +54,15 @@ export class FrameDisplay {
   }
 
   private tick(): void {
-    const samples = this.clock.advance(performance.now());
+    const now = performance.now();
+    const samples = this.clock.advance(now);
     const last = samples.at(-1);
     if (last && last.shown !== this.onScreen) {
       const frame = this.held.get(last.shown);
       if (frame) {
         try {
           this.opts.renderer.draw(frame);
+          this.opts.onDrawn?.(last.shown, now);
         } catch (err) {
           this.opts.onError(`draw: ${err instanceof Error ? err.message : String(err)}`);
         }

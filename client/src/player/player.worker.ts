@@ -8,6 +8,7 @@ import type { Color } from '@pels/shared/pels/color';
 import type { QualityFrame } from '@pels/shared/protocol/signaling';
 import { FrameIndexer } from '../quality/frameIndex';
 import { QualityMonitor } from '../quality/qualityMonitor';
+import { AvSync, type AudioTiming } from './avSync';
 import { Vp8Decoder } from './decoder';
 import { FrameDisplay } from './display';
 import { classifyVp8Frame, WriteBackPolicy } from './frameClassifier';
@@ -50,18 +51,24 @@ class Player {
   private readonly keyframeRequests = new KeyframeRequestThrottle();
   private readonly frameMs: number;
   private readonly renditions: Init['renditions'];
+  /** Lip sync, once the stream's sound is consumed. */
+  private avSync: AvSync | null = null;
+  /** The last decoded frame's index: where the sound's timestamps are read near. */
+  private lastIndex: number;
 
   constructor(init: Init) {
     this.renditions = init.renditions;
     const frameMs = init.ticksPerFrame / 90; // RTP video clock: 90 kHz
     this.frameMs = frameMs;
     this.indexer = new FrameIndexer(init.timestampBase, init.ticksPerFrame, init.indexHint);
+    this.lastIndex = init.indexHint;
     // A checksum that cannot be computed is not a decode error: it only goes uncompared.
     this.quality = new QualityMonitor(frameMs, (message) => console.warn(message));
     this.display = new FrameDisplay({
       frameMs,
       renderer: new CanvasRenderer(init.canvas, init.renditions[0]),
       onSamples: (samples) => this.quality.displayed(samples),
+      onDrawn: (index, atMs) => this.avSync?.drawn(index, atMs),
       onError: (message) => this.stats.error(message),
     });
     this.merger = new FrameMerger({ ticksPerFrame: init.ticksPerFrame, playoutDeadlineMs: init.playoutDeadlineMs });
@@ -74,7 +81,7 @@ class Player {
     });
     setInterval(() => {
       const now = performance.now();
-      post({ type: 'stats', stats: this.stats.snapshot(now, this.quality.stats()) });
+      post({ type: 'stats', stats: { ...this.stats.snapshot(now, this.quality.stats()), avSyncMs: this.avSync?.offsetMs ?? null } });
       post({ type: 'quality', update: this.quality.update(now) });
     }, STATS_INTERVAL_MS);
   }
@@ -93,6 +100,18 @@ class Player {
   network(message: Extract<PageToWorker, { type: 'network' }>): void {
     this.merger.setRetransmission(retransmittedSlots(message.retransmitted), retransmissionWaitMs(message.rttMs, this.frameMs));
     this.stats.recovered(message.packetsRecovered);
+  }
+
+  /** The sound's timestamps: from now on the display waits for the sound. */
+  audioTiming(timing: AudioTiming): void {
+    this.avSync = new AvSync(timing, this.frameMs);
+  }
+
+  /** Where the sound's playout is: frames are due when their instant plays. */
+  audioPlayed(rtpTimestamp: number, atEpochMs: number): void {
+    if (!this.avSync) return;
+    this.avSync.played(rtpTimestamp, atEpochMs - performance.timeOrigin, this.lastIndex);
+    this.display.setSoundLateness(this.avSync.latenessMs);
   }
 
   private async pump(transformer: RTCRtpScriptTransformer, color: Color): Promise<void> {
@@ -180,6 +199,7 @@ class Player {
     const now = performance.now();
     // The decoder was given the unwrapped RTP timestamp; it comes back as the frame's timestamp.
     const index = this.indexer.indexOf(frame.timestamp);
+    this.lastIndex = index;
     // The stream's renditions differ in size: a frame's size says which one it is.
     const rendition = Math.max(0, this.renditions.findIndex((r) => r.width === frame.displayWidth && r.height === frame.displayHeight));
     this.stats.decoded(temporalId, frame.displayWidth, frame.displayHeight, rendition, now);
@@ -197,6 +217,8 @@ let player: Player | undefined;
 const waiting: RTCRtpScriptTransformer[] = [];
 /** PSNR table rows that arrive while the player starts; they cover its first frames. */
 const earlyRows: QualityFrame[] = [];
+/** The sound's timing, if it comes while the player starts. */
+let earlyTiming: AudioTiming | undefined;
 
 scope.onrtctransform = (event) => {
   if (player) player.attach(event.transformer);
@@ -216,6 +238,13 @@ scope.onmessage = (event: MessageEvent<PageToWorker>) => {
     case 'network':
       player?.network(message); // sent every second: a later one serves a player still starting
       break;
+    case 'audioTiming':
+      if (player) player.audioTiming(message.timing);
+      else earlyTiming = message.timing;
+      break;
+    case 'audioPlayed':
+      player?.audioPlayed(message.rtpTimestamp, message.atEpochMs);
+      break;
   }
 };
 
@@ -228,5 +257,6 @@ async function start(init: Init): Promise<void> {
     return;
   }
   for (const t of waiting.splice(0)) player.attach(t);
+  if (earlyTiming) player.audioTiming(earlyTiming);
   player.quality.addRows(earlyRows.splice(0));
 }

@@ -16,6 +16,7 @@ import { SignalingClient } from '../signaling/signalingClient';
 import { attachColorTransforms, msidStreamIdFor } from '../webrtc/colorTransforms';
 import { createRecvTransportWithPeerConnection } from '../webrtc/recvTransportPeerConnection';
 import { selectedCandidateType } from '../webrtc/selectedCandidate';
+import { audioReceiveStats, startAudioClock, type AudioReceiveStats } from './audioReceiver';
 import { layerCounters } from './layerCounters';
 import { networkStats } from './networkStats';
 import { RlmDriver } from './rlmDriver';
@@ -57,6 +58,8 @@ export interface SessionEvents {
   playing(stats: PlayerStats): void;
   /** A problem that does not end the session. */
   warning(message: string): void;
+  /** The stream's sound track, once consumed (it may carry nothing: StreamInfo.audio says whether the stream has sound). */
+  audioTrack(track: MediaStreamTrack): void;
   /**
    * The session has failed and is closed. `rejoin` is false when the server ended it
    * for good (an operator's disconnect): only the user may start another.
@@ -92,6 +95,10 @@ export class PlayerSession {
   /** The server sends: a rendition choice can be applied at once. */
   private resumed = false;
   private closed = false;
+  /** Stops sending the sound's playout position to the worker. */
+  private stopAudioClock: (() => void) | undefined;
+  /** The sound as received, from the last transport stats poll. */
+  private audioStats: AudioReceiveStats | null = null;
 
   constructor(
     private readonly options: SessionOptions,
@@ -130,6 +137,7 @@ export class PlayerSession {
     if (this.joined) this.signaling?.request('leave', {}).catch(() => undefined);
     clearInterval(this.statsTimer);
     clearInterval(this.rlmTimer);
+    this.stopAudioClock?.();
     this.transport?.close();
     this.worker?.terminate();
     this.signaling?.close();
@@ -215,6 +223,7 @@ export class PlayerSession {
     const retransmitted = local.flatMap((c, i) => (c.rtpParameters.encodings?.[0]?.rtx ? [consumers[i]!.color] : []));
     const colorOfSsrc = new Map(local.map((c, i) => [c.rtpParameters.encodings?.[0]?.ssrc ?? 0, consumers[i]!.color]));
     this.pollTransportStats(transport, colorOfSsrc, retransmitted);
+    await this.consumeAudio(signaling, transport, device, worker);
     if (this.colors.length < COLORS.length) await signaling.request('setColors', { colors: this.colors });
     await signaling.request('resume', {});
     this.checkOpen();
@@ -222,6 +231,23 @@ export class PlayerSession {
     // A choice the server refuses (e.g. a shared fan-out's viewer) leaves the video playing: the player says so.
     if (this.rendition !== 'auto') await signaling.request('setRendition', { rendition: this.rendition }).catch((err: unknown) => this.events.warning(`The server did not change the quality: ${describe(err)}`));
     if (this.options.mode === 'rlm') this.runRlm(transport, colorOfSsrc);
+  }
+
+  /** The stream's sound: played by the page (the audioTrack event), its playout timing the worker's display clock. */
+  private async consumeAudio(signaling: SignalingClient, transport: types.Transport, device: Device, worker: Worker): Promise<void> {
+    const audio = await signaling.request('consumeAudio', { rtpCapabilities: device.recvRtpCapabilities });
+    this.checkOpen();
+    const consumer = await transport.consume({
+      id: audio.consumer.id,
+      producerId: audio.consumer.producerId,
+      kind: 'audio',
+      rtpParameters: audio.consumer.rtpParameters as types.RtpParameters,
+      streamId: 'pels-audio',
+    });
+    this.checkOpen();
+    worker.postMessage({ type: 'audioTiming', timing: { timestampBase: audio.timestampBase, clockRate: audio.clockRate } } satisfies PageToWorker);
+    this.stopAudioClock = startAudioClock(consumer.rtpReceiver as RTCRtpReceiver, worker);
+    this.events.audioTrack(consumer.track);
   }
 
   /** Receiver-driven layers: the RLM machine reads the per-color loss counters and sets the colors. */
@@ -247,6 +273,7 @@ export class PlayerSession {
         (report) => {
           if (this.closed) return;
           this.events.receivedBytes(receivedBytes(report, colorOfSsrc));
+          this.audioStats = audioReceiveStats(report);
           this.reportRelay(selectedCandidateType(report) === 'relay');
           this.worker?.postMessage({ type: 'network', ...networkStats(report), retransmitted: this.repaired ?? retransmitted } satisfies PageToWorker);
         },
@@ -297,10 +324,12 @@ export class PlayerSession {
   private onWorkerMessage(message: WorkerToPage): void {
     if (this.closed) return;
     switch (message.type) {
-      case 'stats':
-        this.events.stats(message.stats);
-        this.reportQuality(message.stats);
+      case 'stats': {
+        const stats = { ...message.stats, audio: this.audioStats };
+        this.events.stats(stats);
+        this.reportQuality(stats);
         break;
+      }
       case 'quality':
         this.events.quality(message.update);
         break;

@@ -4,6 +4,7 @@
  */
 import type { Color } from '@pels/shared/pels/color';
 import type { PsnrSummary } from '../quality/qualityTracker';
+import type { AudioReceiveStats } from './audioReceiver';
 import type { TemporalId } from './frameMerger';
 
 export interface LayerCounts {
@@ -43,6 +44,14 @@ export interface PlayerStats extends QualityStats {
   /** The stream rendition of the last decoded frame (0: full size), and how often it changed. */
   rendition: number;
   renditionSwitches: number;
+  /**
+   * Lip sync as measured: audio playout time minus video display time for the same
+   * source instant, median over the last frames drawn, ms (positive: the sound is
+   * late); null without sound.
+   */
+  avSyncMs: number | null;
+  /** The sound as received (the page's WebRTC stats); null without sound. */
+  audio: AudioReceiveStats | null;
 }
 
 export const FPS_WINDOW_MS = 2000;
@@ -61,6 +70,8 @@ export function emptyStats(): PlayerStats {
     height: 0,
     rendition: 0,
     renditionSwitches: 0,
+    avSyncMs: null,
+    audio: null,
     freezes: 0,
     checksumMismatches: 0,
     checksumsCompared: 0,

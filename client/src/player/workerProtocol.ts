@@ -6,6 +6,7 @@ import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { QualityFrame } from '@pels/shared/protocol/signaling';
 import type { ColorBytes, CoverageColumn } from '../quality/coverage';
 import type { QualitySample } from '../quality/qualityTracker';
+import type { AudioTiming } from './avSync';
 import type { PlayerStats } from './stats';
 
 export type PageToWorker =
@@ -25,7 +26,11 @@ export type PageToWorker =
   /** Rows of the stream's PSNR table, from the server's `quality` notifications. */
   | { type: 'quality'; frames: QualityFrame[] }
   /** Once a second from the receive transport's stats, with the colors the server retransmits (from consume). */
-  | { type: 'network'; rttMs: number | null; packetsRecovered: number; retransmitted: Color[] };
+  | { type: 'network'; rttMs: number | null; packetsRecovered: number; retransmitted: Color[] }
+  /** The sound's timestamps against the video's (signaling `consumeAudio`): the worker times the display by the sound from now on. */
+  | { type: 'audioTiming'; timing: AudioTiming }
+  /** The audio receiver was playing out `rtpTimestamp` at `atEpochMs` (ms since the epoch). */
+  | { type: 'audioPlayed'; rtpTimestamp: number; atEpochMs: number };
 
 /** What the display did since the last update, for the page's charts, strip and test hook. */
 export interface QualityUpdate {

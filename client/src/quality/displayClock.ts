@@ -8,6 +8,8 @@
  * arrival seen, as lateness (decode time - index * frameMs): a frame late beyond all
  * before it raises the delay at once (a playout buffer that grows), and the delay
  * shrinks back slowly, so that a single late frame does not cost latency for ever.
+ * With sound, no frame is due before its instant plays out (setSoundLateness): the
+ * frame waits for the sound, never the other way round.
  *
  * Pure: the caller passes the time, decoded frames, and calls advance() when
  * nextDueMs() has come.
@@ -51,6 +53,8 @@ export class DisplayClock {
   /** Decoded frames whose period has not begun, ascending. */
   private readonly ready: number[] = [];
   private shown: number | undefined;
+  /** Frame i is not due before i * frameMs + this (the sound's lateness); null: no sound. */
+  private soundLateness: number | null = null;
 
   constructor(options: DisplayClockOptions) {
     if (!(options.frameMs > 0)) throw new RangeError('frameMs must be positive');
@@ -86,6 +90,11 @@ export class DisplayClock {
     return true;
   }
 
+  /** The sound plays source instant t at t + `ms` (null: no sound): frames wait for it. */
+  setSoundLateness(ms: number | null): void {
+    this.soundLateness = ms;
+  }
+
   /** The frame periods that began by `nowMs`, oldest first. */
   advance(nowMs: number): DisplaySample[] {
     const out: DisplaySample[] = [];
@@ -111,12 +120,14 @@ export class DisplayClock {
     return this.peak - this.decayPerMs * (nowMs - this.peakAt);
   }
 
-  /** Solves t = delayAt(t) + margin + index * frameMs for t. */
+  /** Solves t = delayAt(t) + margin + index * frameMs for t; no earlier than the sound plays the frame's instant. */
   private dueMs(index: number): number {
-    return (this.peak + this.decayPerMs * this.peakAt + this.marginMs + index * this.frameMs) / (1 + this.decayPerMs);
+    const video = (this.peak + this.decayPerMs * this.peakAt + this.marginMs + index * this.frameMs) / (1 + this.decayPerMs);
+    return this.soundLateness === null ? video : Math.max(video, index * this.frameMs + this.soundLateness);
   }
 
   private indexDueAt(nowMs: number): number {
-    return Math.floor((nowMs * (1 + this.decayPerMs) - this.peak - this.decayPerMs * this.peakAt - this.marginMs) / this.frameMs);
+    const video = Math.floor((nowMs * (1 + this.decayPerMs) - this.peak - this.decayPerMs * this.peakAt - this.marginMs) / this.frameMs);
+    return this.soundLateness === null ? video : Math.min(video, Math.floor((nowMs - this.soundLateness) / this.frameMs));
   }
 }

@@ -66,6 +66,14 @@ export function StatsPanel({ stats, transportState, mediaTransport, viewerId }: 
         <dd data-testid="rendition" title="0 is the stream at full size; a lower rendition is decoded smaller and shown at the same size">
           {stats.framesDecoded.total ? `${stats.rendition} / ${stats.renditionSwitches}` : '–'}
         </dd>
+        <dt>A/V sync</dt>
+        <dd data-testid="av-sync" title="Audio playout minus video display for the same instant (positive: sound late); kept within 45 ms ahead and 125 ms late">
+          {stats.avSyncMs === null ? '–' : `${stats.avSyncMs >= 0 ? '+' : ''}${stats.avSyncMs.toFixed(0)} ms`}
+        </dd>
+        <dt>Sound lost / concealed</dt>
+        <dd data-testid="audio-loss">
+          {stats.audio ? `${stats.audio.packetsLost} / ${concealedPct(stats.audio)}` : '–'}
+        </dd>
         <dt>Connection</dt>
         <dd data-testid="connection">
           {transportState ?? '–'}
@@ -76,4 +84,8 @@ export function StatsPanel({ stats, transportState, mediaTransport, viewerId }: 
       </dl>
     </section>
   );
+}
+
+function concealedPct(a: NonNullable<PlayerStats['audio']>): string {
+  return a.totalSamplesReceived ? `${((a.concealedSamples / a.totalSamplesReceived) * 100).toFixed(1)}%` : '–';
 }

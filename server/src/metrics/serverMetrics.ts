@@ -88,6 +88,9 @@ export class ServerMetrics {
       viewerGamma: gauge('pels_viewer_gamma', 'Red share gamma of a viewer (capped set of viewers)', ['stream', 'viewer']),
       viewerLoss: gauge('pels_viewer_loss_ratio', 'Loss of a viewer over the last receiver report interval (capped set of viewers)', ['stream', 'viewer', 'color']),
       viewerRtt: gauge('pels_viewer_rtt_seconds', 'Round-trip time to a viewer (capped set of viewers)', ['stream', 'viewer']),
+      viewerAudioKbps: gauge('pels_viewer_audio_kbps', "Rate of a viewer's sound over the last second, kb/s (counted in its rate; capped set of viewers)", ['stream', 'viewer']),
+      viewerAudioLost: gauge('pels_viewer_audio_packets_lost', "Packets of a viewer's sound lost, from its receiver reports (capped set of viewers)", ['stream', 'viewer']),
+      viewerAudioLoss: gauge('pels_viewer_audio_loss_ratio', "Loss of a viewer's sound over the last receiver report interval (capped set of viewers)", ['stream', 'viewer']),
       viewersOmitted: gauge('pels_viewer_series_omitted', `Viewers without per-viewer series (over the limit of ${VIEWER_SERIES_LIMIT})`),
       routerP: gauge('pels_router_feedback_p', "Router agent's latest eq. 11 feedback p = (R - C) / R"),
       routerOffered: gauge('pels_router_offered_kbps', 'Rate offered to the PELS queue in the latest router sample, kb/s'),
@@ -192,6 +195,11 @@ export class ServerMetrics {
       m.viewerSent.set(labels, v.sentKbps);
       m.viewerGamma.set(labels, v.gamma);
       if (v.rttMs !== null) m.viewerRtt.set(labels, v.rttMs / 1000);
+      if (v.audio) {
+        m.viewerAudioKbps.set(labels, v.audio.kbps);
+        m.viewerAudioLost.set(labels, v.audio.packetsLost);
+        m.viewerAudioLoss.set(labels, v.audio.fractionLost);
+      }
       for (const color of COLORS) {
         const loss = v.perColor[color].recentLoss;
         if (loss !== null) m.viewerLoss.set({ ...labels, color }, loss);

@@ -1,0 +1,59 @@
+/**
+ * The page's side of the sound's receiver: which RTP timestamp it is playing
+ * out, for the worker's lip sync (avSync.ts), and its receive counters.
+ */
+import type { PageToWorker } from './workerProtocol';
+
+/** How often the playout position is read: the worker takes the median of the last few. */
+const CLOCK_POLL_MS = 50;
+/** A position older than this is a sound that stopped: not sent. */
+const STALE_MS = 500;
+
+/** Sends the receiver's playout position to the worker until the returned function is called. */
+export function startAudioClock(receiver: RTCRtpReceiver, worker: Worker): () => void {
+  const timer = setInterval(() => {
+    const source = receiver.getSynchronizationSources()[0];
+    if (!source) return;
+    const atEpochMs = epochMs(source.timestamp);
+    if (Date.now() - atEpochMs > STALE_MS) return;
+    worker.postMessage({ type: 'audioPlayed', rtpTimestamp: source.rtpTimestamp, atEpochMs } satisfies PageToWorker);
+  }, CLOCK_POLL_MS);
+  return () => clearInterval(timer);
+}
+
+/**
+ * A synchronization source's time: the specification's clock (performance.timeOrigin
+ * based) or, in some Chromium versions, ms since the epoch; told apart by which is near now.
+ */
+function epochMs(timestamp: number): number {
+  const asPerformance = performance.timeOrigin + timestamp;
+  return Math.abs(asPerformance - Date.now()) < Math.abs(timestamp - Date.now()) ? asPerformance : timestamp;
+}
+
+/** The sound as received (WebRTC stats of the audio receiver), counted since the session began. */
+export interface AudioReceiveStats {
+  packetsReceived: number;
+  packetsLost: number;
+  /** Samples the receiver made up for lost or late packets, and all samples it played out. */
+  concealedSamples: number;
+  totalSamplesReceived: number;
+  /** Mean jitter-buffer delay of the samples emitted, ms. */
+  jitterBufferMs: number | null;
+}
+
+/** The audio inbound-rtp entry of a receive transport's stats; null when there is none yet. */
+export function audioReceiveStats(report: RTCStatsReport): AudioReceiveStats | null {
+  for (const s of report.values() as IterableIterator<Record<string, unknown>>) {
+    if (s.type !== 'inbound-rtp' || s.kind !== 'audio') continue;
+    const n = (k: string) => (typeof s[k] === 'number' ? (s[k] as number) : 0);
+    const emitted = n('jitterBufferEmittedCount');
+    return {
+      packetsReceived: n('packetsReceived'),
+      packetsLost: n('packetsLost'),
+      concealedSamples: n('concealedSamples'),
+      totalSamplesReceived: n('totalSamplesReceived'),
+      jitterBufferMs: emitted > 0 ? (n('jitterBufferDelay') / emitted) * 1000 : null,
+    };
+  }
+  return null;
+}
