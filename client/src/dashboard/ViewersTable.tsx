@@ -24,14 +24,17 @@ interface Column {
   cell(r: ViewerRow, nowMs: number): ReactNode;
 }
 
-const NUMBER = 'minmax(52px, 1fr)';
-/** Wide enough for its header ("Y loss") at the table's font. */
-const LOSS = 'minmax(58px, 1fr)';
+/** Wide enough for "0.192", and a header with its sort arrow ("Rate ▼"), at the table's font. */
+const NUMBER = 'minmax(48px, 1fr)';
+/** Wide enough for "100.0%" and its header ("Y loss"). */
+const LOSS = 'minmax(54px, 1fr)';
+/** The controller select, the mode button and the disconnect button, side by side. */
+const ACTIONS = '172px';
 
 const COLUMNS: Column[] = [
   { key: 'id', width: '80px', label: 'Viewer', cell: (r) => r.id },
   { key: 'streamId', width: '66px', label: 'Stream', cell: (r) => r.streamId },
-  { key: 'mode', width: '100px', label: 'Mode', cell: (r) => <span className={`mode mode-${r.mode}`}>{r.mode}</span> },
+  { key: 'mode', width: '92px', label: 'Mode', cell: (r) => <span className={`mode mode-${r.mode}`}>{r.mode}</span> },
   {
     key: 'transport',
     width: '72px',
@@ -48,7 +51,7 @@ const COLUMNS: Column[] = [
   { key: 'lossRed', width: LOSS, label: 'R loss', title: 'red loss, last receiver report', cell: (r) => percent(r.lossRed) },
   {
     key: 'diagnosis',
-    width: '112px',
+    width: '104px',
     label: 'Loss · RTX',
     title: "how the viewer's loss is read (clear, wire loss, congestion) · colors whose retransmissions reach it now (G green, Y yellow, R red): yellow and red on wire loss when the rate has room",
     cell: (r) => <span className={`diagnosis-${r.diagnosis}`}>{`${r.diagnosis} · ${r.repaired || '–'}`}</span>,
@@ -64,11 +67,11 @@ const COLUMNS: Column[] = [
   { key: 'audioKbps', label: 'Sound', title: "the viewer's sound (Opus, marked green, counted in its rate): sent over the last second, kb/s", cell: (r) => fixed(r.audioKbps, 0) },
   { key: 'audioLoss', width: LOSS, label: 'S loss', title: "the sound's loss, last receiver report", cell: (r) => percent(r.audioLoss) },
   { key: 'rttMs', label: 'RTT', title: 'round-trip time, ms', cell: (r) => fixed(r.rttMs, 0) },
-  { key: 'connectedAt', width: '72px', label: 'Since', cell: (r, now) => <span title={new Date(r.connectedAt).toLocaleString()}>{since(r.connectedAt, now)}</span> },
+  { key: 'connectedAt', width: '64px', label: 'Since', cell: (r, now) => <span title={new Date(r.connectedAt).toLocaleString()}>{since(r.connectedAt, now)}</span> },
 ];
 
 /** Header and rows share one grid: a track per column, and the actions'. Made from COLUMNS, so a new column cannot push the actions onto a line of their own. */
-const GRID = { '--cols': [...COLUMNS.map((c) => c.width ?? NUMBER), '232px'].join(' ') } as CSSProperties;
+const GRID = { '--cols': [...COLUMNS.map((c) => c.width ?? NUMBER), ACTIONS].join(' ') } as CSSProperties;
 
 export interface ViewerActions {
   select(id: string): void;
@@ -147,8 +150,8 @@ const Row = memo(
               → {other === 'pels' ? 'PELS' : 'BE'}
             </button>
           )}
-          <button data-action="disconnect" onClick={() => actions.disconnect(row.id)}>
-            Disconnect
+          <button data-action="disconnect" title="disconnect this viewer" aria-label="disconnect" onClick={() => actions.disconnect(row.id)}>
+            ✕
           </button>
         </span>
       </div>
