@@ -121,8 +121,8 @@ export function simulateClip(seed: number, durationMs: number, flowCount: number
       meta.set(packet, { flow: i, pos, measured });
       access.send(packet);
     };
-    const control = { origin: `flow${i}`, control: FRAMES_CONTROL, feedback: 'router' as const, mode };
-    const source = new FrameSource(i, control, events, frames, VIDEO_PACKET_BYTES, out);
+    const control = { origin: `flow${i}`, control: FRAMES_CONTROL, feedback: 'router' as const, mode, startMs: 0, seed: seed * 1000 + i };
+    const source = new FrameSource(i, control, events, [frames], VIDEO_PACKET_BYTES, out);
     const receiver = new Receiver(events, source.control, { mode: 'router', returnDelayMs: PAPER_NETWORK.bottleneckDelayMs + 5, routerIntervalMs: ROUTER_INTERVAL_MS, reportIntervalMs: PAPER_NETWORK.reportIntervalMs, binMs: PAPER_NETWORK.binMs });
     receivers.push(receiver);
     // Staggered starts, so the flows' keyframes do not all meet at the router.

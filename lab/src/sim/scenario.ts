@@ -1,5 +1,10 @@
 import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
+import type { ControlCoreParams } from '@pels/shared/control/controlCore';
+import { streamContext } from '@pels/shared/control/streamContext';
+import type { ProbeBoard } from '@pels/shared/pels/probeBoard';
+import { probeBoardFor, RENDITION_POLICY_DEFAULTS } from '@pels/shared/pels/renditionPolicy';
 import { mulberry32, syntheticFrames } from '@pels/shared/pels/syntheticStream';
+import type { RenditionState } from '@pels/shared/protocol/api';
 import { startCrossTraffic } from './crossTraffic';
 import { EventQueue } from './eventQueue';
 import { Link } from './links';
@@ -20,6 +25,12 @@ export interface FlowSpec {
   source: SourceKind;
   /** Control parameters of this flow (rate bounds depend on the source). */
   control: ControlLoopParams;
+  /**
+   * A 'frames' flow's renditions, each a quarter of the one above in every
+   * layer (as 640x360 to 320x180); its core chooses among them as a server
+   * viewer's does, the flows sharing one probe board. Absent: one.
+   */
+  renditions?: number;
 }
 
 export interface FrameSourceParams {
@@ -60,6 +71,8 @@ export interface ControlSample {
   gamma: number;
   /** MKC's start-up phase still on. */
   startup: boolean;
+  /** The rendition being sent. */
+  rendition: number;
 }
 
 export interface FlowResult {
@@ -69,6 +82,8 @@ export interface FlowResult {
   sent: Record<'green' | 'yellow' | 'red', number>;
   /** What arrived: packets per color and goodput over time. */
   receiver: Receiver;
+  /** The rendition choice at the end: switches and time per rendition. */
+  rendition: RenditionState;
 }
 
 export interface ScenarioResult {
@@ -124,10 +139,12 @@ export function runScenario(params: ScenarioParams): ScenarioResult {
   );
   startCrossTraffic(events, params.crossTrafficKbps, PACKET_BYTES, random, (p) => router.receive(p));
 
-  const flows = params.flows.map((spec, i): FlowResult & { source: PelsSource } => {
+  // The flows are viewers of one stream as far as probing goes: one move up at a time among them.
+  const board = probeBoardFor(RENDITION_POLICY_DEFAULTS);
+  const flows = params.flows.map((spec, i): Omit<FlowResult, 'rendition'> & { source: PelsSource } => {
     const access = new Link(events, { rateKbps: params.accessKbps, delayMs: spec.accessDelayMs, limitPackets: ACCESS_LIMIT_PACKETS }, (p) => router.receive(p));
     const out = (p: Packet): void => access.send(p);
-    const source = makeSource(spec, i, events, params, out);
+    const source = makeSource(spec, i, events, params, out, board);
     const receiver = new Receiver(events, source.control, {
       mode: params.feedback,
       returnDelayMs: params.bottleneckDelayMs + spec.accessDelayMs,
@@ -148,8 +165,9 @@ export function runScenario(params: ScenarioParams): ScenarioResult {
   const sample = (): void => {
     for (const f of flows) {
       if (events.nowMs >= f.spec.startMs) {
-        const { rateKbps, gamma, startup } = f.source.control.core.state;
-        f.samples.push({ tMs: events.nowMs, rateKbps, gamma, startup });
+        const { core } = f.source.control;
+        const { rateKbps, gamma, startup } = core.state;
+        f.samples.push({ tMs: events.nowMs, rateKbps, gamma, startup, rendition: core.renditionState(events.nowMs).current });
       }
     }
     events.after(params.sampleMs, sample);
@@ -164,19 +182,31 @@ export function runScenario(params: ScenarioParams): ScenarioResult {
     params,
     classes: router.stats,
     routerFeedback: router.feedback,
-    flows: flows.map(({ spec, samples, sent, receiver }) => ({ spec, samples, sent, receiver })),
+    flows: flows.map(({ spec, samples, sent, receiver, source }) => ({ spec, samples, sent, receiver, rendition: source.control.core.renditionState(params.durationMs) })),
     events: events.eventsRun,
     wallMs,
   };
 }
 
-function makeSource(spec: FlowSpec, flow: number, events: EventQueue, params: ScenarioParams, out: (p: Packet) => void): PelsSource {
-  // The product's core, as a viewer's: this flow's reports, the scenario's feedback, PELS.
-  const control = { origin: `flow${flow}`, control: spec.control, feedback: params.feedback, mode: 'pels' as const };
+function makeSource(spec: FlowSpec, flow: number, events: EventQueue, params: ScenarioParams, out: (p: Packet) => void, board: ProbeBoard): PelsSource {
+  const count = spec.source === 'frames' ? (spec.renditions ?? 1) : 1;
+  // The product's core, as a viewer's: this flow's reports, the scenario's feedback, PELS, its renditions.
+  const control: ControlCoreParams = {
+    origin: `flow${flow}`,
+    control: spec.control,
+    feedback: params.feedback,
+    mode: 'pels',
+    startMs: spec.startMs,
+    seed: params.seed * 1000 + flow,
+    ...(count > 1 ? { renditions: { count, policy: RENDITION_POLICY_DEFAULTS } } : {}),
+  };
   if (spec.source === 'fgs') return new FgsSource(flow, control, events, params.fgs, out);
   const { fps, meanBytes } = params.frames;
-  const count = Math.ceil(((params.durationMs - spec.startMs) / 1000) * fps) + 1;
+  const frameCount = Math.max(0, Math.ceil(((params.durationMs - spec.startMs) / 1000) * fps) + 1);
   // Each flow its own frame sizes, reproducible from the run's seed.
-  const frames = syntheticFrames({ seed: params.seed * 1000 + flow, fps, meanBytes }, Math.max(0, count));
-  return new FrameSource(flow, control, events, frames, PACKET_BYTES, out);
+  const renditions = Array.from({ length: count }, (_, r) => {
+    const scale = 4 ** -r;
+    return syntheticFrames({ seed: params.seed * 1000 + flow + 100 * r, fps, meanBytes: [meanBytes[0] * scale, meanBytes[1] * scale, meanBytes[2] * scale], keyframeBytes: 20_000 * scale }, frameCount);
+  });
+  return new FrameSource(flow, control, events, renditions, PACKET_BYTES, out, streamContext({ board }));
 }

@@ -1,4 +1,5 @@
 import type { ControlCoreParams } from '@pels/shared/control/controlCore';
+import type { StreamContext } from '@pels/shared/control/streamContext';
 import type { Color } from '@pels/shared/pels/color';
 import type { SyntheticFrame } from '@pels/shared/pels/syntheticStream';
 import type { EventQueue } from './eventQueue';
@@ -113,12 +114,16 @@ export class FgsSource implements PelsSource {
 /**
  * The product's source: encoder-shaped frames (pattern 0,2,1,2) decided by
  * the server's own control core (in PELS mode FrameSelector fits the rate,
- * EnhancementColoring makes the gamma share red). A sent frame leaves as a
- * burst of packets of at most packetBytes, like the server's packetizer.
+ * EnhancementColoring makes the gamma share red). With several renditions
+ * (each a list of frames at the same times, the top one first) the core
+ * chooses among them as it does a server viewer's, and a rendition's next
+ * frame becomes a keyframe when the core asks for one. A sent frame leaves as
+ * a burst of packets of at most packetBytes, like the server's packetizer.
  */
 export class FrameSource implements PelsSource {
   private readonly packets: Packetizer;
   private next = 0;
+  private readonly asked: boolean[];
   readonly control: SourceControl;
 
   /** out: each packet, with the index of the frame it carries. */
@@ -126,12 +131,14 @@ export class FrameSource implements PelsSource {
     flow: number,
     control: ControlCoreParams,
     private readonly events: EventQueue,
-    private readonly frames: readonly SyntheticFrame[],
+    private readonly renditions: readonly (readonly SyntheticFrame[])[],
     private readonly packetBytes: number,
     out: (packet: Packet, frameIndex: number) => void,
+    context?: StreamContext,
   ) {
     this.packets = new Packetizer(flow, events, (p) => out(p, this.next - 1));
-    this.control = new SourceControl(control, events, this.packets.sent);
+    this.control = new SourceControl(control, events, this.packets.sent, context);
+    this.asked = renditions.map(() => false);
   }
 
   get sent(): Record<Color, number> {
@@ -139,18 +146,39 @@ export class FrameSource implements PelsSource {
   }
 
   start(): void {
+    if (this.renditions.length > 1) this.stepRenditionRates();
     this.control.start();
     this.scheduleNext(this.events.nowMs);
   }
 
+  /** Each rendition's base and full rates, as the server's meters give them, and the floor at the lowest one's base. */
+  private stepRenditionRates(): void {
+    const durationMs = this.renditions[0]!.at(-1)!.atMs + this.renditions[0]![1]!.atMs;
+    const kbps = (frames: readonly SyntheticFrame[]) => (frames.reduce((n, f) => n + f.bytes, 0) * 8) / durationMs;
+    const baseKbps = this.renditions.map((r) => kbps(r.filter((f) => f.temporalId === 0)));
+    const atMs = this.events.nowMs;
+    this.control.core.step({ kind: 'rendition-rates', atMs, baseKbps, fullKbps: this.renditions.map(kbps) });
+    this.control.core.step({ kind: 'rate-bounds', atMs, minKbps: baseKbps.at(-1)!, maxKbps: this.control.core.params.control.mkc.maxKbps });
+  }
+
   private scheduleNext(startMs: number): void {
-    const frame = this.frames[this.next];
-    if (!frame) return;
-    this.events.at(startMs + frame.atMs, () => {
+    const at = this.renditions[0]![this.next]?.atMs;
+    if (at === undefined) return;
+    this.events.at(startMs + at, () => {
+      const frames = this.renditions.map((r, i) => {
+        const f = r[this.next]!;
+        // An asked keyframe is as large as the rendition's first.
+        if (!this.asked[i]) return f;
+        this.asked[i] = false;
+        return { ...f, keyframe: true, temporalId: 0 as const, bytes: r[0]!.bytes };
+      });
       this.next++;
-      const decision = this.control.core.step({ kind: 'frame', atMs: this.events.nowMs, frame }).decision!;
-      if (decision.send) {
-        for (let left = frame.bytes; left > 0; left -= this.packetBytes) this.packets.emit(decision.color, Math.min(left, this.packetBytes));
+      const { decision, keyframeRequest } = this.control.core.step({ kind: 'frames', atMs: this.events.nowMs, frames });
+      if (keyframeRequest !== null) this.asked[keyframeRequest] = true;
+      const frame = frames[decision!.rendition]!;
+      const d = decision!.frame!;
+      if (d.send) {
+        for (let left = frame.bytes; left > 0; left -= this.packetBytes) this.packets.emit(d.color, Math.min(left, this.packetBytes));
       }
       this.scheduleNext(startMs);
     });

@@ -1,5 +1,6 @@
 import { ControlCore, type ControlCoreParams } from '@pels/shared/control/controlCore';
 import type { RouterFeedbackInput } from '@pels/shared/control/input';
+import type { StreamContext } from '@pels/shared/control/streamContext';
 import { STATS_POLL_MS, type StreamStats } from '@pels/shared/control/receiverReports';
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { EventQueue } from './eventQueue';
@@ -20,8 +21,10 @@ export class SourceControl implements ReceiverFeedback {
     private readonly events: EventQueue,
     /** Packets sent so far per color. */
     private readonly sent: Readonly<Record<Color, number>>,
+    /** The probe board shared with the other flows of the stream; absent: one of its own. */
+    context?: StreamContext,
   ) {
-    this.core = new ControlCore(params);
+    this.core = new ControlCore(params, context);
   }
 
   /** Starts polling when receiver reports drive the controllers (the lab sends none otherwise). */

@@ -15,8 +15,9 @@ const frames = (() => {
 })();
 
 test('the fixed split sends TID 0 green, TID 1 yellow, TID 2 red, sharing PictureID and TL0PICIDX', () => {
-  const flow = new ViewerFlow(ssrcs, 101, fixedPolicy(), 1000);
-  const out = frames.map((f) => flow.onFrame(f, 0)!);
+  const flow = new ViewerFlow(ssrcs, 101, 1000);
+  const policy = fixedPolicy();
+  const out = frames.map((f) => flow.onFrame(f, policy.decide(f, 0))!);
   assert.deepEqual(out.slice(0, 4).map((o) => o.color), ['green', 'red', 'yellow', 'red']);
   for (const [i, o] of out.entries()) {
     const pkt = o.packets[0]!;
@@ -34,20 +35,22 @@ test('the fixed split sends TID 0 green, TID 1 yellow, TID 2 red, sharing Pictur
 });
 
 test('sequence numbers are per color stream and gapless', () => {
-  const flow = new ViewerFlow(ssrcs, 101, fixedPolicy(), 0);
+  const flow = new ViewerFlow(ssrcs, 101, 0);
+  const policy = fixedPolicy();
   const seqs: Record<string, number[]> = { green: [], yellow: [], red: [] };
   for (const f of frames) {
-    const o = flow.onFrame(f, 0)!;
+    const o = flow.onFrame(f, policy.decide(f, 0))!;
     for (const p of o.packets) seqs[o.color]!.push(p.readUInt16BE(2));
   }
   for (const s of Object.values(seqs)) for (let i = 1; i < s.length; i++) assert.equal(s[i], (s[i - 1]! + 1) & 0xffff);
 });
 
 test('a synthetic keyframe continues its stream, sits off the frame grid and is a 16x16 keyframe', () => {
-  const flow = new ViewerFlow(ssrcs, 101, fixedPolicy(), 0);
+  const flow = new ViewerFlow(ssrcs, 101, 0);
+  const policy = fixedPolicy();
   let lastRed = 0;
   for (const f of frames.slice(0, 5)) {
-    const o = flow.onFrame(f, 0)!;
+    const o = flow.onFrame(f, policy.decide(f, 0))!;
     if (o.color === 'red') lastRed = o.packets.at(-1)!.readUInt16BE(2);
   }
   const [pkt, ...more] = flow.syntheticKeyframe('red');
@@ -61,9 +64,10 @@ test('a synthetic keyframe continues its stream, sits off the frame grid and is 
   assert.equal(d.temporalId, 0);
 });
 
-test('frames the policy does not send are counted and leave no gap in the stream', () => {
-  const flow = new ViewerFlow(ssrcs, 101, bestEffortPolicy({ rateKbps: 0, gamma: 0 }), 0);
-  const sent = frames.map((f, i) => flow.onFrame(f, i * 33));
+test('frames the control does not send are counted and leave no gap in the stream', () => {
+  const flow = new ViewerFlow(ssrcs, 101, 0);
+  const policy = bestEffortPolicy({ rateKbps: 0, gamma: 0 });
+  const sent = frames.map((f, i) => flow.onFrame(f, policy.decide(f, i * 33)));
   assert.ok(sent.every((o, i) => (o !== null) === (frames[i]!.temporalId === 0)));
   assert.equal(flow.counters.framesSkipped, 18);
   assert.equal(flow.counters.byColor.green.frames, 6);

@@ -1,5 +1,5 @@
 import type { Color } from '@pels/shared/pels/color';
-import type { FlowPolicy } from '@pels/shared/pels/flowPolicy';
+import type { FlowDecision } from '@pels/shared/pels/flowPolicy';
 import type { LayeredFrame } from '../layering/layeredFrame';
 import { Vp8Packetizer } from '../rtp/vp8Packetizer';
 import { SYNTHETIC_KEYFRAME } from '../rtp/syntheticKeyframe';
@@ -24,8 +24,8 @@ export interface OutgoingFrame {
 }
 
 /**
- * One viewer's outgoing media: asks the policy where each frame goes and
- * packetizes it into that color's RTP stream. The three streams share the
+ * One viewer's outgoing media: packetizes each frame into the RTP stream of
+ * the color its control decided (or counts it skipped). The three streams share the
  * PictureID and TL0PICIDX sequence so a receiver merging them sees one
  * temporally layered stream.
  */
@@ -44,8 +44,6 @@ export class ViewerFlow {
   constructor(
     readonly ssrcs: Readonly<Record<Color, number>>,
     payloadType: number,
-    /** Decides each frame (the viewer's control core). */
-    private readonly policy: Pick<FlowPolicy, 'decide'>,
     /** Random start of this viewer's RTP timestamps (RFC 3550). */
     private readonly timestampBase: number,
   ) {
@@ -57,11 +55,11 @@ export class ViewerFlow {
     this.lastTimestamp = timestampBase >>> 0;
   }
 
-  onFrame(frame: LayeredFrame, nowMs: number): OutgoingFrame | null {
+  /** `decision`: whether the frame goes out and on which color (the viewer's control core's, or the shared fan-out's layer). */
+  onFrame(frame: LayeredFrame, decision: FlowDecision): OutgoingFrame | null {
     if (frame.temporalId === 0) this.tl0PicIdx = (this.tl0PicIdx + 1) & 0xff;
     this.lastPictureId = frame.index & 0x7fff;
     this.lastTimestamp = (this.timestampBase + frame.ticks) >>> 0;
-    const decision = this.policy.decide(frame, nowMs);
     if (!decision.send) {
       this.counters.framesSkipped++;
       return null;

@@ -20,6 +20,8 @@ const SYNTHETIC_KEYFRAME_MIN_GAP_MS = 200;
  */
 export class SharedFanout {
   private readonly lastSynthetic: Record<Color, number> = { green: 0, yellow: 0, red: 0 };
+  /** Every frame on its layer's stream. */
+  private readonly policy = fixedPolicy();
 
   private constructor(
     private readonly direct: ms.DirectTransport,
@@ -36,7 +38,7 @@ export class SharedFanout {
     try {
       const { producers, ssrcs } = await produceColorStreams(direct, `pels-${streamId}`);
       const timestampBase = randomInt(0, 2 ** 32);
-      return new SharedFanout(direct, producers, new ViewerFlow(ssrcs, PAYLOAD_TYPE, fixedPolicy(), timestampBase), timestampBase, onKeyframeRequest);
+      return new SharedFanout(direct, producers, new ViewerFlow(ssrcs, PAYLOAD_TYPE, timestampBase), timestampBase, onKeyframeRequest);
     } catch (err) {
       direct.close();
       throw err;
@@ -45,7 +47,7 @@ export class SharedFanout {
 
   /** Sends one source frame, once, on its layer's stream. */
   sendFrame(frame: LayeredFrame, nowMs: number): void {
-    const out = this.flow.onFrame(frame, nowMs);
+    const out = this.flow.onFrame(frame, this.policy.decide(frame, nowMs));
     if (out) for (const p of out.packets) this.producers[out.color].send(p);
   }
 

@@ -9,8 +9,11 @@ import type { CongestionState, FlowModeName, MediaTransport, ViewerState } from 
 import type { ConsumerParams, DtlsParametersData, RenditionChoice, Request, ResponseData, RtpCapabilitiesData, TransportParams, ViewerClosed } from '@pels/shared/protocol/signaling';
 import type { RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
 import type { ProbeBoard } from '@pels/shared/pels/probeBoard';
+import { pinError } from '@pels/shared/control/renditionSwitch';
+import { streamContext } from '@pels/shared/control/streamContext';
+import type { IntelligibilityModel } from '@pels/shared/upta/intelligibility';
+import type { ViewerGateParams } from '@pels/shared/upta/viewerGate';
 import { ClosedError, RequestError } from '../errors';
-import { RenditionSwitch } from '../flow/renditionSwitch';
 import { ViewerFlow } from '../flow/viewerFlow';
 import type { LayeredFrame } from '../layering/layeredFrame';
 import type { FeedbackSource } from '../config';
@@ -27,7 +30,6 @@ import { PAYLOAD_TYPE, produceColorStreams } from './colorStreams';
 import { canColor, mediaTransport, modeInForce } from './mediaPath';
 import { dscpFor, modeSwitchRefusal, passingColors, retransmittedColors, rtxDscpFor } from './modePolicy';
 import { INITIAL_REPAIR, nextRepair, type RepairState } from './repairPolicy';
-import { UptaGuard, type UptaOptions } from './uptaGuard';
 import { ViewerControl } from './viewerControl';
 import { ViewerStats } from './viewerStats';
 import { AudioStats } from './audioStats';
@@ -76,6 +78,12 @@ export interface ViewerSessionOptions {
   audio: { producer: ms.Producer | null; timestampBase: number };
 }
 
+export interface UptaOptions {
+  params: ViewerGateParams;
+  /** The expected-quality model of a rendition's PSNR table; null until the table has rows. */
+  model(rendition: number): IntelligibilityModel | null;
+}
+
 /**
  * One viewer of one stream: three producers (green, yellow, red) on a
  * DirectTransport fed by this viewer's flow, and their consumers on the
@@ -120,8 +128,6 @@ export class ViewerSession {
   private repairUnavailable: string | null = null;
   /** A player that joined but never completes DTLS holds a viewer's place and a transport: it gets this long. */
   private readonly dtlsDeadline: NodeJS.Timeout;
-  private readonly rendition: RenditionSwitch;
-  private readonly upta: UptaGuard | null;
   /** Each color's producer, as the flow's packets reach it. */
   private readonly senders: Record<Color, PacketSink>;
 
@@ -130,7 +136,7 @@ export class ViewerSession {
     /** Null with a shared fan-out: the stream's transport carries the producers. */
     private readonly direct: ms.DirectTransport | null,
     private readonly producers: Record<Color, ms.Producer>,
-    /** Rate, gamma, receiver reports and frame decisions: this session only feeds it. */
+    /** Rate, gamma, receiver reports, rendition, UPTA and frame decisions: this session only feeds it and carries out its answers. */
     private readonly control: ViewerControl,
     readonly flow: ViewerFlow,
     /** Random start of this viewer's RTP timestamps; the player maps timestamps to frame indexes with it. */
@@ -149,15 +155,6 @@ export class ViewerSession {
     });
     this.requestedMode = opts.mode;
     this.mode = opts.mode;
-    this.rendition = new RenditionSwitch(
-      opts.renditions,
-      opts.renditionPolicy,
-      (r) => opts.onKeyframeRequest('switch', r),
-      (kbps) => void this.control.step({ kind: 'probe', atMs: Date.now(), kbps }),
-      Date.now(),
-      opts.probeBoard,
-    );
-    this.upta = opts.upta ? new UptaGuard(opts.upta, Date.now()) : null;
     this.diagnosed = control.state.congestion;
     direct?.on('rtcp', (buf) => this.onRtcp(buf));
     direct?.on('routerclose', () => this.close('media router closed'));
@@ -170,7 +167,17 @@ export class ViewerSession {
 
   static async create(opts: ViewerSessionOptions): Promise<ViewerSession> {
     const control = new ViewerControl({
-      params: { origin: opts.id, control: opts.control, feedback: opts.feedback, mode: opts.mode },
+      params: {
+        origin: opts.id,
+        control: opts.control,
+        feedback: opts.feedback,
+        mode: opts.mode,
+        startMs: Date.now(),
+        seed: randomInt(0, 2 ** 32),
+        renditions: { count: opts.renditions, policy: opts.renditionPolicy },
+        ...(opts.upta ? { upta: opts.upta.params } : {}),
+      },
+      context: streamContext({ board: opts.probeBoard, ...(opts.upta ? { model: opts.upta.model } : {}) }),
       ...(opts.controlRecordDir !== undefined ? { recordDir: opts.controlRecordDir } : {}),
       streamId: opts.streamId,
       log: opts.log,
@@ -182,7 +189,7 @@ export class ViewerSession {
     try {
       const { producers, ssrcs } = await opts.requests.timed('produce', () => produceColorStreams(direct, `pels-${opts.id}`));
       const timestampBase = randomInt(0, 2 ** 32);
-      const flow = new ViewerFlow(ssrcs, PAYLOAD_TYPE, control, timestampBase);
+      const flow = new ViewerFlow(ssrcs, PAYLOAD_TYPE, timestampBase);
       return new ViewerSession(opts, direct, producers, control, flow, timestampBase);
     } catch (err) {
       direct.close();
@@ -283,11 +290,10 @@ export class ViewerSession {
   pinRendition(rendition: RenditionChoice): void {
     this.assertOpen();
     if (this.opts.fanout) throw new RequestError('invalid_state', 'with a shared fan-out every viewer gets the full size');
-    try {
-      this.rendition.pin(rendition);
-    } catch (err) {
-      throw new RequestError('bad_request', (err as Error).message);
-    }
+    // Refused before the core sees it: a recording holds only inputs the core took.
+    const error = pinError(rendition, this.opts.renditions);
+    if (error) throw new RequestError('bad_request', error);
+    this.control.step({ kind: 'pin-rendition', atMs: Date.now(), rendition });
     this.opts.log.info({ viewer: this.id, rendition }, 'viewer rendition choice');
   }
 
@@ -341,16 +347,12 @@ export class ViewerSession {
     if (!this.closed) this.displayReport = report;
   }
 
-  /** The consumers' receiver-report statistics, polled: they step the control core, and green's loss can move the rendition down. */
+  /** The consumers' receiver-report statistics, polled: they step the control core, which may change the color streams UPTA lets out. */
   private onReports(input: ReceiverReportsInput): void {
-    const before = this.control.state.feedbackSteps;
-    const { state } = this.control.step(input);
-    // Under RTCP feedback a fresh report steps the controller: green's loss beyond the wire's says whether the base layer fits.
-    if (state.feedbackSteps !== before) this.rendition.onFeedback(state.lossP ?? 0, state.congestion.baseCongestion);
-    // An rlm viewer chooses its own layers.
-    if (this.upta && this.mode !== 'rlm' && this.upta.update(input.streams, this.rendition.current, state.rttMs, input.atMs)) {
-      const { state: upta, reason } = this.upta.status;
-      this.opts.log.info({ viewer: this.id, upta, reason }, 'viewer UPTA state changed');
+    const { state, colors } = this.control.step(input);
+    const upta = this.control.uptaStatus;
+    if (colors && upta) {
+      this.opts.log.info({ viewer: this.id, upta: upta.state, reason: upta.reason }, 'viewer UPTA state changed');
       if (this.sending) void this.applyColors();
     }
     // A fresh diagnosis is a new state object, under either feedback (feedbackSteps counts only the steps of the kind that steps).
@@ -364,7 +366,7 @@ export class ViewerSession {
 
   /** Each rendition's measured base-layer and full rates, for choosing among them (null while unknown). */
   setRenditionRates(baseKbps: readonly (number | null)[], fullKbps: readonly (number | null)[]): void {
-    this.rendition.setRates(baseKbps, fullKbps);
+    if (!this.closed) this.control.step({ kind: 'rendition-rates', atMs: Date.now(), baseKbps, fullKbps });
   }
 
   /** The stream's measured base rate (floor) and full rate (ceiling) for the rate controller. */
@@ -405,8 +407,8 @@ export class ViewerSession {
         repairUnavailable: this.mode === 'pels' ? this.repairUnavailable : null,
       }),
       keyframeRequests: this.stats.keyframeRequests(),
-      rendition: this.rendition.state(Date.now()),
-      upta: this.upta && this.mode !== 'rlm' ? this.upta.status : null,
+      rendition: this.control.renditionState(Date.now()),
+      upta: this.control.uptaStatus,
       audio: this.audio?.stats.state ?? null,
     };
   }
@@ -419,7 +421,7 @@ export class ViewerSession {
     this.sending = true;
     // The green consumer starts at a keyframe: ask for one rather than wait for the periodic one.
     this.awaitingKeyframe = true;
-    this.opts.onKeyframeRequest('join', this.rendition.keyframeRendition);
+    this.opts.onKeyframeRequest('join', this.control.keyframeRendition);
   }
 
   async setColors(colors: readonly Color[]): Promise<Color[]> {
@@ -469,13 +471,14 @@ export class ViewerSession {
     if (this.consumers.size) await Promise.all([this.markDscp(), this.applyGate()]);
   }
 
-  /** Sends one source frame to this viewer, in the rendition it gets (`frames` by rendition), colored by the flow's policy. */
+  /** Sends one source frame to this viewer (`frames` by rendition): the rendition and color its control core decides. */
   sendFrame(frames: readonly LayeredFrame[], nowMs: number): void {
     if (!this.sending || this.closed) return;
-    const { rateKbps, startup } = this.control.state;
-    const frame = this.rendition.pick(frames, rateKbps, !startup, nowMs);
-    if (!frame) return;
-    const out = this.flow.onFrame(frame, nowMs);
+    const { decision, keyframeRequest } = this.control.step({ kind: 'frames', atMs: nowMs, frames });
+    if (keyframeRequest !== null) this.opts.onKeyframeRequest('switch', keyframeRequest);
+    const frame = frames[decision!.rendition];
+    if (!frame || !decision!.frame) return;
+    const out = this.flow.onFrame(frame, decision!.frame);
     if (!out) return;
     const sender = this.senders[out.color];
     for (const p of out.packets) sender.send(p);
@@ -503,14 +506,14 @@ export class ViewerSession {
   /** Each color's consumer sends when the viewer subscribes to it and UPTA lets it go out. */
   private async applyColors(): Promise<void> {
     for (const [color, consumer] of this.consumers) {
-      const wanted = this.colors.has(color) && (this.mode === 'rlm' || (this.upta?.allows(color) ?? true));
+      const wanted = this.colors.has(color) && this.control.allows(color);
       if (wanted && consumer.paused) {
         await this.opts.requests.timed('resume', () => consumer.resume());
         // The resumed consumer waits for a keyframe: open its gate now (green's after UPTA paused it: a real one, as at a join).
         if (color !== 'green') this.sendSyntheticKeyframe(color, true);
         else if (this.sending) {
           this.awaitingKeyframe = true;
-          this.opts.onKeyframeRequest('join', this.rendition.keyframeRendition);
+          this.opts.onKeyframeRequest('join', this.control.keyframeRendition);
         }
       } else if (!wanted && !consumer.paused) {
         await this.opts.requests.timed('pause', () => consumer.pause());
@@ -576,7 +579,7 @@ export class ViewerSession {
       const color = COLORS.find((c) => this.flow.ssrcs[c] === fb.mediaSsrc);
       // Green: the player's base chain is broken, the stream's encoder makes a keyframe (a join's request already asked for one).
       if (color === 'green') {
-        if (this.sending && !this.awaitingKeyframe) this.opts.onKeyframeRequest('pli', this.rendition.keyframeRendition);
+        if (this.sending && !this.awaitingKeyframe) this.opts.onKeyframeRequest('pli', this.control.keyframeRendition);
       } else if (color) this.sendSyntheticKeyframe(color, false);
     }
   }

@@ -1,7 +1,10 @@
 import { COLORS, type Color } from '../pels/color';
 import type { FeedbackEvent, FeedbackKind } from '../pels/feedback';
 import type { FlowDecision, FlowPolicy } from '../pels/flowPolicy';
-import type { ColorState, CongestionState, FlowModeName } from '../protocol/api';
+import { RENDITION_POLICY_DEFAULTS, type RenditionPolicyParams } from '../pels/renditionPolicy';
+import type { FrameInfo } from '../pels/frame';
+import { mulberry32 } from '../pels/syntheticStream';
+import type { ColorState, CongestionState, FlowModeName, RenditionState, UptaStatus } from '../protocol/api';
 import { boundsErrors } from '../rate/rateController';
 import type { RateControllerName } from '../rate/registry';
 import { CONGESTION_DEFAULTS, type CongestionParams } from './congestionEstimator';
@@ -9,6 +12,10 @@ import { ControlLoop, type ControlLoopParams, type ControlState } from './contro
 import type { ControlInput } from './input';
 import { policyFor } from './modePolicy';
 import { ReceiverReportTracker, type StreamStats } from './receiverReports';
+import { RenditionSwitch } from './renditionSwitch';
+import { streamContext, type StreamContext } from './streamContext';
+import { UptaGate } from './uptaGate';
+import type { ViewerGateParams } from '../upta/viewerGate';
 
 export interface ControlCoreParams {
   /** Names this viewer's receiver-report epochs (like an SSRC), so they compare only with each other. */
@@ -20,6 +27,14 @@ export interface ControlCoreParams {
   mode: FlowModeName;
   /** The congestion estimate's parameters, where not the defaults. */
   congestion?: Partial<CongestionParams>;
+  /** When the viewer joined, ms: the rendition choice's first dwell and UPTA's first state start there. */
+  startMs: number;
+  /** Seeds the core's random draws (the rendition choice's dwell jitter), so a replay draws the same. */
+  seed: number;
+  /** The stream's renditions and when the viewer moves between them; absent: one rendition. */
+  renditions?: { count: number; policy: RenditionPolicyParams };
+  /** Useless-packet avoidance (UPTA=on): the gate's parameters; absent: off. */
+  upta?: ViewerGateParams;
 }
 
 /** What the core knows, for the viewer's state, charts and metrics. */
@@ -41,23 +56,41 @@ export interface ControlSnapshot {
   perColor: Record<Color, ColorState>;
 }
 
+/** What the core decided of a frame set. */
+export interface FramesDecision {
+  /** The rendition whose frame the viewer gets. */
+  rendition: number;
+  /** Whether that frame goes out, and on which color; null when the set holds none of that rendition. */
+  frame: FlowDecision | null;
+}
+
 export interface ControlOutput {
-  /** For a frame input: whether it goes out and on which color; null for every other input. */
-  decision: FlowDecision | null;
+  /** For a frame set: the rendition and its frame's decision; null for every other input. */
+  decision: FramesDecision | null;
+  /** A rendition whose encoder is to make a keyframe (the viewer moves to it at its keyframe); null: none. */
+  keyframeRequest: number | null;
+  /** The color streams UPTA lets out, when they changed at this step; null: unchanged. */
+  colors: Color[] | null;
   state: ControlSnapshot;
 }
 
 /**
  * One viewer's control, whole and pure: the receiver-report tracker turns
  * RTCP statistics into feedback events (congestion, with wire loss taken out), the control loop steps the rate
- * controller and gamma on them (or on router feedback), and the mode's flow
- * policy decides each frame from the rate and gamma. Everything comes in
- * through step(), with its time; the server feeds it from mediasoup and the
- * router agent, the lab from its event queue, a test from a recording.
+ * controller and gamma on them (or on router feedback), the rendition choice
+ * picks the rendition from the rate (or the player's pin), UPTA's gate which
+ * color streams go out from the loss, and the mode's flow policy decides each
+ * frame from the rate and gamma. Everything comes in through step(), with its
+ * time; the randomness is seeded by the parameters, and what it asks of the
+ * stream (the probe board, the PSNR model) goes through its context. The
+ * server feeds it from mediasoup and the router agent, the lab from its event
+ * queue, a test from a recording.
  */
 export class ControlCore {
   private readonly reports: ReceiverReportTracker;
   private readonly loop: ControlLoop;
+  private readonly renditions: RenditionSwitch;
+  private readonly upta: UptaGate | null;
   private mode: FlowModeName;
   private policy: FlowPolicy;
   private lossP: number | null = null;
@@ -66,10 +99,14 @@ export class ControlCore {
   private audioKbps = 0;
   /** What the flow policy reads: the loop's gamma, and its rate less the sound's. */
   private readonly video: ControlState;
-  /** Built when asked for and kept until something it shows may have changed (frames change none of it). */
+  /** Built when asked for and kept until something it shows may have changed (frames change none of it unless they probe). */
   private snapshot: ControlSnapshot | null = null;
 
-  constructor(readonly params: ControlCoreParams) {
+  /** `context`: the stream's probe board and PSNR models; absent: a board of the viewer's own and no models. */
+  constructor(
+    readonly params: ControlCoreParams,
+    context: StreamContext = streamContext(params.renditions ? { policy: params.renditions.policy } : {}),
+  ) {
     this.reports = new ReceiverReportTracker(params.origin, { ...CONGESTION_DEFAULTS, ...params.congestion });
     this.loop = new ControlLoop(params.control);
     this.mode = params.mode;
@@ -84,19 +121,23 @@ export class ControlCore {
       },
     };
     this.policy = policyFor(params.mode, this.video);
+    const { count, policy } = params.renditions ?? { count: 1, policy: RENDITION_POLICY_DEFAULTS };
+    this.renditions = new RenditionSwitch(count, policy, mulberry32(params.seed), context.board, params.startMs);
+    this.upta = params.upta ? new UptaGate(params.upta, context, params.startMs) : null;
   }
 
   step(input: ControlInput): ControlOutput {
     if (this.loop.onTime(input.atMs)) this.snapshot = null;
-    if (input.kind === 'frame') return { decision: this.policy.decide(input.frame, input.atMs), state: this.state };
+    if (input.kind === 'frames') return this.onFrames(input.frames, input.atMs);
     this.snapshot = null;
+    let colors: Color[] | null = null;
     switch (input.kind) {
       case 'receiver-reports':
-        this.onReports(input.streams, input.atMs);
+        colors = this.onReports(input.streams, input.atMs);
         break;
       case 'tick':
         // A stream that owes a report may have run out of time.
-        this.onReports({}, input.atMs);
+        this.track({}, input.atMs);
         break;
       case 'router-feedback': {
         const { epoch, lossFraction, atMs, origin, sentAtMs } = input;
@@ -124,8 +165,34 @@ export class ControlCore {
       case 'audio-rate':
         this.audioKbps = Math.max(0, input.kbps);
         break;
+      case 'rendition-rates':
+        this.renditions.setRates(input.baseKbps, input.fullKbps);
+        break;
+      case 'pin-rendition':
+        this.renditions.pin(input.rendition);
+        break;
     }
-    return { decision: null, state: this.state };
+    return { decision: null, keyframeRequest: null, colors, state: this.state };
+  }
+
+  /** Where the viewer's own keyframe requests (join, a broken base chain) go: the rendition it is moving to, else the one it gets. */
+  get keyframeRendition(): number {
+    return this.renditions.keyframeRendition;
+  }
+
+  /** Whether UPTA lets the color's stream out now (always under rlm, where the player chooses its layers). */
+  allows(color: Color): boolean {
+    return this.mode === 'rlm' || (this.upta?.allows(color) ?? true);
+  }
+
+  /** UPTA's state; null when it is off or the viewer chooses its own layers (rlm). */
+  get uptaStatus(): UptaStatus | null {
+    return this.upta && this.mode !== 'rlm' ? this.upta.status : null;
+  }
+
+  /** The rendition choice's state, its time per rendition counted up to nowMs. */
+  renditionState(nowMs: number): RenditionState {
+    return this.renditions.state(nowMs);
   }
 
   /** The receiver-report tracker waits for reports (see ReceiverReportTracker.awaitingReports). */
@@ -149,7 +216,32 @@ export class ControlCore {
     return this.snapshot;
   }
 
-  private onReports(streams: Partial<Record<Color, StreamStats>>, atMs: number): void {
+  /** The rendition of the set, and its frame's decision; a move up probes the rate first, so the frame is decided at the raised rate. */
+  private onFrames(frames: readonly FrameInfo[], atMs: number): ControlOutput {
+    const { rateKbps, startup } = this.state;
+    const step = this.renditions.next(frames.map((f) => f.keyframe), rateKbps, !startup, atMs);
+    if (step.probeKbps !== null) {
+      this.loop.probe(step.probeKbps, atMs);
+      this.snapshot = null;
+    }
+    const frame = frames[step.rendition];
+    const decision = { rendition: step.rendition, frame: frame ? this.policy.decide(frame, atMs) : null };
+    return { decision, keyframeRequest: step.keyframeRequest, colors: null, state: this.state };
+  }
+
+  /** A stats poll: the controllers, then the rendition choice on a fresh step, then UPTA; the colors UPTA lets out when they changed. */
+  private onReports(streams: Partial<Record<Color, StreamStats>>, atMs: number): Color[] | null {
+    const before = this.feedbackSteps;
+    this.track(streams, atMs);
+    // Under RTCP feedback a fresh report steps the controller: green's loss beyond the wire's says whether the base layer fits.
+    if (this.feedbackSteps !== before) this.renditions.onFeedback(this.lossP ?? 0, this.reports.congestion.baseCongestion);
+    // An rlm viewer chooses its own layers.
+    if (!this.upta || this.mode === 'rlm' || !this.upta.update(streams, this.renditions.current, this.reports.rtt, atMs)) return null;
+    return COLORS.filter((c) => this.allows(c));
+  }
+
+  /** The receiver-report tracker, and the controllers on the feedback event it makes of the poll. */
+  private track(streams: Partial<Record<Color, StreamStats>>, atMs: number): void {
     const ev = this.reports.update(streams, atMs);
     if (!ev) return;
     const rtt = this.reports.rtt;

@@ -76,11 +76,41 @@ export interface TickInput {
   atMs: number;
 }
 
-/** A source frame, in encoder order: the core decides whether it goes out, and on which color. */
-export interface FrameInput {
-  kind: 'frame';
+/**
+ * A source frame's set, in encoder order: the frame of every rendition at the
+ * same index (one with a single rendition). The core chooses the rendition and
+ * decides whether its frame goes out, and on which color.
+ */
+export interface FramesInput {
+  kind: 'frames';
   atMs: number;
-  frame: FrameInfo;
+  frames: readonly FrameInfo[];
 }
 
-export type ControlInput = ReceiverReportsInput | RouterFeedbackInput | RateBoundsInput | ProbeInput | ModeInput | ControllerInput | AudioRateInput | TickInput | FrameInput;
+/** Each rendition's measured base-layer and full rates, kb/s (null while unknown): what the rendition choice reads. */
+export interface RenditionRatesInput {
+  kind: 'rendition-rates';
+  atMs: number;
+  baseKbps: readonly (number | null)[];
+  fullKbps: readonly (number | null)[];
+}
+
+/** The player pins a rendition (its quality menu), whatever the rate; 'auto' gives the choice back to the rate. */
+export interface PinRenditionInput {
+  kind: 'pin-rendition';
+  atMs: number;
+  rendition: number | 'auto';
+}
+
+export type ControlInput =
+  | ReceiverReportsInput
+  | RouterFeedbackInput
+  | RateBoundsInput
+  | RenditionRatesInput
+  | ProbeInput
+  | ModeInput
+  | ControllerInput
+  | AudioRateInput
+  | PinRenditionInput
+  | TickInput
+  | FramesInput;

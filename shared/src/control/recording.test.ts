@@ -3,9 +3,12 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { TEMPORAL_PATTERN } from '../pels/frame';
 import { MKC_PAPER_GAINS } from '../pels/mkc';
+import { probeBoardFor, RENDITION_POLICY_DEFAULTS } from '../pels/renditionPolicy';
 import { ControlCore, type ControlCoreParams } from './controlCore';
 import type { ControlInput } from './input';
-import { headerLine, parseRecording, replay, stepLine } from './recording';
+import { headerLine, parseRecording, RecordingContext, replay, stepLine } from './recording';
+import { CLIP_MODEL, LOSS_EPISODE, simulatedParams, simulateViewer } from './simulatedViewerForTests';
+import { streamContext } from './streamContext';
 
 /** Eight seconds of one viewer of the default stream, recorded by a server with CONTROL_RECORD_DIR (a real player in Chromium). */
 const SERVER_RECORDING = readFileSync(new URL('../../testdata/control-recording.jsonl', import.meta.url), 'utf8');
@@ -15,10 +18,10 @@ test("a server's recording replays through a new core to the same decisions, rat
   assert.deepEqual(replay(recording), []);
   // Not a trivial session: frames were decided, reports stepped the rate, the bounds moved.
   const kinds = new Set(recording.steps.map((s) => s.input.kind));
-  assert.deepEqual([...kinds].sort(), ['frame', 'rate-bounds', 'receiver-reports']);
+  assert.deepEqual([...kinds].sort(), ['frames', 'rate-bounds', 'receiver-reports']);
   const rates = new Set(recording.steps.map((s) => s.rateKbps));
   assert.ok(rates.size > 5, `${rates.size} rates`);
-  assert.ok(recording.steps.some((s) => s.decision?.color === 'red') && recording.steps.some((s) => s.decision?.color === 'yellow'));
+  assert.ok(recording.steps.some((s) => s.decision?.frame?.color === 'red') && recording.steps.some((s) => s.decision?.frame?.color === 'yellow'));
 });
 
 test('a replay that comes out otherwise is reported, step by step', () => {
@@ -34,11 +37,11 @@ test('a replay that comes out otherwise is reported, step by step', () => {
 });
 
 test('lines written as a core runs parse back and replay; a frame keeps only what the core reads', () => {
-  const params: ControlCoreParams = { origin: 'v9', control: { mkc: { ...MKC_PAPER_GAINS, initialKbps: 300, minKbps: 200, maxKbps: 900 } }, feedback: 'router', mode: 'pels' };
+  const params: ControlCoreParams = { origin: 'v9', control: { mkc: { ...MKC_PAPER_GAINS, initialKbps: 300, minKbps: 200, maxKbps: 900 } }, feedback: 'router', mode: 'pels', startMs: 0, seed: 9 };
   const core = new ControlCore(params);
   const lines = [headerLine(params)];
   const inputs: ControlInput[] = [
-    ...Array.from({ length: 12 }, (_, i): ControlInput => ({ kind: 'frame', atMs: i * 33, frame: Object.assign({ temporalId: TEMPORAL_PATTERN[i % 4]!, keyframe: i === 0, bytes: 1500 }, { data: Buffer.alloc(4) }) })),
+    ...Array.from({ length: 12 }, (_, i): ControlInput => ({ kind: 'frames', atMs: i * 33, frames: [Object.assign({ temporalId: TEMPORAL_PATTERN[i % 4]!, keyframe: i === 0, bytes: 1500 }, { data: Buffer.alloc(4) })] })),
     { kind: 'router-feedback', atMs: 400, epoch: 1, lossFraction: 0.1, origin: 'r1', sentAtMs: 370 },
     { kind: 'mode', atMs: 450, mode: 'best-effort' },
     { kind: 'tick', atMs: 500 },
@@ -53,4 +56,32 @@ test('lines written as a core runs parse back and replay; a frame keeps only wha
 test('a file that is not a recording is refused with a reason', () => {
   assert.throws(() => parseRecording('{"input":{}}\n'), /not a control recording/);
   assert.throws(() => parseRecording(''), /not a control recording/);
+});
+
+test("two viewers sharing a stream's probe board and PSNR model: each one's recording replays alone, every rendition, UPTA and frame decision", () => {
+  const board = probeBoardFor(RENDITION_POLICY_DEFAULTS);
+  const recordings = [1, 2].map((seed) => {
+    const params = simulatedParams(seed);
+    const context = new RecordingContext(streamContext({ board, model: () => CLIP_MODEL }));
+    const core = new ControlCore(params, context);
+    // The second viewer meets the board as the first left it: what it was told depends on the other viewer.
+    const lines = [headerLine(params)];
+    const recorded = (input: ControlInput) => {
+      const out = core.step(input);
+      lines.push(stepLine(input, out, context.take()));
+      return out;
+    };
+    simulateViewer({ step: recorded, allows: (c) => core.allows(c) }, LOSS_EPISODE);
+    return parseRecording(lines.join('\n'));
+  });
+  for (const recording of recordings) {
+    assert.deepEqual(replay(recording), []);
+    const steps = recording.steps;
+    assert.ok(new Set(steps.map((s) => s.decision?.rendition).filter((r) => r !== undefined)).size === 2, 'both renditions were sent');
+    assert.ok(steps.some((s) => s.keyframeRequest !== undefined) && steps.some((s) => s.colors !== undefined) && steps.some((s) => s.asked?.length));
+  }
+  // Replayed with the answers of a board of its own, the second viewer's choice comes out otherwise.
+  const [, second] = recordings;
+  const unasked = second!.steps.map(({ asked: _asked, ...s }) => s);
+  assert.ok(replay({ params: second!.params, steps: unasked }).some((m) => m.askedOtherwise));
 });

@@ -17,7 +17,7 @@
  * link never sets this wait; its own dwell (renditionPolicy.ts) paces it.
  * Pure: the caller gives the time.
  */
-export class ProbeBoard {
+export class ProbeBoard implements ProbeBoardView {
   private owner: object | null = null;
   private untilMs = -Infinity;
   private serial = 0;
@@ -84,4 +84,14 @@ export class ProbeBoard {
   hurtOthers(who: object, nowMs: number): boolean {
     return this.owner === who && nowMs < this.untilMs && this.hurt;
   }
+}
+
+/** What a viewer's rendition policy asks and tells the board (a replayed recording stands in for it: recording.ts). */
+export interface ProbeBoardView {
+  claim(who: object, nowMs: number): boolean;
+  release(who: object, nowMs: number): void;
+  held(): void;
+  probingOther(who: object, nowMs: number): number | null;
+  lossBegan(who: object, nowMs: number): void;
+  hurtOthers(who: object, nowMs: number): boolean;
 }

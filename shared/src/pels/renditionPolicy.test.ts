@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ProbeBoard } from './probeBoard';
+import { mulberry32 } from './syntheticStream';
 import { RENDITION_POLICY_DEFAULTS, RenditionPolicy, probeBoardFor, validateRenditionPolicyParams, type RenditionPolicyParams } from './renditionPolicy';
 
 const P: RenditionPolicyParams = { margin: 0.5, hysteresis: 0.5, upHoldMs: 1000, minDwellMs: 2000, maxDwellMs: 8000, failWindowMs: 10_000, baseLossLimit: 0.05, switchGraceMs: 0, probeAfterReports: 3, probeLossLimit: 0.1, probe: true, dwellJitter: 0, probeHoldMs: 4000, baseWindowMs: 0 };
@@ -15,7 +16,7 @@ function step(p: RenditionPolicy, rate: number, now: number, bases: readonly (nu
 }
 
 test('down at once below the base rate plus the margin; not at or above it', () => {
-  const p = new RenditionPolicy(P, 2, 0, 0);
+  const p = new RenditionPolicy(P, 2, 0, 0, mulberry32(1));
   assert.equal(p.target(360, BASES, 100), 0);
   assert.equal(p.target(359, BASES, 200), 1);
   // The target is not a switch: the policy stays until told.
@@ -23,7 +24,7 @@ test('down at once below the base rate plus the margin; not at or above it', () 
 });
 
 test('base-layer loss above the limit moves down one rendition whatever the rate, and holds an up switch back', () => {
-  const p = new RenditionPolicy(P, 3, 0, 0);
+  const p = new RenditionPolicy(P, 3, 0, 0, mulberry32(1));
   assert.equal(p.target(2000, [240, 60, 15], 0, 0.05), 0);
   assert.equal(p.target(2000, [240, 60, 15], 0, 0.2), 1);
   p.switched(1, 0);
@@ -35,7 +36,7 @@ test('base-layer loss above the limit moves down one rendition whatever the rate
 });
 
 test('up only when the rate clears the hysteresis for the hold time and the dwell has passed', () => {
-  const p = new RenditionPolicy(P, 2, 0, 0);
+  const p = new RenditionPolicy(P, 2, 0, 0, mulberry32(1));
   assert.equal(step(p, 300, 0), 1);
   // Between the thresholds: stays low however long.
   for (let t = 0; t <= 20_000; t += 500) assert.equal(p.target(470, BASES, t), 1);
@@ -46,7 +47,7 @@ test('up only when the rate clears the hysteresis for the hold time and the dwel
 });
 
 test('a dip below the up threshold restarts the hold', () => {
-  const p = new RenditionPolicy(P, 2, 1, 0);
+  const p = new RenditionPolicy(P, 2, 1, 0, mulberry32(1));
   assert.equal(p.target(500, BASES, 5000), 1);
   assert.equal(p.target(400, BASES, 5500), 1);
   assert.equal(p.target(500, BASES, 5600), 1);
@@ -55,7 +56,7 @@ test('a dip below the up threshold restarts the hold', () => {
 });
 
 test('the dwell holds an up switch back after the last switch', () => {
-  const p = new RenditionPolicy(P, 2, 0, 0);
+  const p = new RenditionPolicy(P, 2, 0, 0, mulberry32(1));
   assert.equal(step(p, 300, 10_000), 1);
   assert.equal(p.target(600, BASES, 10_000), 1);
   assert.equal(p.target(600, BASES, 11_500), 1); // held 1.5 s, dwelt 1.5 s < 2 s
@@ -63,7 +64,7 @@ test('the dwell holds an up switch back after the last switch', () => {
 });
 
 test('failed probes double the dwell up to the maximum; a probe that holds resets it', () => {
-  const p = new RenditionPolicy(P, 2, 0, 0);
+  const p = new RenditionPolicy(P, 2, 0, 0, mulberry32(1));
   let now = 100_000;
   step(p, 300, now);
   const dwells: number[] = [];
@@ -83,7 +84,7 @@ test('failed probes double the dwell up to the maximum; a probe that holds reset
 });
 
 test('nothing moves on unknown base rates; with three renditions it goes down to the highest that fits', () => {
-  const p = new RenditionPolicy(P, 3, 0, 0);
+  const p = new RenditionPolicy(P, 3, 0, 0, mulberry32(1));
   assert.equal(p.target(10, [null, 60, 15], 0), 0);
   // Below the top's 360 and the middle's 90: the lowest.
   assert.equal(p.target(80, [240, 60, 15], 0), 2);
@@ -98,13 +99,13 @@ test('parameters and indexes are checked', () => {
   assert.deepEqual(validateRenditionPolicyParams(RENDITION_POLICY_DEFAULTS), []);
   assert.match(validateRenditionPolicyParams({ ...P, margin: -1 }).join(), /margin/);
   assert.match(validateRenditionPolicyParams({ ...P, maxDwellMs: 1000 }).join(), /maxDwellMs/);
-  assert.throws(() => new RenditionPolicy(P, 2, 2, 0), RangeError);
-  assert.throws(() => new RenditionPolicy(P, 0, 0, 0), RangeError);
-  assert.throws(() => new RenditionPolicy(P, 2, 0, 0).switched(-1, 0), RangeError);
+  assert.throws(() => new RenditionPolicy(P, 2, 2, 0, mulberry32(1)), RangeError);
+  assert.throws(() => new RenditionPolicy(P, 0, 0, 0, mulberry32(1)), RangeError);
+  assert.throws(() => new RenditionPolicy(P, 2, 0, 0, mulberry32(1)).switched(-1, 0), RangeError);
 });
 
 test('base-layer loss right after a move down (the rendition left behind) does not count; after a move up (a probe) it does', () => {
-  const p = new RenditionPolicy({ ...P, switchGraceMs: 2000 }, 3, 0, 0);
+  const p = new RenditionPolicy({ ...P, switchGraceMs: 2000 }, 3, 0, 0, mulberry32(1));
   const bases = [240, 60, 15];
   p.switched(1, 10_000);
   assert.equal(p.target(2000, bases, 11_999, 0.5), 1);
@@ -114,7 +115,7 @@ test('base-layer loss right after a move down (the rendition left behind) does n
 });
 
 test("right after a switch the base rate counts at most as it was then (the switch's keyframe raises the measured rate)", () => {
-  const p = new RenditionPolicy({ ...P, switchGraceMs: 4000 }, 2, 1, 0);
+  const p = new RenditionPolicy({ ...P, switchGraceMs: 4000 }, 2, 1, 0, mulberry32(1));
   p.target(500, BASES, 10_000);
   p.switched(0, 10_000);
   // The keyframe lifts the measured base from 240 to 300: 400 no longer clears 300 * 1.5, but it cleared 240 * 1.5 at the switch.
@@ -125,7 +126,7 @@ test("right after a switch the base rate counts at most as it was then (the swit
 });
 
 test("by default the grace outlasts the base meter's 4 s window, which holds the switch's keyframe until then", () => {
-  const p = new RenditionPolicy({ ...RENDITION_POLICY_DEFAULTS, dwellJitter: 0, baseWindowMs: 0 }, 2, 1, 0);
+  const p = new RenditionPolicy({ ...RENDITION_POLICY_DEFAULTS, dwellJitter: 0, baseWindowMs: 0 }, 2, 1, 0, mulberry32(1));
   p.target(506, [220, 50], 10_000);
   p.switched(0, 10_000);
   // As on the testbed: up at 2.3x a base of 220; 4.5 s later the keyframe has the base meter at 305 and the rate at 606.
@@ -134,7 +135,7 @@ test("by default the grace outlasts the base meter's 4 s window, which holds the
 });
 
 test('on a lower rendition, with the rate at its full rate, loss-free reports in a row probe the next one up after the dwell, at its up rate; a lossy one starts the count again', () => {
-  const p = new RenditionPolicy(P, 3, 0, 0);
+  const p = new RenditionPolicy(P, 3, 0, 0, mulberry32(1));
   const bases = [240, 60, 15];
   const fulls = [1000, 250, 60];
   p.switched(2, 4000);
@@ -162,7 +163,7 @@ test('on a lower rendition, with the rate at its full rate, loss-free reports in
 });
 
 test('no move up on the rate while the latest receiver report had loss', () => {
-  const p = new RenditionPolicy(P, 2, 1, 0);
+  const p = new RenditionPolicy(P, 2, 1, 0, mulberry32(1));
   p.onFeedback(0.2);
   assert.equal(p.target(600, BASES, 5000), 1);
   assert.equal(p.target(600, BASES, 7000), 1);
@@ -173,7 +174,7 @@ test('no move up on the rate while the latest receiver report had loss', () => {
 
 
 test('a receiver report with loss above the limit in a probe\'s first probeHoldMs fails it at once, whatever the rate', () => {
-  const p = new RenditionPolicy(P, 2, 1, 0);
+  const p = new RenditionPolicy(P, 2, 1, 0, mulberry32(1));
   p.switched(0, 10_000);
   p.onFeedback(0.1);
   assert.equal(p.target(2000, BASES, 11_000), 0, 'at the limit');
@@ -199,7 +200,7 @@ test('each switch stretches the next dwell by its own draw, so viewers that swit
 });
 
 test('with probing off a lower rendition at its full rate stays however many loss-free reports come', () => {
-  const p = new RenditionPolicy({ ...P, probe: false }, 2, 1, 0);
+  const p = new RenditionPolicy({ ...P, probe: false }, 2, 1, 0, mulberry32(1));
   for (let i = 0; i < 10; i++) p.onFeedback(0);
   assert.equal(p.target(100, BASES, 60_000, 0, [1000, 100]), 1);
   // The rate still moves it up.
@@ -209,8 +210,8 @@ test('with probing off a lower rendition at its full rate stays however many los
 
 test('viewers sharing a probe board move up one at a time: the second waits out the first one\'s hold', () => {
   const board = new ProbeBoard(P.probeHoldMs);
-  const a = new RenditionPolicy(P, 2, 1, 0, Math.random, board);
-  const b = new RenditionPolicy(P, 2, 1, 0, Math.random, board);
+  const a = new RenditionPolicy(P, 2, 1, 0, mulberry32(1), board);
+  const b = new RenditionPolicy(P, 2, 1, 0, mulberry32(1), board);
   for (const p of [a, b]) p.onFeedback(0);
   assert.equal(a.target(600, BASES, 5000), 1, 'the up hold first');
   assert.equal(b.target(600, BASES, 5000), 1);
@@ -223,8 +224,8 @@ test('viewers sharing a probe board move up one at a time: the second waits out 
 
 test('a failed probe frees the board at once', () => {
   const board = new ProbeBoard(P.probeHoldMs);
-  const a = new RenditionPolicy(P, 2, 1, 0, Math.random, board);
-  const b = new RenditionPolicy(P, 2, 1, 0, Math.random, board);
+  const a = new RenditionPolicy(P, 2, 1, 0, mulberry32(1), board);
+  const b = new RenditionPolicy(P, 2, 1, 0, mulberry32(1), board);
   for (const p of [a, b]) p.onFeedback(0);
   a.target(600, BASES, 5000);
   b.target(600, BASES, 5000);
@@ -239,7 +240,7 @@ test('a failed probe frees the board at once', () => {
 test('loss during another viewer\'s probe doubles this viewer\'s dwell and restarts it, once per probe (shared learning)', () => {
   const board = new ProbeBoard(P.probeHoldMs);
   const prober = {};
-  const p = new RenditionPolicy(P, 2, 1, 0, Math.random, board);
+  const p = new RenditionPolicy(P, 2, 1, 0, mulberry32(1), board);
   p.onFeedback(0);
   p.target(600, BASES, 5000);
   assert.equal(board.claim(prober, 5500), true);
@@ -259,7 +260,7 @@ test('loss during another viewer\'s probe doubles this viewer\'s dwell and resta
 
 test('loss with no probe of another viewer under way teaches nothing', () => {
   const board = new ProbeBoard(P.probeHoldMs);
-  const p = new RenditionPolicy(P, 2, 1, 0, Math.random, board);
+  const p = new RenditionPolicy(P, 2, 1, 0, mulberry32(1), board);
   board.claim({}, 0);
   p.onFeedback(0.3);
   p.target(600, BASES, 4000);
@@ -269,8 +270,8 @@ test('loss with no probe of another viewer under way teaches nothing', () => {
 test("a loss that begins at another viewer during a probe fails the probe, whatever the prober's own loss; loss that was there before does not", () => {
   const setup = (bBefore: number) => {
     const board = probeBoardFor(P);
-    const a = new RenditionPolicy(P, 2, 1, 0, Math.random, board);
-    const b = new RenditionPolicy(P, 2, 1, 0, Math.random, board);
+    const a = new RenditionPolicy(P, 2, 1, 0, mulberry32(1), board);
+    const b = new RenditionPolicy(P, 2, 1, 0, mulberry32(1), board);
     b.onFeedback(bBefore);
     b.target(200, BASES, 4000);
     a.onFeedback(0);
@@ -290,7 +291,7 @@ test("a loss that begins at another viewer during a probe fails the probe, whate
 });
 
 test('staying is judged on the lowest base rate of the window, moving up (and a probe\'s rate) on the highest', () => {
-  const p = new RenditionPolicy({ ...P, baseWindowMs: 10_000 }, 2, 0, 0);
+  const p = new RenditionPolicy({ ...P, baseWindowMs: 10_000 }, 2, 0, 0, mulberry32(1));
   // Readings once a second swinging 200-320 (forced keyframes, the content).
   const readings = [200, 320, 240, 200, 300];
   readings.forEach((b, k) => assert.equal(p.target(420, [b, 60], k * 1000), 0, `stays at 420 >= 1.5 x the lowest (200); reading ${b}`));
@@ -306,13 +307,13 @@ test('staying is judged on the lowest base rate of the window, moving up (and a 
 });
 
 test('no probe rate while the base rate is unknown', () => {
-  const p = new RenditionPolicy(P, 2, 1, 0);
+  const p = new RenditionPolicy(P, 2, 1, 0, mulberry32(1));
   p.target(100, [null, 60], 0);
   assert.equal(p.upKbps(0), null);
 });
 
 test('with no hysteresis, moving up still reads the highest base rate of the window', () => {
-  const p = new RenditionPolicy({ ...P, hysteresis: 0, baseWindowMs: 10_000 }, 2, 1, 0);
+  const p = new RenditionPolicy({ ...P, hysteresis: 0, baseWindowMs: 10_000 }, 2, 1, 0, mulberry32(1));
   p.target(300, [200, 60], 0);
   p.target(300, [320, 60], 1000);
   // 1.5 x 320 = 480: 400 clears the lowest reading (1.5 x 200) but not the highest.

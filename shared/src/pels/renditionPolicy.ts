@@ -48,7 +48,7 @@
  *   before was at most `probeLossLimit`) fails the other viewer's probe too,
  *   and quiets the board (probeBoard.ts).
  */
-import { ProbeBoard } from './probeBoard';
+import { ProbeBoard, type ProbeBoardView } from './probeBoard';
 import { RecentBases } from './recentBases';
 
 export interface RenditionPolicyParams {
@@ -148,10 +148,10 @@ export class RenditionPolicy {
     private readonly count: number,
     initial: number,
     nowMs: number,
-    /** Uniform in [0, 1); tests pass their own. */
-    private readonly random: () => number = Math.random,
+    /** Uniform in [0, 1): the viewer's control core gives a seeded one. */
+    private readonly random: () => number,
     /** Shared with the other viewers of the stream; a board of its own: no one to wait for or learn from. */
-    private readonly board: ProbeBoard = probeBoardFor(params),
+    private readonly board: ProbeBoardView = probeBoardFor(params),
   ) {
     const errors = validateRenditionPolicyParams(params);
     if (errors.length) throw new RangeError(errors.join('; '));

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TEMPORAL_PATTERN } from '@pels/shared/pels/frame';
-import type { StreamStats } from '@pels/shared/control/receiverReports';
-import { IntelligibilityModel } from '@pels/shared/upta/intelligibility';
-import { VIEWER_GATE_DEFAULTS } from '@pels/shared/upta/viewerGate';
-import { UptaGuard } from './uptaGuard';
+import { TEMPORAL_PATTERN } from '../pels/frame';
+import { IntelligibilityModel } from '../upta/intelligibility';
+import { VIEWER_GATE_DEFAULTS } from '../upta/viewerGate';
+import type { StreamStats } from './receiverReports';
+import { streamContext } from './streamContext';
+import { UptaGate } from './uptaGate';
 
 /** A table like the default clip's: 30 dB for a frame itself, 1.7 dB less per frame repeated. */
 const model = new IntelligibilityModel(
@@ -20,10 +21,10 @@ class Counters {
   };
   private lostSoFar = { green: 0, yellow: 0, red: 0 };
   private t = 0;
-  step(guard: UptaGuard, loss: number, pps = 40, dtMs = 250): Record<'green' | 'yellow' | 'red', StreamStats> {
+  step(gate: UptaGate, loss: number, pps = 40, dtMs = 250): Record<'green' | 'yellow' | 'red', StreamStats> {
     this.t += dtMs;
     for (const k of ['green', 'yellow', 'red'] as const) {
-      if (!guard.allows(k)) continue;
+      if (!gate.allows(k)) continue;
       const sent = (pps * dtMs) / 1000;
       this.c[k] = { ...this.c[k], packetCount: this.c[k].packetCount + sent };
       this.lostSoFar[k] += sent * loss;
@@ -35,31 +36,31 @@ class Counters {
 }
 
 test('a viewer at heavy loss is cut to green, then to nothing; it gets every layer back once the loss stops', () => {
-  const guard = new UptaGuard({ params: { ...VIEWER_GATE_DEFAULTS, floorDb: 20 }, model: () => model }, 0);
+  const gate = new UptaGate({ ...VIEWER_GATE_DEFAULTS, floorDb: 20 }, streamContext({ model: () => model }), 0);
   const counters = new Counters();
   const seen: string[] = [];
   let t = 0;
   const runUntil = (endMs: number, loss: number) => {
     for (; t < endMs; t += 250) {
-      guard.update(counters.step(guard, loss), 0, 50, t);
-      if (seen.at(-1) !== guard.status.state) seen.push(guard.status.state);
+      gate.update(counters.step(gate, loss), 0, 50, t);
+      if (seen.at(-1) !== gate.status.state) seen.push(gate.status.state);
     }
   };
   runUntil(10_000, 0);
   assert.deepEqual(seen, ['full']);
   runUntil(30_000, 0.7);
   assert.deepEqual(seen, ['full', 'baseOnly', 'paused']);
-  assert.equal(guard.allows('green'), guard.status.probing);
-  assert.equal(guard.allows('yellow'), false);
+  assert.equal(gate.allows('green'), gate.status.probing);
+  assert.equal(gate.allows('yellow'), false);
   runUntil(60_000, 0);
   assert.deepEqual(seen, ['full', 'baseOnly', 'paused', 'baseOnly', 'full']);
-  assert.ok(guard.allows('red'));
+  assert.ok(gate.allows('red'));
 });
 
 test('light loss and no table yet: every layer stays', () => {
   const [a, b] = [new Counters(), new Counters()];
-  const light = new UptaGuard({ params: { ...VIEWER_GATE_DEFAULTS, floorDb: 20 }, model: () => model }, 0);
-  const noTable = new UptaGuard({ params: { ...VIEWER_GATE_DEFAULTS, floorDb: 20 }, model: () => null }, 0);
+  const light = new UptaGate({ ...VIEWER_GATE_DEFAULTS, floorDb: 20 }, streamContext({ model: () => model }), 0);
+  const noTable = new UptaGate({ ...VIEWER_GATE_DEFAULTS, floorDb: 20 }, streamContext({}), 0);
   for (let t = 0; t < 60_000; t += 250) {
     light.update(a.step(light, 0.1), 0, null, t);
     noTable.update(b.step(noTable, 0.9), 0, null, t);
