@@ -10,18 +10,24 @@ import { headerLine, parseRecording, RecordingContext, replay, stepLine } from '
 import { CLIP_MODEL, LOSS_EPISODE, simulatedParams, simulateViewer } from './simulatedViewerForTests';
 import { streamContext } from './streamContext';
 
-/** Eight seconds of one viewer of the default stream, recorded by a server with CONTROL_RECORD_DIR (a real player in Chromium). */
+/**
+ * The first 40 s of one viewer of a two-rendition stream, recorded by a server with CONTROL_RECORD_DIR (a real
+ * player in Chromium, e2e renditions.spec: the link narrows at 15 s and widens at 35 s).
+ */
 const SERVER_RECORDING = readFileSync(new URL('../../testdata/control-recording.jsonl', import.meta.url), 'utf8');
 
-test("a server's recording replays through a new core to the same decisions, rates and gammas", () => {
+test("a server's recording replays through a new core to the same renditions, keyframe requests, decisions, rates and gammas", () => {
   const recording = parseRecording(SERVER_RECORDING);
   assert.deepEqual(replay(recording), []);
-  // Not a trivial session: frames were decided, reports stepped the rate, the bounds moved.
+  // Not a trivial session: frames were decided, reports stepped the rate, the bounds moved, the viewer moved down and up.
   const kinds = new Set(recording.steps.map((s) => s.input.kind));
-  assert.deepEqual([...kinds].sort(), ['frames', 'rate-bounds', 'receiver-reports']);
+  assert.deepEqual([...kinds].sort(), ['frames', 'rate-bounds', 'receiver-reports', 'rendition-rates', 'tick']);
   const rates = new Set(recording.steps.map((s) => s.rateKbps));
   assert.ok(rates.size > 5, `${rates.size} rates`);
   assert.ok(recording.steps.some((s) => s.decision?.frame?.color === 'red') && recording.steps.some((s) => s.decision?.frame?.color === 'yellow'));
+  const renditions = recording.steps.flatMap((s) => (s.decision ? [s.decision.rendition] : []));
+  assert.deepEqual([...new Set(renditions)].sort(), [0, 1]);
+  assert.ok(recording.steps.some((s) => s.keyframeRequest !== undefined) && recording.steps.some((s) => s.asked?.length));
 });
 
 test('a replay that comes out otherwise is reported, step by step', () => {
