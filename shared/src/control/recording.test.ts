@@ -11,7 +11,7 @@ import { CLIP_MODEL, LOSS_EPISODE, simulatedParams, simulateViewer } from './sim
 import { streamContext } from './streamContext';
 
 /**
- * The first 40 s of one viewer of a two-rendition stream, recorded by a server with CONTROL_RECORD_DIR (a real
+ * The first 40 s or so of one viewer of a two-rendition stream, recorded by a server with CONTROL_RECORD_DIR (a real
  * player in Chromium, e2e renditions.spec: the link narrows at 15 s and widens at 35 s).
  */
 const SERVER_RECORDING = readFileSync(new URL('../../testdata/control-recording.jsonl', import.meta.url), 'utf8');
@@ -32,11 +32,11 @@ test("a server's recording replays through a new core to the same renditions, ke
 
 test('a replay that comes out otherwise is reported, step by step', () => {
   const recording = parseRecording(SERVER_RECORDING);
-  // Loss in the first report that stepped: every later rate differs.
+  // Every packet lost in the first report that stepped the rate: every later rate differs.
   const i = recording.steps.findIndex((s, k) => k > 0 && s.input.kind === 'receiver-reports' && s.rateKbps !== recording.steps[k - 1]!.rateKbps);
   const input = recording.steps[i]!.input as Extract<ControlInput, { kind: 'receiver-reports' }>;
-  const green = input.streams.green!;
-  const tampered = recording.steps.map((s, k) => (k === i ? { ...s, input: { ...input, streams: { ...input.streams, green: { ...green, packetsLost: green.packetCount } } } } : s));
+  const streams = Object.fromEntries(Object.entries(input.streams).map(([c, st]) => [c, { ...st, packetsLost: st.packetCount, fractionLost: 255 }]));
+  const tampered = recording.steps.map((s, k) => (k === i ? { ...s, input: { ...input, streams } } : s));
   const mismatches = replay({ params: recording.params, steps: tampered });
   assert.equal(mismatches[0]?.step, i);
   assert.notEqual(mismatches[0]!.replayed.rateKbps, mismatches[0]!.recorded.rateKbps);
