@@ -94,6 +94,9 @@ interface PlayerStats {
   packetsRecovered: number;
   pliSent: number;
   renditionSwitches: number;
+  /** Absent from a player without sound. */
+  avSyncMs?: number | null;
+  audio?: { packetsReceived: number; packetsLost: number; concealedSamples: number; totalSamplesReceived: number } | null;
 }
 
 
@@ -375,6 +378,13 @@ export interface ViewerResult {
   rtx?: { sent: number | null; recovered: number | null; overheadPct: number | null };
   /** Key-frame requests the player sent on green. */
   pliSent?: number;
+  /**
+   * The sound as the player received it: packets received and lost (the receiver's counts over the run),
+   * concealed samples over the samples received in the second half, and the player's A/V offset (audio
+   * playout minus video display for the same instant, positive when the sound is late), median of its
+   * per-second readings over the second half, ms. null: the player had no sound.
+   */
+  audio?: { packetsReceived: number; packetsLost: number; concealedRatio: number | null; avSyncMs: number | null } | null;
   /** The controller's reading of the loss over the second half (the viewer state's `congestion`); null: the server gives none. */
   congestion?: CongestionSummary | null;
   /**
@@ -512,6 +522,7 @@ function summarize(
       decodeErrors: end.stats.decodeErrors,
       rtx: { sent: b?.rtx.packetsSent ?? null, recovered: end.stats.packetsRecovered, overheadPct: rtxOverheadPct(a, b, server.sentKbps, elapsed) },
       pliSent: end.stats.pliSent,
+      audio: audioSummary(half.map((x) => x.players[i]?.stats)),
       ...(server.rendition ? { rendition: { ...server.rendition, playerSwitches: end.stats.renditionSwitches } } : {}),
       errors,
     };
@@ -717,4 +728,22 @@ export function timeseriesCsv(samples: Sample[]): string {
     rows.push(row.map((x) => (typeof x === 'number' ? round(x, 4) : x)).join(','));
   }
   return rows.join('\n') + '\n';
+}
+
+/** The sound of one player over the second half (its stats each second), for the JSON. */
+export function audioSummary(stats: (PlayerStats | undefined)[]): ViewerResult['audio'] {
+  const withAudio = stats.filter((x): x is PlayerStats & { audio: NonNullable<PlayerStats['audio']> } => !!x?.audio);
+  const a = withAudio[0]?.audio;
+  const b = withAudio.at(-1)?.audio;
+  if (!a || !b) return null;
+  const samples = b.totalSamplesReceived - a.totalSamplesReceived;
+  const offsets = withAudio.flatMap((x) => (typeof x.avSyncMs === 'number' ? [x.avSyncMs] : [])).sort((p, q) => p - q);
+  const mid = offsets.length >> 1;
+  const median = offsets.length === 0 ? null : offsets.length % 2 ? offsets[mid]! : (offsets[mid - 1]! + offsets[mid]!) / 2;
+  return {
+    packetsReceived: b.packetsReceived,
+    packetsLost: b.packetsLost,
+    concealedRatio: samples > 0 ? round((b.concealedSamples - a.concealedSamples) / samples, 4) : null,
+    avSyncMs: round(median, 1),
+  };
 }
