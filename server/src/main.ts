@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { DASHBOARD_WS_PATH } from '@pels/shared/protocol/dashboard';
-import { loadConfig, ConfigError } from './config';
+import { loadConfig, ConfigError, DEFAULT_SOURCE, DEMO_DIR } from './config';
+import { demoClipWithSound } from './ingest/demoClip';
 import { RequestError } from './errors';
 import { RouterFeedbackHub } from './feedback/routerFeedbackHub';
 import { apiRoutes } from './http/apiRoutes';
@@ -38,6 +39,14 @@ const log = createLogger();
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, fileURLToPath(new URL('../../client/dist', import.meta.url)));
+  // The default clip has no sound: it plays with the sound track the server gives it (unless MEDIA_DIR leaves that folder out).
+  if (config.source === DEFAULT_SOURCE) {
+    const withSound = await demoClipWithSound(DEFAULT_SOURCE, DEMO_DIR).then((clip) => resolveSource(clip, config.mediaDirs)).catch((err: unknown) => {
+      log.warn({ err }, 'the default clip plays without sound');
+      return null;
+    });
+    if (withSound) config.source = withSound.kind === 'file' ? withSound.path : config.source;
+  }
   const source = await resolveSource(config.source, config.mediaDirs).catch((err: unknown) => {
     throw err instanceof SourceError ? new ConfigError(`SOURCE: ${err.message}`) : err;
   });
