@@ -60,7 +60,7 @@ test('PACKET_SINK: auto by default, or producer-send', () => {
 test('ICE servers: ICE_SERVERS, and TURN_URL with TURN_SECRET (TURN_TTL_S)', () => {
   assert.deepEqual(load({}).ice, { servers: [], turn: undefined });
   const c = load({ ICE_SERVERS: '[{"urls":"stun:stun.example.org"}]', TURN_URL: 'turn:t.example.org:3478', TURN_SECRET: 'shared' });
-  assert.deepEqual(c.ice, { servers: [{ urls: 'stun:stun.example.org' }], turn: { urls: ['turn:t.example.org:3478'], secret: 'shared', ttlS: 86_400 } });
+  assert.deepEqual(c.ice, { servers: [{ urls: 'stun:stun.example.org' }], turn: { urls: ['turn:t.example.org:3478'], secret: 'shared', ttlS: 4 * 3600 } });
   assert.equal(load({ TURN_URL: 'turn:t', TURN_SECRET: 's', TURN_TTL_S: '600' }).ice.turn?.ttlS, 600);
   assert.throws(() => load({ ICE_SERVERS: '[{"urls":"turn:t"}]' }), /^ConfigError: ICE_SERVERS: at 0: a turn: or turns: server needs username and credential/);
   assert.throws(() => load({ TURN_URL: 'turn:t' }), /TURN_URL and TURN_SECRET go together/);

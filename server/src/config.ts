@@ -10,6 +10,7 @@ import { defaultRenditions, parseRenditions } from './ingest/renditionList';
 import { DEFAULT_ENCODE, type EncodeSettings, type Rendition } from './ingest/sourceSpec';
 import { RENDITION_POLICY_DEFAULTS, validateRenditionPolicyParams, type RenditionPolicyParams } from '@pels/shared/pels/renditionPolicy';
 import { VIEWER_GATE_DEFAULTS, viewerGateErrors, type ViewerGateParams } from '@pels/shared/upta/viewerGate';
+import { parseAllowedOrigins, type AllowedOrigins } from './http/allowedOrigins';
 import { parseTrustedProxies, type TrustedProxies } from './http/clientAddress';
 import { DEFAULT_LIMITS, type LimitSettings } from './limits/limits';
 import type { PacketSinkSetting } from './sfu/packetSinkChoice';
@@ -75,6 +76,8 @@ export interface ServerConfig {
   limits: LimitSettings;
   /** TRUSTED_PROXIES: the reverse proxies whose X-Forwarded-For names the client; none by default. */
   trustedProxies: TrustedProxies;
+  /** ALLOWED_ORIGINS: web pages besides the server's own that may open its WebSockets. */
+  allowedOrigins: AllowedOrigins;
   /** UPTA, UPTA_FLOOR_DB: each viewer's useless-packet avoidance and its intelligibility floor; undefined: off. */
   upta: ViewerGateParams | undefined;
   /** STATE_DIR: where the operator's changes and a generated token are kept across restarts. */
@@ -221,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     routerToken,
     limits: limitsFrom(env),
     trustedProxies: trustedProxiesFrom(env),
+    allowedOrigins: allowedOriginsFrom(env),
     stateDir: resolve(env.STATE_DIR || DEFAULT_STATE_DIR),
     upta: uptaFrom(env),
   };
@@ -248,6 +252,12 @@ function tlsFrom(env: NodeJS.ProcessEnv): ServerConfig['tls'] {
   return { certFile: resolve(certFile), keyFile: resolve(keyFile) };
 }
 
+/**
+ * Four hours: a leaked credential is good for that long at most, and a viewing session rarely lasts longer (a relayed
+ * viewer past it loses its relay at the next allocation refresh; its player rejoins with a fresh credential).
+ */
+export const DEFAULT_TURN_TTL_S = 4 * 3600;
+
 function iceFrom(env: NodeJS.ProcessEnv): IceSettings {
   let servers: IceSettings['servers'] = [];
   if (env.ICE_SERVERS) {
@@ -267,7 +277,7 @@ function iceFrom(env: NodeJS.ProcessEnv): IceSettings {
   } catch (err) {
     throw new ConfigError(`TURN_URL: ${(err as Error).message}`);
   }
-  return { servers, turn: { urls, secret, ttlS: intFrom(env, 'TURN_TTL_S', 86_400, 60, 30 * 86_400) } };
+  return { servers, turn: { urls, secret, ttlS: intFrom(env, 'TURN_TTL_S', DEFAULT_TURN_TTL_S, 60, 30 * 86_400) } };
 }
 
 function limitsFrom(env: NodeJS.ProcessEnv): LimitSettings {
@@ -277,11 +287,24 @@ function limitsFrom(env: NodeJS.ProcessEnv): LimitSettings {
     maxViewers,
     // One stream may take every place unless told otherwise.
     maxViewersPerStream: intFrom(env, 'MAX_VIEWERS_PER_STREAM', maxViewers, 1, 100_000),
+    maxViewersPerAddress: intFrom(env, 'MAX_VIEWERS_PER_ADDRESS', d.maxViewersPerAddress, 1, 100_000),
     maxSocketsPerAddress: intFrom(env, 'MAX_SOCKETS_PER_ADDRESS', d.maxSocketsPerAddress, 1, 100_000),
+    maxDashboardSocketsPerAddress: intFrom(env, 'MAX_DASHBOARD_SOCKETS_PER_ADDRESS', d.maxDashboardSocketsPerAddress, 1, 1000),
+    maxStreams: intFrom(env, 'MAX_STREAMS', d.maxStreams, 1, 1000),
+    turnCredentialsPerMinute: intFrom(env, 'TURN_CREDENTIALS_PER_MINUTE', d.turnCredentialsPerMinute, 1, 100_000),
+    authFailuresPerMinute: intFrom(env, 'AUTH_FAILURES_PER_MINUTE', d.authFailuresPerMinute, 1, 100_000),
     maxPendingRequests: intFrom(env, 'MAX_PENDING_REQUESTS', d.maxPendingRequests, 1, 100_000),
     dtlsTimeoutMs: intFrom(env, 'DTLS_TIMEOUT_MS', d.dtlsTimeoutMs, 1000, 600_000),
     maxSendBufferBytes: intFrom(env, 'MAX_SEND_BUFFER_BYTES', d.maxSendBufferBytes, 64 * 1024, 1 << 30),
   };
+}
+
+function allowedOriginsFrom(env: NodeJS.ProcessEnv): AllowedOrigins {
+  try {
+    return parseAllowedOrigins(env.ALLOWED_ORIGINS);
+  } catch (err) {
+    throw new ConfigError(`ALLOWED_ORIGINS: ${(err as Error).message}`);
+  }
 }
 
 function trustedProxiesFrom(env: NodeJS.ProcessEnv): TrustedProxies {

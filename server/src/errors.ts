@@ -6,6 +6,8 @@ export class RequestError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /** When the client may try again (an HTTP answer's Retry-After). */
+    readonly retryAfterS?: number,
   ) {
     super(message);
   }

@@ -9,12 +9,13 @@ import { RequestError } from './errors';
 import { RouterFeedbackHub } from './feedback/routerFeedbackHub';
 import { apiRoutes } from './http/apiRoutes';
 import { clientAddress } from './http/clientAddress';
-import { httpHandler, routeUpgrades } from './http/httpServer';
+import { httpHandler, routeUpgrades, type UpgradeHandler } from './http/httpServer';
 import { keepCertificateCurrent, readTlsPair, TlsFilesError } from './http/tlsCertificate';
 import { resolveSource } from './ingest/mediaFiles';
 import { SourceError } from './ingest/sourcePolicy';
 import { redactCredentials } from './ingest/sourceRedaction';
 import { Limits } from './limits/limits';
+import type { SocketKind } from './limits/socketsPerAddress';
 import { createLogger } from './log';
 import { MediasoupWorkers } from './metrics/mediasoupWorkers';
 import { ServerMetrics } from './metrics/serverMetrics';
@@ -64,7 +65,13 @@ async function main(): Promise<void> {
   } else if (config.operatorToken === undefined) {
     log.info({ stateFile: store.file }, 'OPERATOR_TOKEN is not set: the dashboard and operator API take the generated token kept in the state file ("operatorToken")');
   }
-  const auth = new OperatorAuth(operatorToken, { metrics: config.metricsToken, router: config.routerToken });
+  const limits = new Limits(config.limits);
+  const addressOf = (req: IncomingMessage) => clientAddress(req, config.trustedProxies);
+  const auth = new OperatorAuth(
+    operatorToken,
+    { metrics: config.metricsToken, router: config.routerToken },
+    { limit: limits.authFailures, addressOf, onRefused: () => limits.rejections.add('auth_failures') },
+  );
   const control = new ControlSettings(config.control, (params) => streams.all().forEach((s) => s.setControlParams(params)));
   if (Object.keys(store.state.gains).length > 0) {
     try {
@@ -84,8 +91,6 @@ async function main(): Promise<void> {
     udpPorts: { min: config.rtc.port, max: config.rtc.port + config.rtc.workers - 1 },
     log: log.child({ component: 'dscp' }),
   });
-  const limits = new Limits(config.limits);
-  const addressOf = (req: IncomingMessage) => clientAddress(req, config.trustedProxies);
   // Packets the workers' channel writers dropped (a worker that fell behind), counted across worker restarts.
   const channelDrops = noDrops();
   const metrics = new ServerMetrics({ streams, router, control, mediasoup: mediasoupWorkers, limits, dscp, channelDrops });
@@ -98,6 +103,7 @@ async function main(): Promise<void> {
       ...operatorRoutes({
         ...snapshotSources,
         mediaDirs: config.mediaDirs,
+        maxStreams: config.limits.maxStreams,
         createStream: (s) => {
           if (!makeStream) throw new RequestError('unavailable', 'starting');
           return makeStream(s);
@@ -113,7 +119,7 @@ async function main(): Promise<void> {
         throw err instanceof TlsFilesError ? new ConfigError(err.message) : err;
       }) }
     : undefined;
-  const handler = httpHandler(routes, config.clientDir, log);
+  const handler = httpHandler(routes, config.clientDir, log, { tls: tls !== undefined });
   const https = tls ? createHttpsServer(tls.pair, handler) : undefined;
   const http: Server = https ?? createServer(handler);
   await new Promise<void>((resolve, reject) => {
@@ -161,11 +167,14 @@ async function main(): Promise<void> {
     }
   });
 
-  const signaling = new SignalingServer(streams, limits, config.ice, log);
-  const dashboard = new DashboardFeed({ auth, snapshot: () => takeSnapshot(snapshotSources), log: log.child({ component: 'dashboard' }) });
+  const signaling = new SignalingServer(streams, limits, config.ice, log, addressOf);
+  const dashboard = new DashboardFeed({ auth, addressOf, snapshot: () => takeSnapshot(snapshotSources), log: log.child({ component: 'dashboard' }) });
+  // The origin first: a foreign page's upgrade takes no place.
+  const guarded = (kind: SocketKind, handler: UpgradeHandler) =>
+    config.allowedOrigins.guard(limits.sockets.guard(kind, handler, addressOf), () => limits.rejections.add('foreign_origin'));
   routeUpgrades(http, {
-    '/ws': limits.sockets.guard('signaling', (req, socket, head) => signaling.handleUpgrade(req, socket, head), addressOf),
-    [DASHBOARD_WS_PATH]: limits.sockets.guard('dashboard', (req, socket, head) => dashboard.handleUpgrade(req, socket, head), addressOf),
+    '/ws': guarded('signaling', (req, socket, head) => signaling.handleUpgrade(req, socket, head)),
+    [DASHBOARD_WS_PATH]: guarded('dashboard', (req, socket, head) => dashboard.handleUpgrade(req, socket, head)),
   }, log);
   ready = true;
   const addr = http.address();

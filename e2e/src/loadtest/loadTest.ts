@@ -89,6 +89,8 @@ export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
       env: {
         // Every receiver comes from this host: the per-address and viewer limits must not be what is measured.
         MAX_VIEWERS: String(o.viewers),
+        // Every synthetic viewer joins from this one host.
+        MAX_VIEWERS_PER_ADDRESS: String(o.viewers),
         MAX_SOCKETS_PER_ADDRESS: String(o.viewers + 16),
         LOG_LEVEL: 'warn',
         ...o.serverEnv,

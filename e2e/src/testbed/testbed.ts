@@ -191,8 +191,10 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
         FEEDBACK: o.feedback,
         ...(o.source ? { SOURCE: o.source } : {}),
         ...(topo ? { RTC_LISTEN_IP: topo.serverIp, HOST: '0.0.0.0' } : {}),
-        // The synthetic viewers all come from one address: the per-address and viewer limits must not turn them away.
-        ...(o.synthetic > 0 ? { MAX_VIEWERS: String(o.viewers + o.synthetic), MAX_SOCKETS_PER_ADDRESS: String(o.viewers + o.synthetic + 16) } : {}),
+        // Every viewer joins from the viewers' one address: the per-address and viewer limits must not turn them away.
+        MAX_VIEWERS_PER_ADDRESS: String(o.viewers + o.synthetic),
+        MAX_SOCKETS_PER_ADDRESS: String(o.viewers + o.synthetic + 16),
+        ...(o.synthetic > 0 ? { MAX_VIEWERS: String(o.viewers + o.synthetic) } : {}),
         ...o.serverEnv,
       },
       ...(topo ? { netns: topo.serverNs, controlHost: topo.serverControlIp } : {}),

@@ -6,6 +6,7 @@
  * browsers (the synthetic receivers, monitoring) send no Origin and pass.
  */
 import type { IncomingMessage } from 'node:http';
+import { refuseUpgrade, type UpgradeHandler } from './httpServer';
 
 export class AllowedOrigins {
   private readonly origins: ReadonlySet<string>;
@@ -13,6 +14,15 @@ export class AllowedOrigins {
   /** `origins`: e.g. ["https://tv.example.org"]; the server's own origin (the request's Host) is always allowed. */
   constructor(origins: readonly string[]) {
     this.origins = new Set(origins.map(normalOrigin));
+  }
+
+  /** Wraps an upgrade handler: a foreign origin gets 403 before any WebSocket is made. */
+  guard(handler: UpgradeHandler, onRefused: () => void = () => {}): UpgradeHandler {
+    return (req, socket, head) => {
+      if (this.allows(req)) return handler(req, socket, head);
+      onRefused();
+      refuseUpgrade(socket, 403, { error: { code: 'unauthorized', message: `origin ${JSON.stringify(req.headers.origin)} may not open this server's WebSockets (ALLOWED_ORIGINS)` } });
+    };
   }
 
   /** Whether an upgrade request may go on. */

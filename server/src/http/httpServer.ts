@@ -5,6 +5,7 @@ import { RequestError } from '../errors';
 import type { Logger } from '../log';
 import { parseRequestTarget } from './requestTarget';
 import { matchPath, type RouteParams } from './routePath';
+import { securityHeaders } from './securityHeaders';
 import { serveStatic } from './staticFiles';
 
 /**
@@ -26,7 +27,7 @@ export class TextBody {
   ) {}
 }
 
-const STATUS: Record<ErrorCode, number> = { bad_request: 400, unauthorized: 401, not_found: 404, invalid_state: 409, unavailable: 503, internal: 500 };
+const STATUS: Record<ErrorCode, number> = { bad_request: 400, unauthorized: 401, rate_limited: 429, not_found: 404, invalid_state: 409, unavailable: 503, internal: 500 };
 const MAX_BODY_BYTES = 64 * 1024;
 
 function json(res: ServerResponse, status: number, body: unknown): void {
@@ -51,7 +52,7 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
 
 /** A plain HTTP server answering with httpHandler. */
 export function createHttpServer(routes: readonly Route[], clientDir: string, log: Logger): Server {
-  return createServer(httpHandler(routes, clientDir, log));
+  return createServer(httpHandler(routes, clientDir, log, { tls: false }));
 }
 
 /**
@@ -59,8 +60,10 @@ export function createHttpServer(routes: readonly Route[], clientDir: string, lo
  * as `{ error: { code, message } }` with the matching status) and the built
  * player for everything else.
  */
-export function httpHandler(routes: readonly Route[], clientDir: string, log: Logger): RequestListener {
+export function httpHandler(routes: readonly Route[], clientDir: string, log: Logger, o: { tls: boolean }): RequestListener {
+  const headers = securityHeaders(o.tls);
   return (req, res) => {
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     const target = parseRequestTarget(req.url);
     const handle = async (): Promise<void> => {
       if (!target) return json(res, 400, { error: { code: 'bad_request', message: 'malformed request target' } });
@@ -84,6 +87,7 @@ export function httpHandler(routes: readonly Route[], clientDir: string, log: Lo
         } catch (err) {
           if (!(err instanceof RequestError)) throw err;
           if (err.code === 'unauthorized') res.setHeader('www-authenticate', 'Bearer');
+          if (err.retryAfterS !== undefined) res.setHeader('retry-after', String(err.retryAfterS));
           return json(res, STATUS[err.code], { error: { code: err.code, message: err.message } });
         }
       }
@@ -120,13 +124,13 @@ export function routeUpgrades(server: Server, handlers: Record<string, UpgradeHa
   });
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 429: 'Too Many Requests' };
+const REASONS: Record<number, string> = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests' };
 
 /**
  * Answers an upgrade request with an HTTP error instead of a WebSocket (with
  * an API error body when given) and closes the connection once it is out.
  */
-export function refuseUpgrade(socket: Duplex, status: 400 | 404 | 429, extra: { headers?: Record<string, string>; error?: ErrorBody } = {}): void {
+export function refuseUpgrade(socket: Duplex, status: 400 | 403 | 404 | 429, extra: { headers?: Record<string, string>; error?: ErrorBody } = {}): void {
   const body = extra.error ? JSON.stringify({ error: extra.error }) : '';
   const headers = { ...extra.headers, ...(body ? { 'content-type': 'application/json' } : {}), 'content-length': String(Buffer.byteLength(body)) };
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');

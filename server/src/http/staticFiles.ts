@@ -1,4 +1,4 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, realpath, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -22,6 +22,12 @@ async function openFile(file: string): Promise<{ fh: FileHandle; size: number } 
   if (st?.isFile()) return { fh, size: st.size };
   await fh.close();
   return null;
+}
+
+/** The file, open, if its real path is inside the folder's: a link in the folder may point anywhere. */
+async function openInside(realRoot: string, file: string): Promise<{ fh: FileHandle; size: number } | null> {
+  const real = await realpath(file).catch(() => null);
+  return real !== null && real.startsWith(realRoot + sep) ? openFile(real) : null;
 }
 
 /** Encodings the player's build writes beside each text file (`app.js.br`), in order of preference. */
@@ -56,10 +62,11 @@ export async function serveStatic(root: string, decodedPath: string, req: Incomi
     res.writeHead(403).end();
     return;
   }
-  let found = await openFile(file);
+  const realRoot = await realpath(root).catch(() => root);
+  let found = await openInside(realRoot, file);
   if (!found) {
     file = join(root, 'index.html');
-    found = await openFile(file);
+    found = await openInside(realRoot, file);
   }
   if (!found) {
     res.writeHead(503, { 'content-type': 'text/plain' }).end('The player is not built: run `npm run build -w client`.\n');
@@ -69,7 +76,7 @@ export async function serveStatic(root: string, decodedPath: string, req: Incomi
   let encoding: string | undefined;
   for (const c of PRECOMPRESSED) {
     if (!acceptsEncoding(req.headers['accept-encoding'], c.encoding)) continue;
-    const compressed = await openFile(file + c.suffix);
+    const compressed = await openInside(realRoot, file + c.suffix);
     if (!compressed) continue;
     await found.fh.close();
     found = compressed;

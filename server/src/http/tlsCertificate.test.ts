@@ -53,7 +53,7 @@ async function until(what: string, ok: () => Promise<boolean>, timeoutMs = 5000)
 async function serve(files: { certFile: string; keyFile: string }, logs: string[]): Promise<{ server: Server; port: number; stop(): Promise<void> }> {
   const log = pino({ level: 'info' }, { write: (line: string) => void logs.push(line) });
   const pair = await readTlsPair(files);
-  const server = createServer(pair, httpHandler([{ method: 'GET', path: '/api/health', handler: () => ({ ok: true }) }], dir, log));
+  const server = createServer(pair, httpHandler([{ method: 'GET', path: '/api/health', handler: () => ({ ok: true }) }], dir, log, { tls: true }));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const stopWatching = keepCertificateCurrent(server, files, pair, log);
   return {

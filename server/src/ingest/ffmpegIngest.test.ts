@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -283,4 +284,54 @@ test("when a lower rendition's encoder dies, FFmpeg and the other encoder end wi
   const seen = new Set<number>();
   ingest.on('frame', (_f, r) => seen.add(r));
   while (seen.size < 2) await once(ingest, 'frame');
+});
+
+/** This process's children named `comm` (pids). */
+function childrenNamed(comm: string): number[] {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+        return stat.includes(`(${comm})`) && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
+
+test("a URL's credentials reach its server but not FFmpeg's command line (ps), and FFmpeg's environment holds no secret", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'pels-ingest-url-'));
+  const clip = join(dir, 'clip.ts');
+  execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=160x90:rate=30:duration=5', '-c:v', 'mpeg2video', clip]);
+  const body = readFileSync(clip);
+  const authorizations: string[] = [];
+  // Basic auth as a camera or a CDN asks for it: a challenge first, FFmpeg then sends the URL's user info.
+  const server = createServer((req, res) => {
+    authorizations.push(req.headers.authorization ?? '');
+    if (req.headers.authorization !== `Basic ${Buffer.from('viewer:s3cret-pass').toString('base64')}`) return void res.writeHead(401, { 'www-authenticate': 'Basic realm="cam"' }).end();
+    res.writeHead(200, { 'content-type': 'video/mp2t' }).end(body);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  process.env.TURN_SECRET_FOR_INGEST_TEST = 'must not reach FFmpeg';
+  const { port } = server.address() as { port: number };
+  const ingest = new FfmpegIngest(await resolveSource(`http://viewer:s3cret-pass@127.0.0.1:${port}/clip.ts?token=abc123`, []), small, log, fast);
+  t.after(async () => {
+    ingest.close();
+    delete process.env.TURN_SECRET_FOR_INGEST_TEST;
+    server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  ingest.start();
+  await waitFor(ingest, (s) => s.state === 'running');
+  assert.ok(authorizations.some((a) => a.startsWith('Basic ')), 'FFmpeg answered the challenge with the credentials');
+  const [pid] = childrenNamed('ffmpeg');
+  assert.ok(pid !== undefined, 'FFmpeg runs');
+  const ps = execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' });
+  assert.ok(ps.includes('pipe:0'), ps);
+  for (const secret of ['s3cret-pass', 'abc123', '127.0.0.1']) assert.ok(!ps.includes(secret), `${secret} in: ${ps}`);
+  const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+  assert.ok(!environ.includes('TURN_SECRET_FOR_INGEST_TEST'));
 });

@@ -8,7 +8,7 @@ import { probeAudio } from './audioProbe';
 import { resolveMediaFile } from './mediaFiles';
 import { OggOpusReader, type OpusPacket } from './oggOpusReader';
 import { operatorSourceText, redactCredentials } from './sourceRedaction';
-import { audioFd, audioPlan, ffmpegArgs, REFERENCE_FD, renditionEncode, type AudioPlan, type EncodeSettings, type Rendition, type SourceSpec } from './sourceSpec';
+import { audioFd, audioPlan, ffmpegArgs, ffmpegStdin, REFERENCE_FD, renditionEncode, type AudioPlan, type EncodeSettings, type Rendition, type SourceSpec } from './sourceSpec';
 import { ENCODER_PATH, Vp8Encoder } from './vp8Encoder';
 
 export type IngestState = StreamState;
@@ -178,8 +178,13 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     const [encoder, ...lower] = encoders as [Vp8Encoder, ...Vp8Encoder[]];
     // Started first: FFmpeg writes its raw frames straight into the encoders' inputs (rendition k > 0 on renditionFd(k)).
     const allStarted = encoders.every((e) => e.pid !== undefined);
-    const stdio = ['ignore', encoder.input, 'pipe', 'pipe', ...lower.map((e) => e.input), ...(audio === 'none' ? [] : ['pipe' as const])] as const;
+    const stdin = ffmpegStdin(spec);
+    const stdio = [stdin === undefined ? 'ignore' : 'pipe', encoder.input, 'pipe', 'pipe', ...lower.map((e) => e.input), ...(audio === 'none' ? [] : ['pipe' as const])] as const;
     const ffmpeg: ChildProcess | null = allStarted ? spawn(this.opts.ffmpegPath, ffmpegArgs(spec, this.encode, this.renditions, audio), { stdio: [...stdio], env: childEnv() }) : null;
+    if (ffmpeg?.stdin) {
+      ffmpeg.stdin.on('error', () => {}); // FFmpeg gone before it read: its exit is reported below
+      ffmpeg.stdin.end(stdin);
+    }
     for (const e of encoders) e.releaseInput();
     // An encoder that started while another did not has no input writer: ending it ends the run.
     if (!allStarted) for (const e of encoders) e.kill();

@@ -95,6 +95,18 @@ const refused: Array<[string, RegExp]> = [
   ['http://example.com\\@evil/', /backslashes/],
   ['http://exämple.com/', /printable ASCII/],
   ['http://example.com/%0d%0aX-Injected:1', /percent-encoded control character/],
+  // lavfi sizes, rates and work per frame are bounded
+  ['lavfi:testsrc2=size=100000x100000', /testsrc2": size must be WIDTHxHEIGHT up to 4096x2160/],
+  ['lavfi:testsrc2=s=4097x100', /up to 4096x2160/],
+  ['lavfi:testsrc2=size=0x100', /up to 4096x2160/],
+  ['lavfi:testsrc2=size=huge', /got "huge"/],
+  ['lavfi:testsrc2=rate=1000', /rate must be a rate above 0 and up to 60 frames a second/],
+  ['lavfi:testsrc2=r=0', /up to 60 frames/],
+  ['lavfi:testsrc2=r=60/0', /up to 60 frames/],
+  ['lavfi:testsrc2,fps=fps=240', /fps must be a rate/],
+  ['lavfi:testsrc2,scale=w=100000:h=10', /w must be a whole number of pixels up to 4096/],
+  ['lavfi:testsrc2,scale=w=iw+9999', /w must be a whole number/],
+  ['lavfi:mandelbrot=maxiter=100000000', /maxiter must be a whole number from 1 to 10000/],
   // control and invisible characters, anywhere
   ['/media/clip\u0000.mp4', /source has a control or invisible character \(U\+0000\) at position 11/],
   ['lavfi:testsrc2\n,movie=x', /U\+000A/],
@@ -110,6 +122,12 @@ test('refused sources: a SourceError naming what was refused', () => {
   for (const [input, message] of refused) {
     assert.throws(() => parseSource(input), SourceError, JSON.stringify(input));
     assert.throws(() => parseSource(input), message, JSON.stringify(input));
+  }
+});
+
+test('lavfi sizes and rates within the bounds, and FFmpeg\'s names for them, are accepted', () => {
+  for (const graph of ['testsrc2=size=4096x2160:rate=60', 'smptebars=s=hd720:r=30000/1001', 'testsrc=s=4k:r=ntsc', 'testsrc2=r=29.97,scale=w=-2:h=720,fps=fps=pal', 'mandelbrot=maxiter=10000']) {
+    assert.equal(parseSource(`lavfi:${graph}`).kind, 'lavfi', graph);
   }
 });
 

@@ -73,6 +73,58 @@ export const LAVFI_AUDIO_FILTERS: ReadonlyMap<string, LavfiFilter> = new Map([
   ['aformat', transform('sample_fmts', 'sample_rates', 'channel_layouts')],
 ]);
 
+/**
+ * Bounds on what a lavfi source makes: frames up to 4096x2160, at most 60 a
+ * second, mandelbrot's iterations per pixel; past them a source only burns
+ * the server's CPU and memory (every stream is scaled to the encode size).
+ */
+export const LAVFI_BOUNDS = { maxWidth: 4096, maxHeight: 2160, maxFps: 60, maxIterations: 10_000 } as const;
+
+/** FFmpeg's size and rate abbreviations a source may use. */
+const NAMED_SIZES: Readonly<Record<string, readonly [number, number]>> = {
+  sqcif: [128, 96], qcif: [176, 144], cif: [352, 288], '4cif': [704, 576], qqvga: [160, 120], qvga: [320, 240], vga: [640, 480],
+  svga: [800, 600], xga: [1024, 768], hd480: [852, 480], hd720: [1280, 720], hd1080: [1920, 1080], ntsc: [720, 480], pal: [720, 576],
+  '2k': [2048, 1080], '4k': [4096, 2160],
+};
+const NAMED_RATES: Readonly<Record<string, number>> = { ntsc: 30000 / 1001, pal: 25, film: 24, 'ntsc-film': 24000 / 1001 };
+
+function sizeProblem(value: string): string | null {
+  const m = /^(\d{1,5})x(\d{1,5})$/.exec(value);
+  const [w, h] = m ? [Number(m[1]), Number(m[2])] : (NAMED_SIZES[value] ?? [NaN, NaN]);
+  const { maxWidth, maxHeight } = LAVFI_BOUNDS;
+  return w >= 1 && h >= 1 && w <= maxWidth && h <= maxHeight ? null : `must be WIDTHxHEIGHT up to ${maxWidth}x${maxHeight} (or a name such as hd720), got "${value}"`;
+}
+
+function rateProblem(value: string): string | null {
+  const m = /^(\d{1,6}(?:\.\d{1,6})?)(?:\/(\d{1,6}))?$/.exec(value);
+  const fps = m ? Number(m[1]) / Number(m[2] ?? 1) : NAMED_RATES[value];
+  return fps !== undefined && fps > 0 && fps <= LAVFI_BOUNDS.maxFps ? null : `must be a rate above 0 and up to ${LAVFI_BOUNDS.maxFps} frames a second (25, 30000/1001, ntsc), got "${value}"`;
+}
+
+function dimensionProblem(value: string): string | null {
+  const n = /^-?\d{1,5}$/.test(value) ? Number(value) : NaN;
+  return n >= -2 && n <= LAVFI_BOUNDS.maxWidth && n !== 0 ? null : `must be a whole number of pixels up to ${LAVFI_BOUNDS.maxWidth} (or -1, -2: keep the aspect), got "${value}"`;
+}
+
+function iterationsProblem(value: string): string | null {
+  const n = /^\d{1,6}$/.test(value) ? Number(value) : NaN;
+  return n >= 1 && n <= LAVFI_BOUNDS.maxIterations ? null : `must be a whole number from 1 to ${LAVFI_BOUNDS.maxIterations}, got "${value}"`;
+}
+
+/** The video filters' options whose values are bounded, by name (the same name means the same thing in every allow-listed video filter). */
+const LAVFI_VALUE_CHECKS: Readonly<Record<string, (value: string) => string | null>> = {
+  size: sizeProblem,
+  s: sizeProblem,
+  rate: rateProblem,
+  r: rateProblem,
+  fps: rateProblem,
+  w: dimensionProblem,
+  h: dimensionProblem,
+  width: dimensionProblem,
+  height: dimensionProblem,
+  maxiter: iterationsProblem,
+};
+
 /** Allowed URL schemes and the FFmpeg protocols each needs (the input's `-protocol_whitelist`). */
 export const URL_SCHEMES: ReadonlyMap<string, readonly string[]> = new Map([
   // HLS playlists over HTTP need nothing more; crypto is for AES-128 segments.
@@ -149,14 +201,14 @@ function parseLavfi(source: string): ParsedSource {
   if (!source) throw new SourceError('lavfi source has no filter graph');
   const [graph, audioGraph, ...more] = source.split('|');
   if (more.length) throw new SourceError('lavfi source: at most one "|", between the video graph and the audio graph');
-  const generator = parseChain(graph!, LAVFI_FILTERS, 'lavfi');
+  const generator = parseChain(graph!, LAVFI_FILTERS, 'lavfi', LAVFI_VALUE_CHECKS);
   if (audioGraph === undefined) return { kind: 'lavfi', graph: graph!, generator };
   const audio = { graph: audioGraph, generator: parseChain(audioGraph, LAVFI_AUDIO_FILTERS, 'lavfi audio') };
   return { kind: 'lavfi', graph: graph!, generator, audio };
 }
 
-/** Checks one chain of `filters`; returns its generator. `what` (lavfi, lavfi audio) begins the messages. */
-function parseChain(graph: string, filters: ReadonlyMap<string, LavfiFilter>, what: string): string {
+/** Checks one chain of `filters` and the `bounded` options' values; returns its generator. `what` (lavfi, lavfi audio) begins the messages. */
+function parseChain(graph: string, filters: ReadonlyMap<string, LavfiFilter>, what: string, bounded: Readonly<Record<string, (value: string) => string | null>> = {}): string {
   if (!graph) throw new SourceError(`${what} graph is empty`);
   const bad = LAVFI_CHARS.exec(graph);
   if (bad) {
@@ -180,6 +232,8 @@ function parseChain(graph: string, filters: ReadonlyMap<string, LavfiFilter>, wh
       if (!filter.options.includes(key)) {
         throw new SourceError(`${what} filter "${name}": option "${key}" is not allowed; allowed: ${filter.options.join(', ') || 'none'}`);
       }
+      const problem = bounded[key]?.(option.slice(key.length + 1));
+      if (problem) throw new SourceError(`${what} filter "${name}": ${key} ${problem}`);
     }
   });
   return chain[0]!.split('=')[0]!;

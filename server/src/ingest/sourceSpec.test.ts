@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import { DEFAULT_ENCODE, ffmpegArgs, type ParsedSource } from './sourceSpec';
+import { DEFAULT_ENCODE, ffmpegArgs, ffmpegStdin, type ParsedSource } from './sourceSpec';
 
 const small = { ...DEFAULT_ENCODE, width: 160, height: 90, bitrateKbps: 200 };
 
@@ -19,14 +19,21 @@ const inputArgs = (spec: ParsedSource) => {
   return args.slice(args.indexOf('-loglevel') + 2, args.indexOf('-an'));
 };
 
+test('a URL goes to FFmpeg on its stdin, quoted for the concat list, never in its arguments', () => {
+  const spec: ParsedSource = { kind: 'url', url: "rtmp://user:s3cret@h/app/it's", scheme: 'rtmp' };
+  assert.ok(!ffmpegArgs(spec, small).some((a) => a.includes('s3cret')));
+  assert.equal(ffmpegStdin(spec), "ffconcat version 1.0\nfile 'rtmp://user:s3cret@h/app/it'\\''s'\n");
+  assert.equal(ffmpegStdin({ kind: 'lavfi', graph: 'testsrc2', generator: 'testsrc2' }), undefined);
+});
+
 test('each kind gets its protocol whitelist; a file is named file:<path>', () => {
   assert.deepEqual(inputArgs({ kind: 'file', path: '/srv/media/concat:a|b.mp4' }), [
     '-re', '-stream_loop', '-1', '-protocol_whitelist', 'file', '-i', 'file:/srv/media/concat:a|b.mp4',
   ]);
   assert.deepEqual(inputArgs({ kind: 'url', url: 'https://h/a.m3u8', scheme: 'https' }), [
-    '-re', '-protocol_whitelist', 'http,https,tcp,tls,crypto', '-i', 'https://h/a.m3u8',
+    '-re', '-f', 'concat', '-safe', '0', '-protocol_whitelist', 'pipe,http,https,tcp,tls,crypto', '-i', 'pipe:0',
   ]);
-  assert.deepEqual(inputArgs({ kind: 'url', url: 'rtsp://h/a', scheme: 'rtsp' }), ['-re', '-protocol_whitelist', 'rtsp,rtp,udp,tcp', '-i', 'rtsp://h/a']);
+  assert.deepEqual(inputArgs({ kind: 'url', url: 'rtsp://h/a', scheme: 'rtsp' }), ['-re', '-f', 'concat', '-safe', '0', '-protocol_whitelist', 'pipe,rtsp,rtp,udp,tcp', '-i', 'pipe:0']);
   assert.deepEqual(inputArgs({ kind: 'lavfi', graph: 'testsrc2', generator: 'testsrc2' }), ['-re', '-f', 'lavfi', '-i', 'testsrc2']);
 });
 
@@ -60,7 +67,9 @@ const playlist = (...segments: string[]) =>
 
 /** Runs FFmpeg on the source until it exits, writes its first output, or `ms` pass. */
 async function runFfmpeg(spec: ParsedSource, ms = 10_000): Promise<{ outcome: 'exited' | 'output' | 'timeout'; stderr: string }> {
-  const proc = spawn('ffmpeg', ffmpegArgs(spec, small), { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const stdin = ffmpegStdin(spec);
+  const proc = spawn('ffmpeg', ffmpegArgs(spec, small), { stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe'] });
+  proc.stdin?.end(stdin);
   let stderr = '';
   proc.stderr!.setEncoding('utf8').on('data', (t: string) => (stderr += t));
   (proc.stdio[3] as Readable).resume();
@@ -80,7 +89,7 @@ test('a session description over HTTP cannot make FFmpeg open RTP/UDP sockets', 
   served.set('/cam.sdp', ['v=0', 'o=- 0 0 IN IP4 127.0.0.1', 's=x', 'c=IN IP4 127.0.0.1', 't=0 0', 'm=video 9 RTP/AVP 96', 'a=rtpmap:96 VP8/90000', ''].join('\r\n'));
   const r = await runFfmpeg({ kind: 'url', url: `${base}/cam.sdp`, scheme: 'http' });
   assert.equal(r.outcome, 'exited');
-  assert.match(r.stderr, /Protocol 'rtp' not on whitelist 'http,https,tcp,tls,crypto'/);
+  assert.match(r.stderr, /Protocol 'rtp' not on whitelist 'pipe,http,https,tcp,tls,crypto'/);
 });
 
 test('an HLS playlist file cannot reach other files, protocols or hosts', async () => {

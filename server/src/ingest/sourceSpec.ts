@@ -104,6 +104,13 @@ export function audioFd(lowerCount: number): number {
   return renditionFd(lowerCount + 1);
 }
 
+/** What FFmpeg reads on its stdin before the source (see ffmpegArgs); undefined: nothing (stdin closed). */
+export function ffmpegStdin(spec: ParsedSource): string | undefined {
+  if (spec.kind !== 'url') return undefined;
+  // Quoted for the concat list: a quote ends the quoting, so it is written '\'' (URLs hold no backslash or newline).
+  return `ffconcat version 1.0\nfile '${spec.url.replaceAll("'", "'\\''")}'\n`;
+}
+
 /**
  * FFmpeg arguments: the source decoded, scaled and padded to the encode size
  * at the encode frame rate, as raw yuv420p frames on stdout (the encoder's
@@ -122,6 +129,10 @@ export function audioFd(lowerCount: number): number {
  * which also binds what playlists and session descriptions inside it open),
  * and a file is named `file:<absolute path>` so no part of its name is read
  * as a protocol.
+ *
+ * A URL is not on the command line, which any local user can read (`ps`), and
+ * may carry credentials (`rtmp://user:key@...`, `?passphrase=`): FFmpeg reads
+ * it from its stdin (ffmpegStdin), as a one-entry concat list.
  */
 export function ffmpegArgs(spec: ParsedSource, enc: EncodeSettings = DEFAULT_ENCODE, lower: readonly Rendition[] = [], audio: AudioPlan = 'none'): string[] {
   const whitelist = protocolWhitelist(spec);
@@ -129,9 +140,11 @@ export function ffmpegArgs(spec: ParsedSource, enc: EncodeSettings = DEFAULT_ENC
     '-re',
     ...(spec.kind === 'file' ? ['-stream_loop', '-1'] : []),
     ...(spec.kind === 'lavfi' ? ['-f', 'lavfi'] : []),
-    ...(whitelist ? ['-protocol_whitelist', whitelist.join(',')] : []),
+    // `-safe 0`: the concat demuxer calls any URL unsafe; the whitelist is what binds it.
+    ...(spec.kind === 'url' ? ['-f', 'concat', '-safe', '0'] : []),
+    ...(whitelist ? ['-protocol_whitelist', (spec.kind === 'url' ? ['pipe', ...whitelist] : whitelist).join(',')] : []),
     '-i',
-    spec.kind === 'lavfi' ? spec.graph : spec.kind === 'file' ? `file:${spec.path}` : spec.url,
+    spec.kind === 'lavfi' ? spec.graph : spec.kind === 'file' ? `file:${spec.path}` : 'pipe:0',
   ];
   const audioGraph = spec.kind === 'lavfi' && audio !== 'none' ? spec.audio?.graph : undefined;
   const audioInput = audioGraph !== undefined ? ['-re', '-f', 'lavfi', '-i', audioGraph] : [];

@@ -8,15 +8,44 @@ test('limits come from the environment, with defaults; a stream may take every p
   assert.deepEqual(limitsFrom({}), {
     maxViewers: 100,
     maxViewersPerStream: 100,
-    maxSocketsPerAddress: 64,
+    maxViewersPerAddress: 10,
+    maxSocketsPerAddress: 16,
+    maxDashboardSocketsPerAddress: 4,
+    maxStreams: 16,
     maxPendingRequests: 32,
     dtlsTimeoutMs: 30_000,
     maxSendBufferBytes: 1 << 20,
+    turnCredentialsPerMinute: 30,
+    authFailuresPerMinute: 10,
   });
   assert.equal(limitsFrom({ MAX_VIEWERS: '7' }).maxViewersPerStream, 7);
   assert.deepEqual(
-    limitsFrom({ MAX_VIEWERS: '7', MAX_VIEWERS_PER_STREAM: '3', MAX_SOCKETS_PER_ADDRESS: '5', MAX_PENDING_REQUESTS: '4', DTLS_TIMEOUT_MS: '1500', MAX_SEND_BUFFER_BYTES: '65536' }),
-    { maxViewers: 7, maxViewersPerStream: 3, maxSocketsPerAddress: 5, maxPendingRequests: 4, dtlsTimeoutMs: 1500, maxSendBufferBytes: 65536 },
+    limitsFrom({
+      MAX_VIEWERS: '7',
+      MAX_VIEWERS_PER_STREAM: '3',
+      MAX_VIEWERS_PER_ADDRESS: '2',
+      MAX_SOCKETS_PER_ADDRESS: '5',
+      MAX_DASHBOARD_SOCKETS_PER_ADDRESS: '1',
+      MAX_STREAMS: '3',
+      MAX_PENDING_REQUESTS: '4',
+      DTLS_TIMEOUT_MS: '1500',
+      MAX_SEND_BUFFER_BYTES: '65536',
+      TURN_CREDENTIALS_PER_MINUTE: '6',
+      AUTH_FAILURES_PER_MINUTE: '3',
+    }),
+    {
+      maxViewers: 7,
+      maxViewersPerStream: 3,
+      maxViewersPerAddress: 2,
+      maxSocketsPerAddress: 5,
+      maxDashboardSocketsPerAddress: 1,
+      maxStreams: 3,
+      maxPendingRequests: 4,
+      dtlsTimeoutMs: 1500,
+      maxSendBufferBytes: 65536,
+      turnCredentialsPerMinute: 6,
+      authFailuresPerMinute: 3,
+    },
   );
 });
 

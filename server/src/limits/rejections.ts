@@ -1,5 +1,18 @@
 /** The limits the server enforces, as named in /metrics. */
-export const LIMIT_NAMES = ['viewers', 'viewers_per_stream', 'sockets_per_address', 'pending_requests', 'dtls_timeout', 'send_buffer'] as const;
+export const LIMIT_NAMES = [
+  'viewers',
+  'viewers_per_stream',
+  'viewers_per_address',
+  'sockets_per_address',
+  'dashboard_sockets_per_address',
+  'foreign_origin',
+  'streams',
+  'pending_requests',
+  'dtls_timeout',
+  'send_buffer',
+  'turn_credentials',
+  'auth_failures',
+] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
 /** Refusals so far, by limit, for /metrics. */

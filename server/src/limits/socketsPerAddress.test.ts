@@ -20,27 +20,30 @@ test('clients are counted by IPv4 address, or by IPv6 /64', () => {
   assert.equal(addressKey(undefined), 'unknown');
 });
 
-test('each address gets its own places; a refusal is counted; a release frees one place once', () => {
+test('each address gets its own places, per kind; a refusal is counted; a release frees one place once', () => {
   const rejections = new LimitRejections();
-  const sockets = new SocketsPerAddress(2, rejections);
+  const sockets = new SocketsPerAddress({ signaling: 2, dashboard: 1 }, rejections);
   const a1 = sockets.take('192.0.2.1', 'signaling')!;
-  assert.ok(sockets.take('192.0.2.1', 'dashboard'));
+  assert.ok(sockets.take('192.0.2.1', 'signaling'));
   assert.equal(sockets.take('192.0.2.1', 'signaling'), null);
+  assert.ok(sockets.take('192.0.2.1', 'dashboard'), 'players from an address do not take its dashboard place');
+  assert.equal(sockets.take('192.0.2.1', 'dashboard'), null);
+  assert.equal(rejections.count('dashboard_sockets_per_address'), 1);
   assert.equal(sockets.take('2001:db8:1:2::5', 'signaling') !== null, true);
   assert.equal(sockets.take('2001:db8:1:2::6', 'signaling') !== null, true);
   assert.equal(sockets.take('2001:db8:1:2::7', 'signaling'), null, 'same /64');
   assert.equal(rejections.count('sockets_per_address'), 2);
+  assert.deepEqual(sockets.open(), { signaling: 4, dashboard: 1 });
+  a1();
+  a1();
   assert.deepEqual(sockets.open(), { signaling: 3, dashboard: 1 });
-  a1();
-  a1();
-  assert.deepEqual(sockets.open(), { signaling: 2, dashboard: 1 });
   assert.ok(sockets.take('192.0.2.1', 'signaling'));
   assert.equal(sockets.take('192.0.2.1', 'signaling'), null);
 });
 
 // The guard on a real HTTP server with real WebSockets.
 const MAX = 2;
-const limiter = new SocketsPerAddress(MAX, new LimitRejections());
+const limiter = new SocketsPerAddress({ signaling: MAX, dashboard: MAX }, new LimitRejections());
 const wss = new WebSocketServer({ noServer: true });
 let server: Server;
 let url: string;
@@ -87,7 +90,7 @@ test('past the limit an upgrade gets 429 with Retry-After and an error body, and
   assert.match(answer, /\r\nretry-after: \d+\r\n/i);
   const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string; message: string } };
   assert.equal(body.error.code, 'unavailable');
-  assert.match(body.error.message, /at most 2 connections/);
+  assert.match(body.error.message, /at most 2 signaling connections/);
   assert.deepEqual(limiter.open(), { signaling: MAX, dashboard: 0 });
   admitted[0]!.close();
   while (limiter.open().signaling === MAX) await new Promise((r) => setTimeout(r, 10));

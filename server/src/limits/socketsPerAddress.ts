@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { isIPv4, isIPv6 } from 'node:net';
 import { refuseUpgrade, type UpgradeHandler } from '../http/httpServer';
-import type { LimitRejections } from './rejections';
+import type { LimitName, LimitRejections } from './rejections';
 
 /** What a WebSocket is for: a player's signaling or a dashboard's feed. */
 export const SOCKET_KINDS = ['signaling', 'dashboard'] as const;
@@ -28,17 +28,20 @@ export function addressKey(address: string | undefined): string {
   return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
 }
 
+const REJECTION: Record<SocketKind, LimitName> = { signaling: 'sockets_per_address', dashboard: 'dashboard_sockets_per_address' };
+
 /**
  * WebSockets (the players' signaling and the dashboards' feed) per client
- * address. A socket holds its place from the upgrade until its connection
- * closes, whatever closes it.
+ * address, each kind counted apart: players from one address cannot take the
+ * operator's dashboard places. A socket holds its place from the upgrade
+ * until its connection closes, whatever closes it.
  */
 export class SocketsPerAddress {
   private readonly byAddress = new Map<string, number>();
   private readonly byKind: Record<SocketKind, number> = { signaling: 0, dashboard: 0 };
 
   constructor(
-    private readonly max: number,
+    private readonly max: Readonly<Record<SocketKind, number>>,
     private readonly rejections: LimitRejections,
   ) {}
 
@@ -49,10 +52,10 @@ export class SocketsPerAddress {
 
   /** Takes a place for one more socket from this address; null past the limit. Returns the release (safe to call twice). */
   take(address: string | undefined, kind: SocketKind): (() => void) | null {
-    const key = addressKey(address);
+    const key = `${kind} ${addressKey(address)}`;
     const n = this.byAddress.get(key) ?? 0;
-    if (n >= this.max) {
-      this.rejections.add('sockets_per_address');
+    if (n >= this.max[kind]) {
+      this.rejections.add(REJECTION[kind]);
       return null;
     }
     this.byAddress.set(key, n + 1);
@@ -78,7 +81,7 @@ export class SocketsPerAddress {
       if (!release) {
         return refuseUpgrade(socket, 429, {
           headers: { 'retry-after': String(RETRY_AFTER_S) },
-          error: { code: 'unavailable', message: `at most ${this.max} connections from one address, try again later` },
+          error: { code: 'unavailable', message: `at most ${this.max[kind]} ${kind} connections from one address, try again later` },
         });
       }
       socket.once('close', release);

@@ -3,11 +3,14 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { DASHBOARD_CLOSE, parseDashboardRequest, type DashboardMessage } from '@pels/shared/protocol/dashboard';
 import type { OperatorSnapshot } from '@pels/shared/protocol/operator';
+import { RequestError } from '../errors';
 import type { Logger } from '../log';
 import type { OperatorAuth } from './operatorAuth';
 
 export interface DashboardFeedOptions {
   auth: OperatorAuth;
+  /** The client's address, whose wrong tokens are counted. */
+  addressOf: (req: IncomingMessage) => string | undefined;
   /** Reads the current state; called once per tick for all dashboards. */
   snapshot: () => OperatorSnapshot;
   log: Logger;
@@ -37,7 +40,7 @@ export class DashboardFeed {
 
   constructor(private readonly opts: DashboardFeedOptions) {
     this.intervalMs = opts.intervalMs ?? 1000;
-    this.wss.on('connection', (ws) => this.onConnection(ws));
+    this.wss.on('connection', (ws, req: IncomingMessage) => this.onConnection(ws, opts.addressOf(req)));
     this.heartbeat = setInterval(() => this.ping(), HEARTBEAT_MS);
   }
 
@@ -56,7 +59,7 @@ export class DashboardFeed {
     this.wss.close();
   }
 
-  private onConnection(ws: WebSocket): void {
+  private onConnection(ws: WebSocket, address: string | undefined): void {
     this.alive.set(ws, true);
     ws.on('pong', () => this.alive.set(ws, true));
     ws.on('error', (err) => this.opts.log.debug({ err }, 'dashboard socket error'));
@@ -74,7 +77,12 @@ export class DashboardFeed {
       if (isBinary) return reject('bad_request', 'binary messages are not supported');
       const parsed = parseDashboardRequest(data.toString());
       if (!parsed.ok) return reject('bad_request', parsed.message);
-      if (!this.opts.auth.matches(parsed.value.token)) return reject('unauthorized', 'operator token is not valid');
+      try {
+        this.opts.auth.verify(address, parsed.value.token);
+      } catch (err) {
+        if (!(err instanceof RequestError)) throw err;
+        return reject('unauthorized', err.code === 'rate_limited' ? err.message : 'operator token is not valid');
+      }
       clearTimeout(helloTimer);
       // After the hello the dashboard only listens: anything more is a protocol error.
       ws.on('message', () => reject('bad_request', 'only one hello is expected'));

@@ -8,17 +8,30 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { RequestError } from '../errors';
 import type { Route } from '../http/httpServer';
+import type { AddressRateLimit } from '../limits/addressRateLimit';
 
 /** What a scoped token may do besides nothing: read metrics, or post router feedback. */
 export type TokenScope = 'metrics' | 'router';
 
 const SCOPE_TOKEN_NAME: Record<TokenScope, string> = { metrics: 'METRICS_TOKEN', router: 'ROUTER_TOKEN' };
 
+/** Wrong tokens counted per client address: past the limit every attempt from it is refused, right or wrong, until it has one again. */
+export interface FailureLimit {
+  limit: AddressRateLimit;
+  addressOf: (req: IncomingMessage) => string | undefined;
+  /** Counts a refusal (for /metrics). */
+  onRefused?: () => void;
+}
+
 export class OperatorAuth {
   private readonly digest: Buffer;
   private readonly scoped = new Map<TokenScope, Buffer>();
 
-  constructor(operatorToken: string, scopedTokens: Partial<Record<TokenScope, string | undefined>> = {}) {
+  constructor(
+    operatorToken: string,
+    scopedTokens: Partial<Record<TokenScope, string | undefined>> = {},
+    private readonly failures?: FailureLimit,
+  ) {
     this.digest = sha256(operatorToken);
     for (const [scope, token] of Object.entries(scopedTokens) as [TokenScope, string | undefined][]) {
       if (token !== undefined) this.scoped.set(scope, sha256(token));
@@ -38,13 +51,30 @@ export class OperatorAuth {
     return operator || scoped;
   }
 
-  /** Throws 401 unless the request carries the operator token (or the scope's token) as a bearer credential. */
+  /**
+   * Throws unless `candidate` is the operator token (or the scope's): `rate_limited` while the address is past its
+   * wrong tokens (a guess then learns nothing), else `unauthorized`, charged to the address.
+   */
+  verify(address: string | undefined, candidate: string, scope?: TokenScope): void {
+    const { failures } = this;
+    if (failures && !failures.limit.allows(address)) {
+      failures.onRefused?.();
+      const retryAfterS = failures.limit.retryAfterS(address);
+      throw new RequestError('rate_limited', `too many wrong tokens from this address, try again in ${retryAfterS} s`, retryAfterS);
+    }
+    if (this.matches(candidate, scope)) return;
+    failures?.limit.take(address);
+    const wanted = scope === undefined ? 'OPERATOR_TOKEN' : `${SCOPE_TOKEN_NAME[scope]} or OPERATOR_TOKEN`;
+    throw new RequestError('unauthorized', `token is not valid here (this route takes ${wanted})`);
+  }
+
+  /** Throws 401 unless the request carries the operator token (or the scope's token) as a bearer credential; 429 past the address's wrong tokens. */
   check(req: IncomingMessage, scope?: TokenScope): void {
     const header = req.headers.authorization ?? '';
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     const wanted = scope === undefined ? 'OPERATOR_TOKEN' : `${SCOPE_TOKEN_NAME[scope]} or OPERATOR_TOKEN`;
     if (!m) throw new RequestError('unauthorized', `token required: send "Authorization: Bearer <${wanted}>"`);
-    if (!this.matches(m[1]!, scope)) throw new RequestError('unauthorized', `token is not valid here (this route takes ${wanted})`);
+    this.verify(this.failures?.addressOf(req), m[1]!, scope);
   }
 
   /**

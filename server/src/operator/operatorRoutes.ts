@@ -24,6 +24,8 @@ export interface OperatorRouteDeps extends SnapshotSources {
   createStream: (s: NewStream) => Stream;
   /** Where file sources must be (MEDIA_DIR). */
   mediaDirs: readonly string[];
+  /** MAX_STREAMS: each stream runs FFmpeg and an encoder per rendition. */
+  maxStreams: number;
   /** Keeps the operator's changes across restarts: each is on disk before its answer. */
   store: Pick<StateStore, 'change' | 'saved'>;
 }
@@ -51,6 +53,7 @@ export function operatorRoutes(d: OperatorRouteDeps): Route[] {
           throw err;
         }
         if (d.streams.has(id)) throw new RequestError('invalid_state', `stream "${id}" already exists`);
+        if (d.streams.all().length >= d.maxStreams) throw new RequestError('invalid_state', `the server runs its maximum of ${d.maxStreams} streams (MAX_STREAMS): remove one first`);
         const name = body.name ?? id;
         const stream = d.createStream({ id, name, source });
         d.streams.add(stream);

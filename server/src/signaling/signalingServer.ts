@@ -27,15 +27,15 @@ export class SignalingServer {
   private readonly connections = new Set<ViewerConnection>();
   private readonly heartbeat: NodeJS.Timeout;
 
-  constructor(streams: StreamRegistry, limits: Limits, ice: IceSettings, log: Logger) {
+  constructor(streams: StreamRegistry, limits: Limits, ice: IceSettings, log: Logger, addressOf: (req: IncomingMessage) => string | undefined) {
     // Upgrades arrive through handleUpgrade: the HTTP server routes /ws here and /ws/operator to the dashboard.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: PLAYER_DEFLATE });
     this.wss.on('error', (err) => log.error({ err }, 'signaling server error'));
     const alive = new WeakMap<WebSocket, boolean>();
-    this.wss.on('connection', (ws) => {
+    this.wss.on('connection', (ws, req: IncomingMessage) => {
       alive.set(ws, true);
       ws.on('pong', () => alive.set(ws, true));
-      const conn = new ViewerConnection(ws, streams, limits, ice, log);
+      const conn = new ViewerConnection(ws, streams, limits, ice, log, addressOf(req));
       this.connections.add(conn);
       ws.on('close', () => this.connections.delete(conn));
     });

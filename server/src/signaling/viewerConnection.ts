@@ -4,6 +4,7 @@ import type { WebSocket } from 'ws';
 import {
   parseRequest,
   type ErrorBody,
+  type IceServer,
   type Notification,
   type Request,
   type Response,
@@ -36,6 +37,8 @@ export class ViewerConnection {
     private readonly limits: Limits,
     private readonly ice: IceSettings,
     private readonly log: Logger,
+    /** The client's address: its viewer places and TURN credentials are counted by it. */
+    private readonly address?: string,
   ) {
     ws.on('message', (data, isBinary) => {
       if (ws.readyState !== ws.OPEN) return;
@@ -54,7 +57,8 @@ export class ViewerConnection {
       this.queue = this.queue.then(() => this.onText(text)).finally(() => this.pending--);
     });
     ws.on('close', () => this.close());
-    ws.on('error', (err) => log.warn({ err }, 'viewer socket error'));
+    // A peer's protocol error (an oversized or malformed frame): one line, no stack; ws closes the socket.
+    ws.on('error', (err: Error & { code?: string }) => log.warn({ code: err.code, reason: err.message }, 'viewer socket error'));
   }
 
   notify(n: Notification): void {
@@ -108,6 +112,7 @@ export class ViewerConnection {
             if (closed.reason !== 'viewer disconnected' && closed.reason !== 'joined another stream') this.notify({ notification: 'viewerClosed', data: closed });
           },
           controller,
+          this.address,
         );
         if (this.closed) {
           viewer.close('viewer disconnected');
@@ -124,7 +129,7 @@ export class ViewerConnection {
       }
       case 'createTransport': {
         const viewer = this.requireViewer();
-        return { ...(await viewer.createTransport()), iceServers: iceServersFor(this.ice, viewer.id, Date.now()) };
+        return { ...(await viewer.createTransport()), iceServers: this.iceServers(viewer.id) };
       }
       case 'connectTransport':
         await this.requireViewer().connectTransport(r.data.dtlsParameters);
@@ -152,6 +157,13 @@ export class ViewerConnection {
         await this.requireViewer().reportTransport(r.data.relay);
         return {};
     }
+  }
+
+  /** The ICE servers; a TURN credential only while this address mints fewer than its limit (a flood of joins would otherwise mint relays for anyone). */
+  private iceServers(viewerId: string): IceServer[] {
+    if (!this.ice.turn || this.limits.turnCredentials.take(this.address)) return iceServersFor(this.ice, viewerId, Date.now());
+    this.limits.rejections.add('turn_credentials');
+    return this.ice.servers;
   }
 
   private requireViewer(): ViewerSession {

@@ -320,7 +320,14 @@ export class Stream extends EventEmitter<StreamEvents> {
   }
 
   /** controller: the player's choice; by default the stream's. */
-  async addViewer(id: string, mode: FlowModeName, onClose: (closed: ViewerClosed) => void, controller: RateControllerName = this.controller): Promise<ViewerSession> {
+  /** `address`: the client's, for the per-address limit (undefined: not counted per address). */
+  async addViewer(
+    id: string,
+    mode: FlowModeName,
+    onClose: (closed: ViewerClosed) => void,
+    controller: RateControllerName = this.controller,
+    address?: string,
+  ): Promise<ViewerSession> {
     if (this.closed) throw new ClosedError(`stream ${this.id}`);
     const worker = this.opts.media.leastLoaded();
     const router = this.routers[worker];
@@ -328,7 +335,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     const webRtcServer = this.opts.media.webRtcServer(worker);
     const packetSinks = this.opts.media.packetSinks(worker);
     const requests = this.opts.media.requests(worker);
-    const releasePlace = this.opts.limits.viewers.take(this.id);
+    const releasePlace = this.opts.limits.viewers.take(this.id, address);
     const releaseWorker = this.opts.media.take(worker);
     const release = () => {
       releasePlace();

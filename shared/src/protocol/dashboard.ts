@@ -17,7 +17,7 @@ export const DASHBOARD_WS_PATH = '/ws/operator';
 /** Close codes (4000-4999 are the application's). */
 export const DASHBOARD_CLOSE = { unauthorized: 4401, badMessage: 4400 } as const;
 
-export const dashboardRequestSchema = z.discriminatedUnion('type', [z.object({ type: z.literal('hello'), token: z.string().min(1).max(1024) })]);
+export const dashboardRequestSchema = z.discriminatedUnion('type', [z.object({ type: z.literal('hello'), token: z.string().min(1).max(1024) }).strict()]);
 export type DashboardRequest = z.infer<typeof dashboardRequestSchema>;
 
 export type DashboardMessage =

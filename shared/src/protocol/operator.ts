@@ -18,14 +18,14 @@ export const addStreamSchema = z.object({
   name: z.string().min(1).max(100).optional(),
   /** A file path, a URL FFmpeg can read, or `lavfi:GRAPH`. */
   source: z.string().trim().min(1, 'source is empty').max(2048),
-});
+}).strict();
 export type AddStreamRequest = z.infer<typeof addStreamSchema>;
 
 /** POST /api/viewers/:id/mode */
-export const setModeSchema = z.object({ mode: z.enum(FLOW_MODES) });
+export const setModeSchema = z.object({ mode: z.enum(FLOW_MODES) }).strict();
 
 /** POST /api/streams/:id/controller (the default of the stream's next viewers) and POST /api/viewers/:id/controller (at once). */
-export const setControllerSchema = z.object({ controller: rateControllerNameSchema });
+export const setControllerSchema = z.object({ controller: rateControllerNameSchema }).strict();
 
 /** The controller gains an operator may change: MKC (eq. 8) and gamma (eq. 4). */
 export interface ControllerGains {
@@ -35,8 +35,18 @@ export interface ControllerGains {
   pThr: number;
 }
 
-/** The gains' shape (ranges are checked by the controllers' validators). */
-export const controllerGainsSchema = z.object({ alphaKbps: z.number(), beta: z.number(), sigma: z.number(), pThr: z.number() });
+/** The largest additive increase an operator may set: the controllers' rates are at most a few tens of Mb/s. */
+export const MAX_ALPHA_KBPS = 10_000;
+
+/** The gains' shape and outer bounds (the stable ranges are checked by the controllers' validators). */
+export const controllerGainsSchema = z
+  .object({
+    alphaKbps: z.number().max(MAX_ALPHA_KBPS),
+    beta: z.number().min(0).max(2),
+    sigma: z.number().min(0).max(2),
+    pThr: z.number().min(0).max(1),
+  })
+  .strict();
 
 /** PUT /api/control: any subset of the gains; the rest keep their values. */
 export const controlUpdateSchema = controllerGainsSchema

@@ -14,9 +14,9 @@ export const routerFeedbackSchema = z.object({
   p: z.number().min(-1).max(1),
   /** Length of the sampling interval T, ms. */
   intervalMs: z.number().positive().max(10_000),
-  offeredKbps: z.number().nonnegative().optional(),
-  capacityKbps: z.number().positive().optional(),
-});
+  offeredKbps: z.number().nonnegative().max(1e7).optional(),
+  capacityKbps: z.number().positive().max(1e7).optional(),
+}).strict();
 
 export type RouterFeedback = z.infer<typeof routerFeedbackSchema>;
 

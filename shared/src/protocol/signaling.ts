@@ -192,8 +192,8 @@ export interface ResponseData {
   setRendition: { rendition: RenditionChoice };
 }
 
-/** `unauthorized` is the operator API's (a missing or wrong operator token); signaling never sends it. */
-export type ErrorCode = 'bad_request' | 'unauthorized' | 'not_found' | 'invalid_state' | 'unavailable' | 'internal';
+/** `unauthorized` and `rate_limited` (too many wrong tokens from one address) are the operator API's; signaling never sends them. */
+export type ErrorCode = 'bad_request' | 'unauthorized' | 'rate_limited' | 'not_found' | 'invalid_state' | 'unavailable' | 'internal';
 export interface ErrorBody {
   code: ErrorCode;
   message: string;
