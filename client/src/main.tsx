@@ -1,3 +1,4 @@
+import '@pels/shared/zodWithoutEval';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { signalingUrl } from './signaling/signalingClient';
