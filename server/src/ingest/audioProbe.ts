@@ -5,19 +5,19 @@
  */
 import { execFile } from 'node:child_process';
 import { childEnv } from '../process/childEnv';
-import { protocolWhitelist } from './sourcePolicy';
-import type { ParsedSource, ProbedAudio } from './sourceSpec';
+import { ffmpegStdin, sourceInput, type ParsedSource, type ProbedAudio } from './sourceSpec';
 
 /** A source that does not answer in this time is taken as silent for the run (its video may still play). */
 const PROBE_TIMEOUT_MS = 10_000;
 
 /** The first audio stream's codec and channels; null when the source has none or cannot be probed (the run then finds out about the video). */
 export async function probeAudio(spec: Exclude<ParsedSource, { kind: 'lavfi' }>, ffprobePath = 'ffprobe'): Promise<ProbedAudio | null> {
-  const whitelist = protocolWhitelist(spec);
-  const input = spec.kind === 'file' ? `file:${spec.path}` : spec.url;
-  const args = ['-v', 'error', ...(whitelist ? ['-protocol_whitelist', whitelist.join(',')] : []), '-select_streams', 'a:0', '-show_entries', 'stream=codec_name,channels', '-of', 'json', input];
+  // As FFmpeg gets it: a URL (and its credentials) on stdin, not in the arguments `ps` shows.
+  const args = ['-v', 'error', ...sourceInput(spec), '-select_streams', 'a:0', '-show_entries', 'stream=codec_name,channels', '-of', 'json'];
   const out = await new Promise<string | null>((resolve) => {
-    execFile(ffprobePath, args, { timeout: PROBE_TIMEOUT_MS, maxBuffer: 1 << 20, env: childEnv() }, (err, stdout) => resolve(err ? null : stdout));
+    const probe = execFile(ffprobePath, args, { timeout: PROBE_TIMEOUT_MS, maxBuffer: 1 << 20, env: childEnv() }, (err, stdout) => resolve(err ? null : stdout));
+    probe.stdin?.on('error', () => {}); // ffprobe gone before it read: its exit answers
+    probe.stdin?.end(ffmpegStdin(spec));
   });
   return out === null ? null : parseProbe(out);
 }

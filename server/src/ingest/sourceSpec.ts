@@ -104,7 +104,20 @@ export function audioFd(lowerCount: number): number {
   return renditionFd(lowerCount + 1);
 }
 
-/** What FFmpeg reads on its stdin before the source (see ffmpegArgs); undefined: nothing (stdin closed). */
+/** The options that open a source, ending `-i NAME`, for FFmpeg and ffprobe alike; a URL is read from stdin (ffmpegStdin). */
+export function sourceInput(spec: ParsedSource): string[] {
+  const whitelist = protocolWhitelist(spec);
+  return [
+    ...(spec.kind === 'lavfi' ? ['-f', 'lavfi'] : []),
+    // `-safe 0`: the concat demuxer calls any URL unsafe; the whitelist is what binds it.
+    ...(spec.kind === 'url' ? ['-f', 'concat', '-safe', '0'] : []),
+    ...(whitelist ? ['-protocol_whitelist', (spec.kind === 'url' ? ['pipe', ...whitelist] : whitelist).join(',')] : []),
+    '-i',
+    spec.kind === 'lavfi' ? spec.graph : spec.kind === 'file' ? `file:${spec.path}` : 'pipe:0',
+  ];
+}
+
+/** What FFmpeg (or ffprobe) reads on its stdin before the source (see ffmpegArgs); undefined: nothing (stdin closed). */
 export function ffmpegStdin(spec: ParsedSource): string | undefined {
   if (spec.kind !== 'url') return undefined;
   // Quoted for the concat list: a quote ends the quoting, so it is written '\'' (URLs hold no backslash or newline).
@@ -135,17 +148,7 @@ export function ffmpegStdin(spec: ParsedSource): string | undefined {
  * it from its stdin (ffmpegStdin), as a one-entry concat list.
  */
 export function ffmpegArgs(spec: ParsedSource, enc: EncodeSettings = DEFAULT_ENCODE, lower: readonly Rendition[] = [], audio: AudioPlan = 'none'): string[] {
-  const whitelist = protocolWhitelist(spec);
-  const input = [
-    '-re',
-    ...(spec.kind === 'file' ? ['-stream_loop', '-1'] : []),
-    ...(spec.kind === 'lavfi' ? ['-f', 'lavfi'] : []),
-    // `-safe 0`: the concat demuxer calls any URL unsafe; the whitelist is what binds it.
-    ...(spec.kind === 'url' ? ['-f', 'concat', '-safe', '0'] : []),
-    ...(whitelist ? ['-protocol_whitelist', (spec.kind === 'url' ? ['pipe', ...whitelist] : whitelist).join(',')] : []),
-    '-i',
-    spec.kind === 'lavfi' ? spec.graph : spec.kind === 'file' ? `file:${spec.path}` : 'pipe:0',
-  ];
+  const input = ['-re', ...(spec.kind === 'file' ? ['-stream_loop', '-1'] : []), ...sourceInput(spec)];
   const audioGraph = spec.kind === 'lavfi' && audio !== 'none' ? spec.audio?.graph : undefined;
   const audioInput = audioGraph !== undefined ? ['-re', '-f', 'lavfi', '-i', audioGraph] : [];
   const audioOutput =
