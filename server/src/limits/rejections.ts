@@ -6,7 +6,6 @@ export const LIMIT_NAMES = [
   'sockets_per_address',
   'dashboard_sockets_per_address',
   'foreign_origin',
-  'streams',
   'pending_requests',
   'dtls_timeout',
   'send_buffer',
