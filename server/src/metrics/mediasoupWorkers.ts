@@ -11,12 +11,18 @@ export interface WorkerUsage {
   systemSeconds: number;
   /** Peak resident memory of the live workers summed, bytes. */
   maxRssBytes: number;
-  /** Live routers and transports of all workers: after every viewer has left, one router per stream and no transport. */
+  /** Live routers, and viewers' transports, of all workers: after every viewer has left, one router per stream and worker, and no transport. */
   routers: number;
   transports: number;
   /** Live consumers of all transports: none after every viewer has left. */
   consumers: number;
 }
+
+/**
+ * appData of the transports the server makes for a stream or for itself (a stream's sound producer, a shared
+ * fan-out, a worker's self-test), so that the transport count is the viewers' alone.
+ */
+export const SERVER_TRANSPORT = { owner: 'server' } as const;
 
 /**
  * Watches mediasoup's own observer for workers, so metrics need no hook in
@@ -36,6 +42,7 @@ export class MediasoupWorkers {
       this.routers++;
       router.observer.once('close', () => this.routers--);
       router.observer.on('newtransport', (transport) => {
+        if (transport.appData.owner === SERVER_TRANSPORT.owner) return;
         this.transports++;
         transport.observer.once('close', () => this.transports--);
         transport.observer.on('newconsumer', (consumer) => {

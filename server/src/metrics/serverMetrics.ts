@@ -101,7 +101,7 @@ export class ServerMetrics {
       workerCpu: counter('pels_mediasoup_worker_cpu_seconds_total', 'CPU time of the live mediasoup workers', ['mode']),
       workerRss: gauge('pels_mediasoup_worker_max_rss_bytes', 'Peak resident memory of the live mediasoup workers'),
       routers: gauge('pels_mediasoup_routers', 'Live mediasoup routers (one per stream)'),
-      transports: gauge('pels_mediasoup_transports', 'Live mediasoup transports (two per viewer; more after every viewer left is a leak)'),
+      transports: gauge('pels_mediasoup_transports', 'Live mediasoup transports of viewers (two per viewer; any after every viewer left is a leak)'),
       consumers: gauge('pels_mediasoup_consumers', 'Live mediasoup consumers (a few per viewer; any after every viewer left is a leak)'),
       limitRejections: counter('pels_limit_rejections_total', 'Refusals and closes by a server limit (see docs/configuration.md)', ['limit']),
       notificationsDropped: counter('pels_signaling_notifications_dropped_total', "Quality and viewerState notifications not sent to a player whose socket's send buffer was over half full"),

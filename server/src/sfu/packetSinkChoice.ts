@@ -15,6 +15,7 @@ import type { types as ms } from 'mediasoup';
 import type { Logger } from '../log';
 import { ChannelWriter, PacketChannel, type ChannelDrops } from './packetChannel';
 import { producerSend, type PacketSinks } from './packetSink';
+import { SERVER_TRANSPORT } from '../metrics/mediasoupWorkers';
 
 /** The mediasoup version whose channel messages the writer was checked against (server/package.json pins it). */
 export const CHANNEL_WRITER_MEDIASOUP_VERSION = '3.27.1';
@@ -58,8 +59,8 @@ export async function channelWriterProblem(router: ms.Router, socket: Writable, 
   if (installedVersion !== CHANNEL_WRITER_MEDIASOUP_VERSION) {
     return `mediasoup ${installedVersion} is installed; the channel writer was built for ${CHANNEL_WRITER_MEDIASOUP_VERSION}`;
   }
-  const into = await router.createDirectTransport();
-  const out = await router.createDirectTransport();
+  const into = await router.createDirectTransport({ appData: SERVER_TRANSPORT });
+  const out = await router.createDirectTransport({ appData: SERVER_TRANSPORT });
   try {
     const producer = await into.produce({
       kind: 'video',

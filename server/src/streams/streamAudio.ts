@@ -14,6 +14,7 @@ import type { types as ms } from 'mediasoup';
 import type { OpusPacket } from '../ingest/oggOpusReader';
 import { writeRtpPacket } from '../rtp/rtpPacket';
 import { AUDIO_CLOCK_RATE, OPUS_CODEC } from '../sfu/mediaWorker';
+import { SERVER_TRANSPORT } from '../metrics/mediasoupWorkers';
 
 export const AUDIO_PAYLOAD_TYPE = 100;
 
@@ -46,7 +47,7 @@ export class StreamAudio {
   async attach(index: number, router: ms.Router, cname: string): Promise<void> {
     this.transports[index]?.close();
     this.producers[index] = null;
-    const direct = await router.createDirectTransport();
+    const direct = await router.createDirectTransport({ appData: SERVER_TRANSPORT });
     this.transports[index] = direct;
     this.producers[index] = await direct.produce({
       kind: 'audio',

@@ -7,6 +7,7 @@ import type { LayeredFrame } from '../layering/layeredFrame';
 import { parseRtcpFeedback } from '../rtp/rtcp';
 import type { KeyframeReason } from '../streams/keyframeRequests';
 import { PAYLOAD_TYPE, produceColorStreams } from './colorStreams';
+import { SERVER_TRANSPORT } from '../metrics/mediasoupWorkers';
 
 /** mediasoup repeats an unanswered PLI about once a second; one answer per burst is enough. */
 const SYNTHETIC_KEYFRAME_MIN_GAP_MS = 200;
@@ -34,7 +35,7 @@ export class SharedFanout {
   }
 
   static async create(router: ms.Router, streamId: string, onKeyframeRequest: (reason: KeyframeReason) => void): Promise<SharedFanout> {
-    const direct = await router.createDirectTransport();
+    const direct = await router.createDirectTransport({ appData: SERVER_TRANSPORT });
     try {
       const { producers, ssrcs } = await produceColorStreams(direct, `pels-${streamId}`);
       const timestampBase = randomInt(0, 2 ** 32);
