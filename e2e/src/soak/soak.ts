@@ -156,6 +156,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
         HOST: '0.0.0.0',
         // Every viewer comes from the one viewers' address: the per-address and viewer limits must not turn them away.
         MAX_VIEWERS: String(present + 16),
+        MAX_VIEWERS_PER_ADDRESS: String(present + 16),
         MAX_SOCKETS_PER_ADDRESS: String(present + 32),
       },
       netns: topo.serverNs,
