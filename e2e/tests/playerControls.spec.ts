@@ -141,3 +141,45 @@ test('the quality menu pins the lower size at the server, the player decodes it,
   await expect.poll(async () => (await viewerRendition(page.request, viewerId!))?.current, { timeout: 45_000 }).toBe(0);
   await expect(page.getByTestId('quality-button')).toHaveText('Auto (640×360)', { timeout: 10_000 });
 });
+
+/** Adds a lavfi stream (a frame size no other test uses), waits until it runs; removed by the returned function. */
+async function addStream(request: APIRequestContext, id: string, source: string): Promise<() => Promise<void>> {
+  const res = await request.post('/api/streams', { headers: operatorHeaders(), data: { id, source } });
+  expect(res.status(), await res.text()).toBe(200);
+  await expect
+    .poll(async () => ((await (await request.get('/api/streams')).json()) as { streams: { id: string; state: string }[] }).streams.find((s) => s.id === id)?.state, { timeout: 20_000 })
+    .toBe('running');
+  return async () => void (await request.delete(`/api/streams/${id}`, { headers: operatorHeaders() }));
+}
+
+const playAt = async (page: Page, stream: string) => {
+  await page.goto(`/?stream=${stream}`);
+  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
+};
+
+test('mute and volume show for a stream with sound, m mutes and unmutes; a stream without sound has none', async ({ page, request }, info) => {
+  const removeSound = await addStream(request, 'e2e-sound', 'lavfi:testsrc2=size=208x112:rate=30|sine=frequency=440');
+  const removeSilent = await addStream(request, 'e2e-silent', 'lavfi:testsrc2=size=224x112:rate=30');
+  try {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await playAt(page, 'e2e-sound');
+    const mute = page.getByTestId('mute');
+    await expect(mute).toHaveAttribute('aria-label', 'Mute', { timeout: 10_000 });
+    await expect(page.getByTestId('volume')).toBeVisible();
+    await shot(page, info, 'player-sound');
+    await page.keyboard.press('m');
+    await expect(mute).toHaveAttribute('aria-label', 'Unmute');
+    await page.keyboard.press('m');
+    await expect(mute).toHaveAttribute('aria-label', 'Mute');
+    await page.getByTestId('volume').fill('0.25');
+    await expect(page.getByTestId('volume')).toHaveValue('0.25');
+
+    await playAt(page, 'e2e-silent');
+    await expect(page.getByTestId('play-pause')).toBeVisible();
+    await expect(mute).toHaveCount(0);
+    await expect(page.getByTestId('volume')).toHaveCount(0);
+  } finally {
+    await removeSound();
+    await removeSilent();
+  }
+});

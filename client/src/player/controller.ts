@@ -130,6 +130,7 @@ export class PlayerController {
     clearTimeout(this.retryTimer);
     this.session?.close();
     this.session = undefined;
+    void this.audio.attach(null);
     this.update({ state: 'paused', error: undefined, retryAt: undefined, viewerId: undefined, transportState: undefined });
   }
 

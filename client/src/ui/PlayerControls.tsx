@@ -1,11 +1,14 @@
-/** The control bar under the video: play/pause, quality menu, the live quality toggle (phone, fullscreen), fullscreen. */
+/** The control bar under the video: play/pause, mute and volume (a stream with sound), quality menu, the live quality toggle (phone, fullscreen), fullscreen. */
 import type { RenditionChoice, StreamInfo } from '@pels/shared/protocol/signaling';
+import type { AudioOutput } from '../player/audioOutput';
 import { Icon } from './icons';
 import { QualityMenu } from './QualityMenu';
+import { SoundControl } from './SoundControl';
 
 interface Props {
   paused: boolean;
   onPlayPause(): void;
+  audio: AudioOutput;
   renditions: StreamInfo['renditions'];
   rendition: RenditionChoice;
   playingRendition: number | undefined;
@@ -22,6 +25,7 @@ export function PlayerControls(p: Props) {
       <button type="button" className="ctl" aria-label={p.paused ? 'Play' : 'Pause'} title={p.paused ? 'Play (space)' : 'Pause (space)'} data-testid="play-pause" onClick={p.onPlayPause}>
         <Icon name={p.paused ? 'play' : 'pause'} />
       </button>
+      <SoundControl audio={p.audio} />
       <span className="controls-gap" />
       <QualityMenu renditions={p.renditions} choice={p.rendition} playing={p.playingRendition} onChoose={p.onRendition} />
       {p.qualityToggle && (

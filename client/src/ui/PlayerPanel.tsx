@@ -14,6 +14,7 @@ import { LabPanel } from './LabPanel';
 import { useFullscreen, useWidth } from './layoutHooks';
 import { LiveQuality } from './LiveQuality';
 import { PlayerControls } from './PlayerControls';
+import { UnmuteButton } from './SoundControl';
 import { useShortcuts } from './useShortcuts';
 import { VideoCanvas } from './VideoCanvas';
 import { VideoNotice } from './VideoNotice';
@@ -36,7 +37,11 @@ export function PlayerPanel({ controller, view, mode, shortcuts = false }: Props
   const key = toggleKey(width, fullscreen);
   const paused = view.state === 'paused';
   const playPause = () => (paused ? controller.play() : controller.pause());
-  useShortcuts(shortcuts, { togglePlay: playPause, toggleFullscreen, toggleMute: () => undefined });
+  const { audio } = controller;
+  const toggleMute = () => {
+    if (audio.state.available) void audio.setMuted(!audio.state.muted);
+  };
+  useShortcuts(shortcuts, { togglePlay: playPause, toggleFullscreen, toggleMute });
   const stream = view.streams.find((s) => s.id === view.streamId);
   const { stats } = view;
   return (
@@ -47,6 +52,7 @@ export function PlayerPanel({ controller, view, mode, shortcuts = false }: Props
           <div className="video-frame" onDoubleClick={toggleFullscreen} data-testid="video-frame">
             <VideoCanvas canvas={view.canvas} />
             <VideoNotice notice={playerNotice(view)} onReconnect={() => controller.reconnect()} />
+            <UnmuteButton audio={audio} />
             {paused && (
               <button type="button" className="big-play" aria-label="Play" data-testid="big-play" onClick={() => controller.play()} onDoubleClick={(e) => e.stopPropagation()}>
                 <Icon name="play" />
@@ -56,6 +62,7 @@ export function PlayerPanel({ controller, view, mode, shortcuts = false }: Props
           <PlayerControls
             paused={paused}
             onPlayPause={playPause}
+            audio={audio}
             renditions={stream?.renditions ?? []}
             rendition={view.rendition}
             playingRendition={stats.framesDecoded.total ? stats.rendition : undefined}
