@@ -35,6 +35,9 @@ export default defineConfig({
       METRICS_TOKEN: E2E_METRICS_TOKEN,
       ROUTER_TOKEN: E2E_ROUTER_TOKEN,
       MKC_INITIAL_KBPS: '100000',
+      // The specs send many wrong tokens on purpose from this one address; the lock-out itself is tested on a server of
+      // its own (server/src/security.test.ts).
+      AUTH_FAILURES_PER_MINUTE: '10000',
       STATE_DIR: e2eStateDir(),
     },
     reuseExistingServer: false,

@@ -67,10 +67,11 @@ test('SIGTERM with a viewer connected: the server deletes its nftables table bef
   try {
     await page.goto(server.url);
     await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
-    // The table of this server process, marking the viewer's three streams and green's and yellow's RTX streams (red has none).
-    expect(serverDscpTables(server.port, server.pid).map((t) => t.marks.size)).toEqual([5]);
+    // The table of this server process, marking the viewer's three streams, green's and yellow's RTX streams (red has
+    // none) and the sound (the default stream has a sound track; Chromium negotiates no RTX for Opus).
+    expect(serverDscpTables(server.port, server.pid).map((t) => t.marks.size)).toEqual([6]);
     const metrics = await page.request.get(`${server.url}/metrics`, { headers: operatorHeaders() });
-    expect(await metrics.text()).toMatch(/^pels_dscp_marked_ssrcs 5$/m);
+    expect(await metrics.text()).toMatch(/^pels_dscp_marked_ssrcs 6$/m);
   } finally {
     await server.stop(); // SIGTERM, the viewer still connected
   }

@@ -71,11 +71,12 @@ async function newViewerPlays(browser: Browser): Promise<void> {
     await page.goto(`${server.url}/`);
     await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 45_000 });
     await page.waitForFunction(() => ((window as unknown as Hook).pels?.stats().framesDecoded.total ?? 0) >= 60, null, { timeout: 20_000 });
-    // What the baseline checks count down to 0 is there while a viewer plays: its two transports and five marked SSRCs
-    // (the three streams, and green's and yellow's retransmissions: PELS consumes those two with RTX where nftables marks).
+    // What the baseline checks count down to 0 is there while a viewer plays: its two transports and six marked SSRCs
+    // (the three streams, green's and yellow's retransmissions: PELS consumes those two with RTX where nftables marks,
+    // and the default stream's sound).
     const playing = await resources();
     expect(playing.transports).toBe(2);
-    if (isRoot) expect([playing.dscpMarkedSsrcs, playing.nftMapElements]).toEqual([5, 5]);
+    if (isRoot) expect([playing.dscpMarkedSsrcs, playing.nftMapElements]).toEqual([6, 6]);
   } finally {
     await context.close();
   }

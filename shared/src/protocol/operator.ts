@@ -38,13 +38,16 @@ export interface ControllerGains {
 /** The largest additive increase an operator may set: the controllers' rates are at most a few tens of Mb/s. */
 export const MAX_ALPHA_KBPS = 10_000;
 
-/** The gains' shape and outer bounds (the stable ranges are checked by the controllers' validators). */
+/**
+ * The gains' shape, and alpha's upper bound. beta, sigma and pThr are bounded by the controllers' validators, which
+ * name each stable range in their message ("pThr must be in (0, 1]"), as is alpha's lower bound.
+ */
 export const controllerGainsSchema = z
   .object({
     alphaKbps: z.number().max(MAX_ALPHA_KBPS),
-    beta: z.number().min(0).max(2),
-    sigma: z.number().min(0).max(2),
-    pThr: z.number().min(0).max(1),
+    beta: z.number(),
+    sigma: z.number(),
+    pThr: z.number(),
   })
   .strict();
 
