@@ -11,6 +11,8 @@ const POLL_MS = 1000;
 
 export class AudioStats {
   private timer: NodeJS.Timeout | null = null;
+  /** One poll at a time, as the viewer's other stats: polls sent whatever the answers pile up on a busy worker's channel. */
+  private polling = false;
   private last: { atMs: number; bytes: number } | null = null;
   private current: AudioState;
 
@@ -26,7 +28,11 @@ export class AudioStats {
   }
 
   start(): void {
-    this.timer ??= setInterval(() => void this.poll(), POLL_MS);
+    this.timer ??= setInterval(() => {
+      if (this.polling) return;
+      this.polling = true;
+      void this.poll().finally(() => (this.polling = false));
+    }, POLL_MS);
   }
 
   stop(): void {
