@@ -20,7 +20,17 @@ export class AudioStats {
     private readonly consumer: ms.Consumer,
     private readonly onRate: (kbps: number, atMs: number) => void,
   ) {
-    this.current = { kbps: 0, packetsSent: 0, packetsLost: 0, fractionLost: 0, nackCount: 0, packetsRetransmitted: 0 };
+    const encoding = consumer.rtpParameters.encodings?.[0];
+    this.current = {
+      ssrc: encoding?.ssrc ?? 0,
+      rtxSsrc: encoding?.rtx?.ssrc ?? null,
+      kbps: 0,
+      packetsSent: 0,
+      packetsLost: 0,
+      fractionLost: 0,
+      nackCount: 0,
+      packetsRetransmitted: 0,
+    };
   }
 
   get state(): AudioState {
@@ -47,6 +57,7 @@ export class AudioStats {
     const kbps = this.last && now > this.last.atMs ? ((out.byteCount - this.last.bytes) * 8) / (now - this.last.atMs) : 0;
     this.last = { atMs: now, bytes: out.byteCount };
     this.current = {
+      ...this.current,
       kbps,
       packetsSent: out.packetCount,
       packetsLost: out.packetsLost,

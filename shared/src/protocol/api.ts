@@ -117,6 +117,9 @@ export interface ViewerState {
  * negotiated it for Opus).
  */
 export interface AudioState {
+  /** The sound's SSRC to this viewer (and its retransmissions', when NACK was negotiated). */
+  ssrc: number;
+  rtxSsrc: number | null;
   kbps: number;
   packetsSent: number;
   packetsLost: number;
