@@ -13,8 +13,7 @@ import type { Page } from 'playwright-core';
 import { mulberry32 } from '@pels/shared/pels/syntheticStream';
 import { liveMemory } from '../heapAfterGc';
 import { applyRouter, changeCapacity, changeLoss, defaultQueuePackets, ROUTER_DEFAULTS } from '../net/pelsRouter';
-import { run } from '../net/run';
-import { createTopology } from '../net/topology';
+import { createTopology, namespacesOfThisRun } from '../net/topology';
 import { getOnce, readResources, type ProcessResources } from '../processResources';
 import { startServer, type RunningServer } from '../serverProcess';
 import { launchBrowser } from '../testbed/browser';
@@ -103,8 +102,9 @@ export interface SoakResult {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Another run's namespaces (a test beside the soak) come and go: not this run's leak. */
 async function namespaceCount(): Promise<number> {
-  return (await run('ip', ['netns', 'list'])).split('\n').filter(Boolean).length;
+  return (await namespacesOfThisRun()).length;
 }
 
 function leakCounts(r: ProcessResources, namespaces: number): LeakCounts {
