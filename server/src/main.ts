@@ -27,6 +27,10 @@ import { operatorRoutes, type NewStream } from './operator/operatorRoutes';
 import { takeSnapshot } from './operator/snapshot';
 import { logChannelDrops } from './sfu/channelDropLog';
 import { noDrops } from './sfu/mediaWorker';
+import { AttemptLimiter } from './live/attemptLimiter';
+import { liveRoutes } from './live/liveRoutes';
+import { PublishGate } from './live/publishGate';
+import { RtmpServer } from './live/rtmp/rtmpServer';
 import { MediaWorkerPool } from './sfu/mediaWorkerPool';
 import { SignalingServer } from './signaling/signalingServer';
 import { withOperatorToken, withStreamRemoved } from './store/operatorState';
@@ -37,6 +41,8 @@ import { Stream } from './streams/stream';
 import { StreamRegistry } from './streams/streamRegistry';
 
 const log = createLogger();
+/** A publisher has this long from connecting to showing its key. */
+const PUBLISH_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, fileURLToPath(new URL('../../client/dist', import.meta.url)));
@@ -93,8 +99,13 @@ async function main(): Promise<void> {
   });
   // Packets the workers' channel writers dropped (a worker that fell behind), counted across worker restarts.
   const channelDrops = noDrops();
-  const metrics = new ServerMetrics({ streams, router, control, mediasoup: mediasoupWorkers, limits, dscp, channelDrops });
-  const snapshotSources = { streams, router, feedback: config.feedback, control };
+  const publishGate = new PublishGate({
+    live: () => store.state.live,
+    stream: (id) => (streams.has(id) ? streams.get(id) : undefined),
+    limiter: new AttemptLimiter(config.publish.attemptsPerMinute),
+  });
+  const metrics = new ServerMetrics({ streams, router, control, mediasoup: mediasoupWorkers, limits, dscp, channelDrops, publish: publishGate });
+  const snapshotSources = { streams, router, feedback: config.feedback, control, live: () => store.state.live };
   // Adding a source needs the media worker: until it runs, that answers 503.
   let makeStream: ((s: NewStream) => Stream) | undefined;
   const routes = [
@@ -109,7 +120,9 @@ async function main(): Promise<void> {
           return makeStream(s);
         },
         store,
+        publish: config.publish,
       }),
+      ...liveRoutes({ streams, store, publish: config.publish }),
     ]),
     ...auth.guard([{ method: 'GET', path: '/metrics', handler: () => metrics.render() }], 'metrics'),
   ];
@@ -147,6 +160,7 @@ async function main(): Promise<void> {
       ...(config.controlRecordDir !== undefined ? { controlRecordDir: config.controlRecordDir } : {}),
       dscp,
       limits,
+      reconnectMs: config.publish.reconnectMs,
       log,
     });
   const atStart = await streamsAtStart(store.state, source, config.mediaDirs);
@@ -167,6 +181,20 @@ async function main(): Promise<void> {
     }
   });
 
+  // Publishers come once the streams they publish to exist.
+  const rtmp = config.publish.rtmp
+    ? await RtmpServer.start({
+        port: config.publish.rtmp.port,
+        host: config.host,
+        maxConnections: config.publish.maxConnections,
+        publishTimeoutMs: PUBLISH_HANDSHAKE_TIMEOUT_MS,
+        admit: (address, key) => publishGate.admit('rtmp', address, key),
+        onMalformed: () => publishGate.countMalformed('rtmp'),
+        log: log.child({ component: 'rtmp' }),
+      }).catch((err: unknown) => {
+        throw new ConfigError(`RTMP_PORT ${config.publish.rtmp!.port}: ${err instanceof Error ? err.message : String(err)}`);
+      })
+    : undefined;
   const signaling = new SignalingServer(streams, limits, config.ice, log, addressOf);
   const dashboard = new DashboardFeed({ auth, addressOf, snapshot: () => takeSnapshot(snapshotSources), log: log.child({ component: 'dashboard' }) });
   // The origin first: a foreign page's upgrade takes no place.
@@ -181,7 +209,7 @@ async function main(): Promise<void> {
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const scheme = tls ? 'https' : 'http';
   log.info(
-    { port, rtcPort: config.rtc.port, streams: streams.all().map((s) => s.id), stateFile: store.file, dashboard: `${scheme}://localhost:${port}/dashboard` },
+    { port, rtcPort: config.rtc.port, ...(rtmp ? { rtmpPort: rtmp.port } : {}), streams: streams.all().map((s) => s.id), stateFile: store.file, dashboard: `${scheme}://localhost:${port}/dashboard` },
     `serving the player at ${scheme}://localhost:${port}`,
   );
 
@@ -191,6 +219,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'stopping');
     stopWatchingTls();
+    rtmp?.close();
     signaling.close();
     dashboard.close();
     mediasoupWorkers.close();

@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { FLOW_MODES, type FlowModeName } from '@pels/shared/protocol/api';
-import type { ControllerGains, OperatorSnapshot } from '@pels/shared/protocol/operator';
+import type { ControllerGains, OperatorSnapshot, StreamKeyAnswer } from '@pels/shared/protocol/operator';
 import { BottleneckPanel } from './BottleneckPanel';
 import { ControlPanel } from './ControlPanel';
 import { DashboardConnection, dashboardUrl, type FeedStatus } from './dashboardConnection';
@@ -114,6 +114,18 @@ function Dashboard({ token, onChangeToken }: { token: string; onChangeToken(): v
       add: (req) => act(`source ${req.id ?? req.source} added`, () => api.addStream(req)),
       remove: (id) => void act(`source ${id} removed`, () => api.removeStream(id)),
       setController: (id, controller) => void act(`source ${id}: new viewers get ${controller}`, () => api.setStreamController(id, controller)),
+      goLive: async (req) => {
+        let answer: StreamKeyAnswer | null = null;
+        await act(`live stream ${req.id ?? ''} made`, async () => (answer = await api.addLiveStream(req)));
+        return answer;
+      },
+      rotateKey: async (id) => {
+        let answer: StreamKeyAnswer | null = null;
+        await act(`stream ${id}: new key`, async () => (answer = await api.rotateKey(id)));
+        return answer;
+      },
+      revokeKey: (id) => void act(`stream ${id}: key revoked`, () => api.revokeKey(id)),
+      setTakeover: (id, allow) => void act(`stream ${id}: takeover ${allow ? 'allowed' : 'refused'}`, () => api.setTakeover(id, allow)),
     }),
     [act, api],
   );

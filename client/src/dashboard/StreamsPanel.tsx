@@ -1,17 +1,19 @@
-/** Every source with its ingest state and measured layer rates; add and remove sources. */
+/** Every source with its ingest state and measured layer rates; add and remove sources, and live streams publishers send to. */
 import { useEffect, useState, type FormEvent } from 'react';
-import type { OperatorStream } from '@pels/shared/protocol/operator';
+import type { OperatorStream, StreamKeyAnswer } from '@pels/shared/protocol/operator';
 import type { RateControllerName } from '@pels/shared/rate/names';
 import { ControllerSelect } from './ControllerSelect';
 import { fixed } from './format';
+import { GoLiveForm, KeyBox, LiveCell, type LiveActions } from './LiveControls';
 
-export interface StreamActions {
+export interface StreamActions extends LiveActions {
   add(req: { id?: string; name?: string; source: string }): Promise<boolean>;
   remove(id: string): void;
   setController(id: string, controller: RateControllerName): void;
 }
 
 export function StreamsPanel({ streams, fps, actions }: { streams: OperatorStream[]; fps: Map<string, number>; actions: StreamActions }) {
+  const [shownKey, setShownKey] = useState<{ id: string; answer: StreamKeyAnswer } | null>(null);
   return (
     <section className="panel">
       <h2>Sources</h2>
@@ -43,6 +45,7 @@ export function StreamsPanel({ streams, fps, actions }: { streams: OperatorStrea
                   {s.state}
                 </span>
                 {s.error && <div className="stream-error">{s.error}</div>}
+                <LiveCell stream={s} actions={actions} onKey={(answer) => setShownKey({ id: s.id, answer })} />
               </td>
               <td>
                 {fixed(fps.get(s.id), 1)} ({s.frameRate})
@@ -63,6 +66,8 @@ export function StreamsPanel({ streams, fps, actions }: { streams: OperatorStrea
         </tbody>
       </table>
       <AddStreamForm onAdd={actions.add} />
+      <GoLiveForm onGoLive={(req) => void actions.goLive(req).then((answer) => answer && setShownKey({ id: req.id ?? 'the new stream', answer }))} />
+      {shownKey && <KeyBox streamId={shownKey.id} answer={shownKey.answer} onDismiss={() => setShownKey(null)} />}
     </section>
   );
 }

@@ -1,6 +1,6 @@
 /** The operator HTTP API from the dashboard: bearer token, JSON, the server's error message on failure. */
 import type { RateControllerName } from '@pels/shared/rate/names';
-import type { ControlSettingsInfo, ControlUpdate, AddStreamRequest } from '@pels/shared/protocol/operator';
+import type { ControlSettingsInfo, ControlUpdate, AddStreamRequest, OperatorStream, StreamKeyAnswer } from '@pels/shared/protocol/operator';
 import type { FlowModeName } from '@pels/shared/protocol/api';
 
 export class OperatorApiError extends Error {
@@ -18,6 +18,23 @@ export class OperatorApi {
 
   addStream(req: AddStreamRequest): Promise<unknown> {
     return this.call('POST', '/api/streams', req);
+  }
+
+  /** A live stream: the answer holds its key, shown once. */
+  addLiveStream(req: { id?: string; name?: string; takeover: boolean }): Promise<{ stream: OperatorStream } & StreamKeyAnswer> {
+    return this.call('POST', '/api/streams', { ...req, source: 'live:' }) as Promise<{ stream: OperatorStream } & StreamKeyAnswer>;
+  }
+
+  rotateKey(id: string): Promise<StreamKeyAnswer> {
+    return this.call('POST', `/api/streams/${encodeURIComponent(id)}/key`) as Promise<StreamKeyAnswer>;
+  }
+
+  revokeKey(id: string): Promise<unknown> {
+    return this.call('DELETE', `/api/streams/${encodeURIComponent(id)}/key`);
+  }
+
+  setTakeover(id: string, allow: boolean): Promise<unknown> {
+    return this.call('PUT', `/api/streams/${encodeURIComponent(id)}/takeover`, { allow });
   }
 
   removeStream(id: string): Promise<unknown> {

@@ -21,6 +21,8 @@ const SOURCE_TEXT: Record<Exclude<StreamState, 'running'>, string> = {
   restarting: 'The source is being restarted. The video resumes when it sends again.',
   failed: 'The source failed. The server keeps trying to start it again.',
   stopped: 'The stream has stopped.',
+  waiting: 'Waiting for the broadcast.',
+  reconnecting: 'The broadcast is reconnecting.',
 };
 
 export function playerNotice(view: {

@@ -16,7 +16,7 @@ import type { QualityFrame } from '@pels/shared/protocol/signaling';
 import { FfmpegIngest } from '../../../server/src/ingest/ffmpegIngest';
 import { IvfReader, type IvfFrame } from '../../../server/src/ingest/ivfReader';
 import { resolveSource } from '../../../server/src/ingest/mediaFiles';
-import { DEFAULT_ENCODE, ffmpegArgs, REFERENCE_FD, type EncodeSettings, type ParsedSource, type SourceSpec } from '../../../server/src/ingest/sourceSpec';
+import { DEFAULT_ENCODE, ffmpegArgs, REFERENCE_FD, type EncodeSettings, type ReadableSource, type SourceSpec } from '../../../server/src/ingest/sourceSpec';
 import { FrameLayering } from '../../../server/src/layering/layeredFrame';
 import { QualityAnalyzer } from '../../../server/src/quality/qualityAnalyzer';
 import { childProcesses } from '../processResources';
@@ -52,7 +52,7 @@ function cpuSeconds(pid: number): number {
  * The FFmpeg command the ingest ran before the encoder program: the product's
  * decode and scale, then FFmpeg's libvpx encoder with the options it had.
  */
-export function ffmpegOnlyArgs(spec: ParsedSource, enc: EncodeSettings): string[] {
+export function ffmpegOnlyArgs(spec: ReadableSource, enc: EncodeSettings): string[] {
   const args = ffmpegArgs(spec, enc);
   const raw = args.indexOf('[enc]') + 1;
   const b = enc.bitrateKbps;
@@ -103,7 +103,7 @@ class Measurement {
   }
 }
 
-async function runFfmpegOnly(spec: ParsedSource, enc: EncodeSettings, seconds: number): Promise<Omit<EncoderRun, 'pipeline' | 'repeat'>> {
+async function runFfmpegOnly(spec: ReadableSource, enc: EncodeSettings, seconds: number): Promise<Omit<EncoderRun, 'pipeline' | 'repeat'>> {
   const m = new Measurement(enc);
   const reader = new IvfReader();
   const proc: ChildProcess = spawn('ffmpeg', ffmpegOnlyArgs(spec, enc), { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
@@ -136,6 +136,7 @@ async function runIngest(spec: SourceSpec, enc: EncodeSettings, seconds: number)
 export async function encoderBench(o: { seconds: number; repeats: number }, progress: (m: string) => void): Promise<EncoderRun[]> {
   const enc = DEFAULT_ENCODE;
   const spec = await resolveSource(ENCODER_BENCH_SOURCE, []);
+  if (spec.kind === 'live') throw new Error('the encoder benchmark needs a source it can read');
   const runs: EncoderRun[] = [];
   for (let repeat = 1; repeat <= o.repeats; repeat++) {
     for (const pipeline of ['ffmpeg', 'ffmpeg+encoder'] as const) {

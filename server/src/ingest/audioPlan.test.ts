@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseProbe } from './audioProbe';
 import { parseSource } from './sourcePolicy';
-import { audioFd, audioPlan, ffmpegArgs, OPUS_ENCODE_ARGS } from './sourceSpec';
+import { audioFd, audioPlan, ffmpegArgs, OPUS_ENCODE_ARGS, type ReadableSource } from './sourceSpec';
 
-const file = parseSource('/media/clip.mkv');
+const file = parseSource('/media/clip.mkv') as ReadableSource;
 
 test("a source's Opus passes through; other sound is encoded; no sound, no audio output", () => {
   assert.equal(audioPlan(file, { codec: 'opus', channels: 2 }), 'copy');
@@ -20,7 +20,7 @@ test("a source's Opus passes through; other sound is encoded; no sound, no audio
 
 test('the audio output: Opus 48 kHz with FEC, or a copy, as Ogg on the fd after the renditions', () => {
   const lower = [{ width: 320, height: 180, bitrateKbps: 200 }];
-  const encoded = ffmpegArgs(parseSource('lavfi:testsrc2|sine=frequency=1000'), undefined, lower, 'encode');
+  const encoded = ffmpegArgs(parseSource('lavfi:testsrc2|sine=frequency=1000') as ReadableSource, undefined, lower, 'encode');
   assert.equal(audioFd(1), 5);
   const tail = encoded.slice(encoded.lastIndexOf('-map'));
   assert.deepEqual(tail, ['-map', '1:a:0', ...OPUS_ENCODE_ARGS, '-f', 'ogg', '-page_duration', '20000', '-flush_packets', '1', 'pipe:5']);

@@ -11,7 +11,7 @@ import { ffmpegStdin, sourceInput, type ParsedSource, type ProbedAudio } from '.
 const PROBE_TIMEOUT_MS = 10_000;
 
 /** The first audio stream's codec and channels; null when the source has none or cannot be probed (the run then finds out about the video). */
-export async function probeAudio(spec: Exclude<ParsedSource, { kind: 'lavfi' }>, ffprobePath = 'ffprobe'): Promise<ProbedAudio | null> {
+export async function probeAudio(spec: Extract<ParsedSource, { kind: 'file' | 'url' }>, ffprobePath = 'ffprobe'): Promise<ProbedAudio | null> {
   // As FFmpeg gets it: a URL (and its credentials) on stdin, not in the arguments `ps` shows.
   const args = ['-v', 'error', ...sourceInput(spec), '-select_streams', 'a:0', '-show_entries', 'stream=codec_name,channels', '-of', 'json'];
   const out = await new Promise<string | null>((resolve) => {

@@ -2,13 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { childEnv } from '../process/childEnv';
 import { EventEmitter } from 'node:events';
 import type { StreamState } from '@pels/shared/protocol/signaling';
+import type { Publisher } from '../live/publisher';
 import type { Logger } from '../log';
 import type { IvfFrame } from './ivfReader';
 import { probeAudio } from './audioProbe';
 import { resolveMediaFile } from './mediaFiles';
 import { OggOpusReader, type OpusPacket } from './oggOpusReader';
 import { operatorSourceText, redactCredentials } from './sourceRedaction';
-import { audioFd, audioPlan, ffmpegArgs, ffmpegStdin, REFERENCE_FD, renditionEncode, type AudioPlan, type EncodeSettings, type Rendition, type SourceSpec } from './sourceSpec';
+import { audioFd, audioPlan, ffmpegArgs, ffmpegStdin, REFERENCE_FD, renditionEncode, type AudioPlan, type EncodeSettings, type LiveSource, type PublishedInput, type Rendition, type SourceSpec } from './sourceSpec';
 import { ENCODER_PATH, Vp8Encoder } from './vp8Encoder';
 
 export type IngestState = StreamState;
@@ -37,6 +38,8 @@ export interface IngestOptions {
   stallTimeoutMs?: number;
   /** Lower renditions (1, 2, ...), each encoded by an encoder of its own from the same decode. */
   renditions?: readonly Rendition[];
+  /** A live stream whose publisher went away is `reconnecting` this long (the same stream resumes if it comes back), then `waiting`. */
+  reconnectMs?: number;
 }
 
 /** One run: FFmpeg decoding into the encoders, one per rendition. */
@@ -47,6 +50,8 @@ interface Run {
   encoders: Vp8Encoder[];
   /** Ended by the ingest (stall, close, drain timeout), not by a fault of its own. */
   encoderKilled: boolean;
+  /** A live stream's run reads this publisher's media. */
+  publisher: Publisher | null;
 }
 
 interface RunEnd {
@@ -84,6 +89,11 @@ type IngestEvents = {
  * is reported as failed (and retried, slower). A running source that sends no
  * frame for a while is reported as stalled at once, and restarted if it stays
  * silent. Keyframe and bitrate requests go to the running encoder.
+ *
+ * A live source (`live:`) runs only while a publisher sends: each publisher
+ * accepted starts a run that reads its media, and its end (or a fault of the
+ * run) ends the run, with no restart: the stream is `reconnecting` for
+ * `reconnectMs`, then `waiting`, until the next publisher comes.
  */
 export class FfmpegIngest extends EventEmitter<IngestEvents> {
   private current: Run | null = null;
@@ -92,6 +102,9 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
   private backoffMs: number;
   private retryTimer: NodeJS.Timeout | null = null;
   private stallTimer: NodeJS.Timeout | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  /** A live source's current publisher. */
+  private publisher: Publisher | null = null;
   private status: IngestStatus = { state: 'starting', restarts: 0 };
   private readonly opts: Required<Omit<IngestOptions, 'renditions'>>;
   private readonly renditions: readonly Rendition[];
@@ -112,6 +125,7 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
       stableAfterMs: opts.stableAfterMs ?? 10_000,
       stallNoticeMs: opts.stallNoticeMs ?? 2000,
       stallTimeoutMs: opts.stallTimeoutMs ?? 10_000,
+      reconnectMs: opts.reconnectMs ?? 30_000,
     };
     this.renditions = opts.renditions ?? [];
     this.backoffMs = this.opts.initialBackoffMs;
@@ -123,7 +137,8 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
 
   start(): void {
     if (this.closed) throw new Error('ingest is closed');
-    void this.run();
+    if (this.spec.kind === 'live') this.setStatus('waiting');
+    else void this.run();
   }
 
   close(): void {
@@ -131,9 +146,44 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.stallTimer) clearTimeout(this.stallTimer);
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     if (this.current) killRun(this.current);
     this.current = null;
+    this.publisher?.close('the stream was removed');
+    this.publisher = null;
     this.setStatus('stopped');
+  }
+
+  /** A live source's publisher now, or null. */
+  get currentPublisher(): Publisher | null {
+    return this.publisher;
+  }
+
+  /**
+   * A live source's new publisher: its run starts now. One already publishing
+   * is closed first (the caller decided the new one takes over); its run's end
+   * starts the new one's.
+   */
+  attachPublisher(p: Publisher): void {
+    if (this.spec.kind !== 'live') throw new Error('only a live stream takes publishers');
+    if (this.closed) {
+      p.close('the stream was removed');
+      return;
+    }
+    const previous = this.publisher;
+    this.publisher = p;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    previous?.close('another publisher took over the stream');
+    if (this.current) killRun(this.current);
+    else void this.run();
+  }
+
+  /** Ends a live source's publisher, if it is `p` (or any, without `p`): its run ends with it. */
+  detachPublisher(reason: string, p: Publisher | null = this.publisher): void {
+    if (!p || p !== this.publisher) return;
+    p.close(reason);
+    if (this.current?.publisher === p) killRun(this.current);
   }
 
   /**
@@ -156,6 +206,11 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
   }
 
   private async run(): Promise<void> {
+    if (this.spec.kind === 'live') {
+      // A publisher's sound is not served yet: its run is video only.
+      if (this.publisher) void this.runOnce(this.publisher.input, this.publisher, 'none');
+      return;
+    }
     let spec = this.spec;
     try {
       // A file may have gone, or been replaced by a link, since it was added: it must still resolve inside the media directories.
@@ -172,25 +227,35 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     const audio = audioPlan(spec, spec.kind === 'lavfi' ? null : await probeAudio(spec, this.opts.ffprobePath));
     if (this.closed) return;
     this.setStatus(this.restarts === 0 ? 'starting' : 'restarting', this.status.error);
+    void this.runOnce(spec, null, audio);
+  }
+
+  /** One run of FFmpeg and the encoders on `spec`; a live source's with its publisher. */
+  private async runOnce(spec: Exclude<SourceSpec, LiveSource> | PublishedInput, publisher: Publisher | null, audio: AudioPlan): Promise<void> {
     const startedAt = Date.now();
     let gotFrame = false;
     const encoders = [this.encode, ...this.renditions.map((r) => renditionEncode(this.encode, r))].map((enc) => new Vp8Encoder(enc, this.opts.encoderPath));
     const [encoder, ...lower] = encoders as [Vp8Encoder, ...Vp8Encoder[]];
     // Started first: FFmpeg writes its raw frames straight into the encoders' inputs (rendition k > 0 on renditionFd(k)).
     const allStarted = encoders.every((e) => e.pid !== undefined);
-    const stdin = ffmpegStdin(spec);
-    const stdio = [stdin === undefined ? 'ignore' : 'pipe', encoder.input, 'pipe', 'pipe', ...lower.map((e) => e.input), ...(audio === 'none' ? [] : ['pipe' as const])] as const;
+    const stdin = spec.kind === 'published' ? undefined : ffmpegStdin(spec);
+    const stdio = [publisher || stdin !== undefined ? 'pipe' : 'ignore', encoder.input, 'pipe', 'pipe', ...lower.map((e) => e.input), ...(audio === 'none' ? [] : ['pipe' as const])] as const;
     const ffmpeg: ChildProcess | null = allStarted ? spawn(this.opts.ffmpegPath, ffmpegArgs(spec, this.encode, this.renditions, audio), { stdio: [...stdio], env: childEnv() }) : null;
-    if (ffmpeg?.stdin) {
+    if (ffmpeg?.stdin && !publisher) {
       ffmpeg.stdin.on('error', () => {}); // FFmpeg gone before it read: its exit is reported below
       ffmpeg.stdin.end(stdin);
     }
     for (const e of encoders) e.releaseInput();
     // An encoder that started while another did not has no input writer: ending it ends the run.
     if (!allStarted) for (const e of encoders) e.kill();
-    const run: Run = { ffmpeg, encoders, encoderKilled: false };
+    const run: Run = { ffmpeg, encoders, encoderKilled: false, publisher };
+    if (publisher && ffmpeg) {
+      // FFmpeg reads the publisher's media as it comes, and holds the publisher back when it falls behind.
+      ffmpeg.stdin!.on('error', () => undefined);
+      publisher.media.pipe(ffmpeg.stdin!);
+    } else publisher?.close('the ingest could not start');
     this.current = run;
-    this.log.info({ source: operatorSourceText(spec), audio, ffmpegPid: ffmpeg?.pid, encoderPids: encoders.map((e) => e.pid) }, 'ingest started');
+    this.log.info({ source: spec.kind === 'published' ? `${publisher?.protocol} publisher ${publisher?.address}` : operatorSourceText(spec), audio, ffmpegPid: ffmpeg?.pid, encoderPids: encoders.map((e) => e.pid) }, 'ingest started');
     this.armStallTimer(run);
     this.emit('run', audio);
 
@@ -258,6 +323,10 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     if (this.closed) return;
     // FFmpeg fails when the encoder does (a broken pipe), never the other way round: an encoder's own failure is the cause.
     const { message, code, signal } = ffmpegExit && !encoderExit.ownFault ? ffmpegExit : encoderExit;
+    if (publisher) {
+      this.endPublishedRun(publisher, gotFrame, code === 0 || run.encoderKilled ? undefined : message);
+      return;
+    }
     if (Date.now() - startedAt >= this.opts.stableAfterMs) this.backoffMs = this.opts.initialBackoffMs;
     this.log.warn({ code, signal, ranMs: Date.now() - startedAt }, message);
     this.setStatus(gotFrame ? 'restarting' : 'failed', message);
@@ -277,6 +346,33 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
         this.log.warn({ err }, 'audio output unreadable; the run goes on without sound');
       }
     });
+  }
+
+  /**
+   * A publisher's run ended: its publisher went, was taken over, or what it
+   * sent could not be read (`error`). A new publisher's run starts at once;
+   * otherwise the stream waits for its publisher to come back.
+   */
+  private endPublishedRun(publisher: Publisher, gotFrame: boolean, error: string | undefined): void {
+    if (this.publisher === publisher) {
+      publisher.close(error === undefined ? 'the publisher\'s media ended' : 'its media could not be read');
+      this.publisher = null;
+    }
+    this.log.info({ publisher: publisher.address, protocol: publisher.protocol, ...(error ? { error } : {}) }, 'publisher run ended');
+    if (this.publisher) {
+      void this.run();
+      return;
+    }
+    const wasLive = gotFrame || this.status.state === 'reconnecting';
+    if (!wasLive) {
+      this.setStatus('waiting', error);
+      return;
+    }
+    this.setStatus('reconnecting', error);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      if (!this.closed && !this.publisher) this.setStatus('waiting', this.status.error);
+    }, this.opts.reconnectMs);
   }
 
   /**

@@ -10,7 +10,8 @@
  *   a conservative character set (no quotes, escapes, labels or `;`);
  * - a URL whose scheme is allow-listed; FFmpeg then gets only the protocols
  *   that scheme needs (`-protocol_whitelist`);
- * - a file path, resolved inside the media directories (mediaFiles.ts).
+ * - a file path, resolved inside the media directories (mediaFiles.ts);
+ * - `live:`, a stream publishers send to (FFmpeg then reads only its stdin).
  * Control and invisible characters are refused anywhere. Pure: no I/O.
  */
 import type { ParsedSource, SourceSpec } from './sourceSpec';
@@ -164,6 +165,10 @@ export function parseSource(input: string): ParsedSource {
   if (scheme === undefined) return { kind: 'file', path: s };
   const rest = s.slice(scheme.length + 1);
   if (scheme === 'lavfi') return parseLavfi(rest);
+  if (scheme === 'live') {
+    if (rest) throw new SourceError('a live stream\'s source is "live:" alone: publishers send to it with its stream key');
+    return { kind: 'live' };
+  }
   if (!rest.startsWith('//')) {
     throw new SourceError(`"${scheme}:" is an FFmpeg protocol, not a file; a source is a file in MEDIA_DIR, a URL (${[...URL_SCHEMES.keys()].join(', ')}) or lavfi:GRAPH`);
   }
@@ -173,6 +178,8 @@ export function parseSource(input: string): ParsedSource {
 /** The FFmpeg protocols a source may open; null for lavfi, whose allow-listed filters open nothing. */
 export function protocolWhitelist(spec: ParsedSource | SourceSpec): readonly string[] | null {
   switch (spec.kind) {
+    case 'live':
+      return ['pipe'];
     case 'file':
       return FILE_PROTOCOLS;
     case 'url':

@@ -23,6 +23,8 @@ export function publicSourceLabel(spec: SourceSpec): string {
       return `${spec.scheme} stream`;
     case 'lavfi':
       return spec.audio ? `lavfi ${spec.generator} + ${spec.audio.generator}` : `lavfi ${spec.generator}`;
+    case 'live':
+      return 'live';
   }
 }
 
@@ -35,6 +37,8 @@ export function operatorSourceText(spec: SourceSpec): string {
       return redactCredentials(spec.url);
     case 'lavfi':
       return spec.audio ? `lavfi:${spec.graph}|${spec.audio.graph}` : `lavfi:${spec.graph}`;
+    case 'live':
+      return 'live:';
   }
 }
 

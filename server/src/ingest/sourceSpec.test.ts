@@ -9,18 +9,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import { DEFAULT_ENCODE, ffmpegArgs, ffmpegStdin, type ParsedSource } from './sourceSpec';
+import { DEFAULT_ENCODE, ffmpegArgs, ffmpegStdin, type ReadableSource } from './sourceSpec';
 
 const small = { ...DEFAULT_ENCODE, width: 160, height: 90, bitrateKbps: 200 };
 
 /** The input part of the arguments: everything before the first output option. */
-const inputArgs = (spec: ParsedSource) => {
+const inputArgs = (spec: ReadableSource) => {
   const args = ffmpegArgs(spec, small);
   return args.slice(args.indexOf('-loglevel') + 2, args.indexOf('-an'));
 };
 
 test('a URL goes to FFmpeg on its stdin, quoted for the concat list, never in its arguments', () => {
-  const spec: ParsedSource = { kind: 'url', url: "rtmp://user:s3cret@h/app/it's", scheme: 'rtmp' };
+  const spec: ReadableSource = { kind: 'url', url: "rtmp://user:s3cret@h/app/it's", scheme: 'rtmp' };
   assert.ok(!ffmpegArgs(spec, small).some((a) => a.includes('s3cret')));
   assert.equal(ffmpegStdin(spec), "ffconcat version 1.0\nfile 'rtmp://user:s3cret@h/app/it'\\''s'\n");
   assert.equal(ffmpegStdin({ kind: 'lavfi', graph: 'testsrc2', generator: 'testsrc2' }), undefined);
@@ -66,7 +66,7 @@ const playlist = (...segments: string[]) =>
   ['#EXTM3U', '#EXT-X-VERSION:3', '#EXT-X-TARGETDURATION:1', '#EXT-X-MEDIA-SEQUENCE:0', ...segments.flatMap((s) => ['#EXTINF:1.0,', s]), '#EXT-X-ENDLIST', ''].join('\n');
 
 /** Runs FFmpeg on the source until it exits, writes its first output, or `ms` pass. */
-async function runFfmpeg(spec: ParsedSource, ms = 10_000): Promise<{ outcome: 'exited' | 'output' | 'timeout'; stderr: string }> {
+async function runFfmpeg(spec: ReadableSource, ms = 10_000): Promise<{ outcome: 'exited' | 'output' | 'timeout'; stderr: string }> {
   const stdin = ffmpegStdin(spec);
   const proc = spawn('ffmpeg', ffmpegArgs(spec, small), { stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe'] });
   proc.stdin?.end(stdin);

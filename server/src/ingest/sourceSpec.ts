@@ -30,10 +30,24 @@ export interface LavfiSource {
   audio?: { graph: string; generator: string };
 }
 
-export type SourceSpec = FileSource | UrlSource | LavfiSource;
+/** `live:`: a live stream that publishers send to (RTMP, SRT) with its stream key; nothing to read until one does. */
+export interface LiveSource {
+  kind: 'live';
+}
+
+export type SourceSpec = FileSource | UrlSource | LavfiSource | LiveSource;
 
 /** A source as parsed, before its file (if it is one) is looked up in the media directories. */
-export type ParsedSource = { kind: 'file'; path: string } | UrlSource | LavfiSource;
+export type ParsedSource = { kind: 'file'; path: string } | UrlSource | LavfiSource | LiveSource;
+
+/** What FFmpeg can read: any source but a live one, whose publishers' media comes as a PublishedInput. */
+export type ReadableSource = Exclude<ParsedSource, LiveSource>;
+
+/** What one publisher of a live stream sends, as FFmpeg reads it: its media in a container, on FFmpeg's stdin. */
+export interface PublishedInput {
+  kind: 'published';
+  format: 'flv' | 'mpegts';
+}
 
 export interface EncodeSettings {
   width: number;
@@ -105,7 +119,7 @@ export function audioFd(lowerCount: number): number {
 }
 
 /** The options that open a source, ending `-i NAME`, for FFmpeg and ffprobe alike; a URL is read from stdin (ffmpegStdin). */
-export function sourceInput(spec: ParsedSource): string[] {
+export function sourceInput(spec: ReadableSource): string[] {
   const whitelist = protocolWhitelist(spec);
   return [
     ...(spec.kind === 'lavfi' ? ['-f', 'lavfi'] : []),
@@ -118,7 +132,7 @@ export function sourceInput(spec: ParsedSource): string[] {
 }
 
 /** What FFmpeg (or ffprobe) reads on its stdin before the source (see ffmpegArgs); undefined: nothing (stdin closed). */
-export function ffmpegStdin(spec: ParsedSource): string | undefined {
+export function ffmpegStdin(spec: ReadableSource): string | undefined {
   if (spec.kind !== 'url') return undefined;
   // Quoted for the concat list: a quote ends the quoting, so it is written '\'' (URLs hold no backslash or newline).
   return `ffconcat version 1.0\nfile '${spec.url.replaceAll("'", "'\\''")}'\n`;
@@ -147,8 +161,8 @@ export function ffmpegStdin(spec: ParsedSource): string | undefined {
  * may carry credentials (`rtmp://user:key@...`, `?passphrase=`): FFmpeg reads
  * it from its stdin (ffmpegStdin), as a one-entry concat list.
  */
-export function ffmpegArgs(spec: ParsedSource, enc: EncodeSettings = DEFAULT_ENCODE, lower: readonly Rendition[] = [], audio: AudioPlan = 'none'): string[] {
-  const input = ['-re', ...(spec.kind === 'file' ? ['-stream_loop', '-1'] : []), ...sourceInput(spec)];
+export function ffmpegArgs(spec: ReadableSource | PublishedInput, enc: EncodeSettings = DEFAULT_ENCODE, lower: readonly Rendition[] = [], audio: AudioPlan = 'none'): string[] {
+  const input = spec.kind === 'published' ? publishedInputArgs(spec) : ['-re', ...(spec.kind === 'file' ? ['-stream_loop', '-1'] : []), ...sourceInput(spec)];
   const audioGraph = spec.kind === 'lavfi' && audio !== 'none' ? spec.audio?.graph : undefined;
   const audioInput = audioGraph !== undefined ? ['-re', '-f', 'lavfi', '-i', audioGraph] : [];
   const audioOutput =
@@ -171,4 +185,14 @@ export function ffmpegArgs(spec: ParsedSource, enc: EncodeSettings = DEFAULT_ENC
     ...lower.flatMap((_, i) => raw(`enc${i + 1}`, renditionFd(i + 1))),
     ...audioOutput,
   ];
+}
+
+/**
+ * A publisher's stream arrives in real time (no `-re`); `nobuffer` and a short
+ * analysis (the container names its streams up front) let its first keyframe
+ * reach the encoder at once. A resolution or frame rate change mid-stream
+ * reconfigures FFmpeg's filters, whose output stays at the encode size and rate.
+ */
+function publishedInputArgs(spec: PublishedInput): string[] {
+  return ['-fflags', 'nobuffer', '-analyzeduration', '500000', '-probesize', '500000', '-protocol_whitelist', 'pipe', '-f', spec.format, '-i', 'pipe:0'];
 }

@@ -5,7 +5,7 @@
  * control path.
  *
  * Label cardinality is bounded: `stream` (operator-made, a handful), `color`
- * (3), `layer` (3), `mode` (3), `controller` (8), `state` (6), `limit` (6), `kind` (2), `reason` (2). Per-viewer series carry a
+ * (3), `layer` (3), `mode` (3), `controller` (8), `state` (8), `protocol` (2), `limit` (6), `kind` (2), `reason` (2). Per-viewer series carry a
  * `viewer` label for at most VIEWER_SERIES_LIMIT viewers per scrape (see
  * viewerSeries.ts); the aggregates by stream and color cover every viewer.
  */
@@ -19,6 +19,8 @@ import type { Limits } from '../limits/limits';
 import { LIMIT_NAMES } from '../limits/rejections';
 import { SOCKET_KINDS } from '../limits/socketsPerAddress';
 import type { DscpMarker } from '../net/dscpMarker';
+import { REFUSAL_REASONS, type PublishGate } from '../live/publishGate';
+import { PUBLISH_PROTOCOLS } from '../live/publisher';
 import type { ControlSettings } from '../operator/controlSettings';
 import type { Stream } from '../streams/stream';
 import { KEYFRAME_REASONS } from '../streams/keyframeRequests';
@@ -51,6 +53,7 @@ export interface ServerMetricsDeps {
   dscp: Pick<DscpMarker, 'markedSsrcs'>;
   /** Packets the media workers' channel writers dropped so far, per color. */
   channelDrops: Readonly<ChannelDrops>;
+  publish: Pick<PublishGate, 'counts'>;
 }
 
 export class ServerMetrics {
@@ -107,6 +110,8 @@ export class ServerMetrics {
       notificationsDropped: counter('pels_signaling_notifications_dropped_total', "Quality and viewerState notifications not sent to a player whose socket's send buffer was over half full"),
       socketsOpen: gauge('pels_websockets_open', 'WebSockets open: the players\' signaling and the dashboards\' feed', ['kind']),
       channelDropped: counter('pels_channel_packets_dropped_total', "Packets not written to a media worker's channel because its backlog was over the cap (red first, then yellow, never green)", ['color']),
+      publishAccepted: counter('pels_publish_accepted_total', 'Publishers accepted on a live stream, by protocol', ['protocol']),
+      publishRefused: counter('pels_publish_refused_total', 'Publish attempts refused: rate_limited (address over PUBLISH_ATTEMPTS_PER_MINUTE), bad_key (no live stream has it), busy (the stream has a publisher and takeover is off), malformed (a protocol error)', ['protocol', 'reason']),
       dscpMarked: gauge('pels_dscp_marked_ssrcs', 'RTP streams (SSRCs) whose DSCP the kernel marks now'),
     };
     d.streams.observer.on('newstream', (s) => this.watch(s));
@@ -231,6 +236,11 @@ export class ServerMetrics {
     for (const kind of SOCKET_KINDS) m.socketsOpen.set({ kind }, sockets.open()[kind]);
     m.dscpMarked.set(this.d.dscp.markedSsrcs);
     for (const color of COLORS) m.channelDropped.inc({ color }, this.d.channelDrops[color]);
+    const publish = this.d.publish.counts;
+    for (const protocol of PUBLISH_PROTOCOLS) {
+      m.publishAccepted.inc({ protocol }, publish.accepted[protocol]);
+      for (const reason of REFUSAL_REASONS) m.publishRefused.inc({ protocol, reason }, publish.refused[protocol][reason]);
+    }
   }
 }
 

@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { addStreamSchema, controlUpdateSchema, setControllerSchema, setModeSchema } from '@pels/shared/protocol/operator';
+import { addStreamRequestSchema, controlUpdateSchema, setControllerSchema, setModeSchema } from '@pels/shared/protocol/operator';
 import { RequestError } from '../errors';
 import { readJson, type Route } from '../http/httpServer';
 import { resolveSource } from '../ingest/mediaFiles';
 import { checkVisible, SourceError } from '../ingest/sourcePolicy';
 import type { SourceSpec } from '../ingest/sourceSpec';
 import { StoreError } from '../store/stateCodec';
-import { withGains, withStreamAdded, withStreamRemoved } from '../store/operatorState';
+import type { PublishSettings } from '../config';
+import { newKey } from '../live/liveView';
+import { hashStreamKey } from '../live/streamKeys';
+import { withGains, withLiveSettings, withStreamAdded, withStreamRemoved } from '../store/operatorState';
 import type { StateStore } from '../store/stateStore';
 import type { Stream } from '../streams/stream';
 import type { ViewerSession } from '../viewer/viewerSession';
@@ -27,7 +30,9 @@ export interface OperatorRouteDeps extends SnapshotSources {
   /** MAX_STREAMS: each stream runs FFmpeg and an encoder per rendition. */
   maxStreams: number;
   /** Keeps the operator's changes across restarts: each is on disk before its answer. */
-  store: Pick<StateStore, 'change' | 'saved'>;
+  store: Pick<StateStore, 'change' | 'saved' | 'state'>;
+  /** The publish listeners, to name where a new live stream's publisher sends. */
+  publish: Pick<PublishSettings, 'rtmp' | 'srt'>;
 }
 
 /**
@@ -41,7 +46,7 @@ export function operatorRoutes(d: OperatorRouteDeps): Route[] {
       method: 'POST',
       path: '/api/streams',
       handler: async (req) => {
-        const body = parseBody(addStreamSchema, await readJson(req));
+        const body = parseBody(addStreamRequestSchema, await readJson(req));
         const id = body.id ?? `s-${randomUUID().slice(0, 8)}`;
         let source;
         try {
@@ -59,6 +64,9 @@ export function operatorRoutes(d: OperatorRouteDeps): Route[] {
         d.streams.add(stream);
         // Saved as given: the next start puts it through the source policy again.
         d.store.change((s) => withStreamAdded(s, { id, name, source: body.source }));
+        // A live stream's key is shown in this answer only: the server keeps its hash.
+        const key = source.kind === 'live' ? newKey(req, d.publish) : undefined;
+        if (key) d.store.change((s) => withLiveSettings(s, id, { keySha256: hashStreamKey(key.key), takeover: body.takeover ?? false }));
         try {
           await stream.start();
         } catch (err) {
@@ -66,8 +74,8 @@ export function operatorRoutes(d: OperatorRouteDeps): Route[] {
           d.store.change((s) => withStreamRemoved(s, id));
           throw new RequestError('unavailable', `cannot start stream "${id}": ${err instanceof Error ? err.message : String(err)}`);
         }
-        await saved(d);
-        return { stream: operatorStream(stream) };
+        await saved(d.store);
+        return { stream: operatorStream(stream, d.store.state.live[id]), ...key };
       },
     },
     {
@@ -76,7 +84,7 @@ export function operatorRoutes(d: OperatorRouteDeps): Route[] {
       handler: async (_req, { id }) => {
         d.streams.remove(id!);
         d.store.change((s) => withStreamRemoved(s, id!));
-        await saved(d);
+        await saved(d.store);
         return { ok: true };
       },
     },
@@ -95,7 +103,7 @@ export function operatorRoutes(d: OperatorRouteDeps): Route[] {
         const { controller } = parseBody(setControllerSchema, await readJson(req));
         const stream = d.streams.get(id!);
         stream.setController(controller);
-        return { stream: operatorStream(stream) };
+        return { stream: operatorStream(stream, d.store.state.live[stream.id]) };
       },
     },
     {
@@ -126,7 +134,7 @@ export function operatorRoutes(d: OperatorRouteDeps): Route[] {
         const update = parseBody(controlUpdateSchema, await readJson(req));
         const info = d.control.update(update);
         d.store.change((s) => withGains(s, update));
-        await saved(d);
+        await saved(d.store);
         return info;
       },
     },
@@ -134,16 +142,16 @@ export function operatorRoutes(d: OperatorRouteDeps): Route[] {
 }
 
 /** A change is answered once it is on disk; one that cannot be written stays in effect until the server stops, and the answer says so. */
-async function saved(d: OperatorRouteDeps): Promise<void> {
+export async function saved(store: Pick<StateStore, 'saved'>): Promise<void> {
   try {
-    await d.store.saved();
+    await store.saved();
   } catch (err) {
     if (!(err instanceof StoreError)) throw err;
     throw new RequestError('unavailable', `the change is in effect but a restart would undo it: ${err.message}`);
   }
 }
 
-function parseBody<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
+export function parseBody<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
   const r = schema.safeParse(raw);
   if (r.success) return r.data;
   const issue = r.error.issues[0];

@@ -4,6 +4,7 @@ import {
   EMPTY_STATE,
   operatorStateSchema,
   withGains,
+  withLiveSettings,
   withOperatorToken,
   withStreamAdded,
   withStreamRemoved,
@@ -47,4 +48,20 @@ test('the schema refuses states the API cannot produce', () => {
     { ...EMPTY_STATE, extra: true },
   ];
   for (const s of bad) assert.equal(operatorStateSchema.safeParse(s).success, false, JSON.stringify(s));
+});
+
+test('a live stream keeps its key hash and takeover choice; removing the stream drops them; a revoked key is null', () => {
+  const hash = 'a'.repeat(64);
+  let s = withLiveSettings(withStreamAdded(EMPTY_STATE, { id: 'show', name: 'Show', source: 'live:' }), 'show', { keySha256: hash, takeover: false });
+  assert.equal(operatorStateSchema.safeParse(s).success, true);
+  s = withLiveSettings(s, 'show', { keySha256: null, takeover: true });
+  assert.deepEqual(s.live, { show: { keySha256: null, takeover: true } });
+  assert.equal(operatorStateSchema.safeParse(s).success, true);
+  assert.deepEqual(withStreamRemoved(s, 'show').live, {});
+  // Settings of a stream that is not live, or a key kept in clear, are refused.
+  assert.equal(operatorStateSchema.safeParse(withLiveSettings(withStreamAdded(EMPTY_STATE, lavfi), 'pattern', { keySha256: hash, takeover: false })).success, false);
+  assert.equal(operatorStateSchema.safeParse({ ...s, live: { show: { keySha256: 'my-clear-key', takeover: false } } }).success, false);
+  // A file from before live streams has no `live`.
+  const { live: _none, ...old } = EMPTY_STATE;
+  assert.deepEqual(operatorStateSchema.parse(old).live, {});
 });

@@ -1,6 +1,6 @@
 /**
  * What the operator did that must outlive the process: the streams added and
- * removed, the controller gains set, and the token generated when
+ * removed, live streams' key hashes and takeover choice, the controller gains set, and the token generated when
  * OPERATOR_TOKEN is not set. Pure: the changes are functions from one state
  * to the next; stateStore.ts keeps them on disk, streamsAtStart.ts starts
  * from them.
@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { addStreamSchema, controllerGainsSchema, type ControlUpdate } from '@pels/shared/protocol/operator';
 import { TOKEN_PATTERN } from '../config';
+import { KEY_HASH_PATTERN } from '../live/streamKeys';
 
 /** SOURCE's stream. */
 export const DEFAULT_STREAM = { id: 'default', name: 'Default stream' } as const;
@@ -15,6 +16,10 @@ export const DEFAULT_STREAM = { id: 'default', name: 'Default stream' } as const
 /** A stream as added with POST /api/streams: the same rules, with the id and name it was given. */
 const storedStreamSchema = addStreamSchema.required();
 export type StoredStream = z.infer<typeof storedStreamSchema>;
+
+/** A live stream's publishing settings: its key's SHA-256 (null: revoked, nobody may publish) and whether a new publisher takes over from one publishing. */
+const liveSettingsSchema = z.object({ keySha256: z.string().regex(KEY_HASH_PATTERN).nullable(), takeover: z.boolean() }).strict();
+export type LiveSettings = z.infer<typeof liveSettingsSchema>;
 
 export const operatorStateSchema = z
   .object({
@@ -26,6 +31,8 @@ export const operatorStateSchema = z
     gains: controllerGainsSchema.partial().strict(),
     /** Generated at the first start without OPERATOR_TOKEN, used by later ones. */
     operatorToken: z.string().regex(TOKEN_PATTERN, 'a token of at least 16 printable characters').optional(),
+    /** By stream id: each live stream's (source `live:`) publishing settings; a file from before live streams has none. */
+    live: z.record(z.string(), liveSettingsSchema).default({}),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -37,10 +44,14 @@ export const operatorStateSchema = z
       }
       ids.add(stream.id);
     });
+    const liveIds = new Set(s.streams.filter((x) => x.source.trim() === 'live:').map((x) => x.id));
+    for (const id of Object.keys(s.live)) {
+      if (!liveIds.has(id)) ctx.addIssue({ code: 'custom', path: ['live', id], message: `"${id}" is not a live stream (source "live:")` });
+    }
   });
 export type OperatorState = z.infer<typeof operatorStateSchema>;
 
-export const EMPTY_STATE: OperatorState = { streams: [], defaultRemoved: false, gains: {} };
+export const EMPTY_STATE: OperatorState = { streams: [], defaultRemoved: false, gains: {}, live: {} };
 
 export function withStreamAdded(s: OperatorState, stream: StoredStream): OperatorState {
   return { ...s, streams: [...s.streams, stream] };
@@ -48,7 +59,10 @@ export function withStreamAdded(s: OperatorState, stream: StoredStream): Operato
 
 /** The `default` stream, unless the operator added one by that id after removing SOURCE's, stays removed. */
 export function withStreamRemoved(s: OperatorState, id: string): OperatorState {
-  if (s.streams.some((x) => x.id === id)) return { ...s, streams: s.streams.filter((x) => x.id !== id) };
+  if (s.streams.some((x) => x.id === id)) {
+    const { [id]: _gone, ...live } = s.live;
+    return { ...s, streams: s.streams.filter((x) => x.id !== id), live };
+  }
   if (id === DEFAULT_STREAM.id) return { ...s, defaultRemoved: true };
   return s;
 }
@@ -59,4 +73,9 @@ export function withGains(s: OperatorState, u: ControlUpdate): OperatorState {
 
 export function withOperatorToken(s: OperatorState, operatorToken: string): OperatorState {
   return { ...s, operatorToken };
+}
+
+/** A live stream's new settings (a new key hash, a revoked key, a takeover choice). */
+export function withLiveSettings(s: OperatorState, id: string, settings: LiveSettings): OperatorState {
+  return { ...s, live: { ...s.live, [id]: settings } };
 }

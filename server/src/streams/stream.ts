@@ -15,6 +15,7 @@ import type { EncodeSettings, Rendition, SourceSpec } from '../ingest/sourceSpec
 import { LayerRateMeter } from '../layering/layerRates';
 import type { Fanout, FeedbackSource } from '../config';
 import type { Limits } from '../limits/limits';
+import type { Publisher } from '../live/publisher';
 import type { Logger } from '../log';
 import type { DscpMarker } from '../net/dscpMarker';
 import { QualityAnalyzer } from '../quality/qualityAnalyzer';
@@ -52,6 +53,8 @@ export interface StreamOptions {
   limits: Limits;
   /** UPTA=on: each viewer's useless-packet avoidance, by its rendition's PSNR table; absent: off. */
   upta?: ViewerGateParams;
+  /** A live stream whose publisher went away stays `reconnecting` this long (PUBLISH_RECONNECT_S). */
+  reconnectMs?: number;
   log: Logger;
 }
 
@@ -116,7 +119,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.fanouts = Array.from({ length: opts.media.size }, () => null);
     const count = 1 + opts.renditions.length;
     this.renditionFrames = new RenditionFrames(count, this.ticksPerFrame);
-    this.ingest = new FfmpegIngest(opts.source, opts.encode, opts.log.child({ stream: opts.id }), { renditions: opts.renditions });
+    this.ingest = new FfmpegIngest(opts.source, opts.encode, opts.log.child({ stream: opts.id }), { renditions: opts.renditions, ...(opts.reconnectMs !== undefined ? { reconnectMs: opts.reconnectMs } : {}) });
     this.ingest.on('status', () => this.emit('info', this.publicInfo()));
     const renditionIndexes = Array.from({ length: count }, (_, r) => r);
     this.keyframes = renditionIndexes.map((r) => new KeyframeRequests(opts.keyframeMinGapMs, () => this.ingest.requestKeyframe(r)));
@@ -254,6 +257,26 @@ export class Stream extends EventEmitter<StreamEvents> {
       restarts: s.restarts,
       audio: this.audioPlan === 'none' ? null : { codec: 'opus', passthrough: this.audioPlan === 'copy' },
     };
+  }
+
+  /** A live stream (source `live:`) takes publishers; others read their source themselves. */
+  get isLive(): boolean {
+    return this.opts.source.kind === 'live';
+  }
+
+  /** A live stream's publisher now, or null. */
+  get publisher(): Publisher | null {
+    return this.ingest.currentPublisher;
+  }
+
+  /** A live stream's new publisher (its key was checked): one already publishing is closed. */
+  attachPublisher(p: Publisher): void {
+    this.ingest.attachPublisher(p);
+  }
+
+  /** Ends a live stream's publisher, if any (its key was revoked). */
+  dropPublisher(reason: string): void {
+    this.ingest.detachPublisher(reason);
   }
 
   /** Measured bitrate of each layer of the top rendition; null until a second of frames has come. */

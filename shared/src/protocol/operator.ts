@@ -16,10 +16,38 @@ export const STREAM_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 export const addStreamSchema = z.object({
   id: z.string().regex(STREAM_ID_PATTERN, 'id must be 1-64 letters, digits, "-" or "_", starting with a letter or digit').optional(),
   name: z.string().min(1).max(100).optional(),
-  /** A file path, a URL FFmpeg can read, or `lavfi:GRAPH`. */
+  /** A file path, a URL FFmpeg can read, `lavfi:GRAPH`, or `live:` (a stream publishers send to with its key). */
   source: z.string().trim().min(1, 'source is empty').max(2048),
 }).strict();
-export type AddStreamRequest = z.infer<typeof addStreamSchema>;
+
+/** POST /api/streams: a stream, and for a live one whether a new publisher takes over from one publishing (default: refused). */
+export const addStreamRequestSchema = addStreamSchema.extend({ takeover: z.boolean().optional() }).strict();
+export type AddStreamRequest = z.infer<typeof addStreamRequestSchema>;
+
+/** PUT /api/streams/:id/takeover */
+export const setTakeoverSchema = z.object({ allow: z.boolean() }).strict();
+
+/** Where a publisher sends to a live stream with its key; a protocol the server does not listen for is absent. */
+export interface PublishUrls {
+  /** rtmp://host:port/live/<key> (OBS: server rtmp://host:port/live, stream key <key>). */
+  rtmp?: string;
+  /** srt://host:port?streamid=<key>. */
+  srt?: string;
+}
+
+/** POST /api/streams (a live one) and POST /api/streams/:id/key: the key, shown once (the server keeps only its hash). */
+export interface StreamKeyAnswer {
+  key: string;
+  publish: PublishUrls;
+}
+
+/** A live stream's publishing side, as the operator sees it. */
+export interface LiveInfo {
+  /** False once the key was revoked: nobody may publish until a new one is made. */
+  keySet: boolean;
+  takeover: boolean;
+  publisher: { protocol: string; address: string; since: string } | null;
+}
 
 /** POST /api/viewers/:id/mode */
 export const setModeSchema = z.object({ mode: z.enum(FLOW_MODES) }).strict();
@@ -88,6 +116,8 @@ export interface OperatorStream extends StreamInfo {
   layerKbps: LayerKbps | null;
   viewers: number;
   keyframes: KeyframeCounts;
+  /** A live stream's publishing side (absent: the stream reads its source itself). */
+  live?: LiveInfo;
 }
 
 /** A viewer's state; `psnrDb` is what its player reported (null before its first report). */

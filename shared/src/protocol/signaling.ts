@@ -97,8 +97,10 @@ export type Method = Request['method'];
  * A source's ingest state. `stalled`: it was running and no frame has come for a
  * couple of seconds; it goes back to `running` with the next frame, or to
  * `restarting` when the server gives up on it and restarts FFmpeg.
+ * A live stream (one a publisher sends to) is `waiting` until a publisher
+ * sends, and `reconnecting` for a while after its publisher went away.
  */
-export const STREAM_STATES = ['starting', 'running', 'stalled', 'restarting', 'failed', 'stopped'] as const;
+export const STREAM_STATES = ['starting', 'running', 'stalled', 'restarting', 'failed', 'stopped', 'waiting', 'reconnecting'] as const;
 export type StreamState = (typeof STREAM_STATES)[number];
 
 export interface StreamInfo {

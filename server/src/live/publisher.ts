@@ -1,0 +1,32 @@
+import type { Readable } from 'node:stream';
+import type { PublishedInput } from '../ingest/sourceSpec';
+
+export const PUBLISH_PROTOCOLS = ['rtmp', 'srt'] as const;
+export type PublishProtocol = (typeof PUBLISH_PROTOCOLS)[number];
+
+/** One publisher's connection to a live stream, once its key was accepted. */
+export interface Publisher {
+  protocol: PublishProtocol;
+  /** The address it connects from, for the operator. */
+  address: string;
+  /** The container its media comes in, as FFmpeg reads it. */
+  input: PublishedInput;
+  /** Its media bytes; they end when the publisher goes. */
+  media: Readable;
+  /** When it was accepted (ms since the epoch). */
+  since: number;
+  /** Ends the publisher's connection (taken over, key revoked, the ingest failed); a second call does nothing. */
+  close(reason: string): void;
+}
+
+/** Where an accepted publisher's media goes: a live stream. */
+export interface PublishTarget {
+  readonly id: string;
+  attachPublisher(p: Publisher): void;
+}
+
+/** A stream a publisher may be admitted to: live or not, and whether one already publishes. */
+export interface LiveTarget extends PublishTarget {
+  readonly isLive: boolean;
+  readonly publisher: Publisher | null;
+}

@@ -1,0 +1,265 @@
+/**
+ * One RTMP connection, as a publisher (OBS, FFmpeg) makes it: the handshake,
+ * `connect` to the application `live`, `createStream`, then `publish` with
+ * the stream key as the stream name. The key is checked at `publish`, before
+ * any media is taken: audio or video before an accepted publish ends the
+ * connection. Once accepted, the publisher's audio, video and metadata go on
+ * as FLV tags to its live stream's ingest (FFmpeg reads them), which holds the
+ * connection back when it falls behind. This server takes publishers only.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
+import { PassThrough } from 'node:stream';
+import type { Logger } from '../../log';
+import { PublishRefused } from '../publishGate';
+import type { Publisher, PublishTarget } from '../publisher';
+import { decodeAmf0, encodeAmf0, firstValueLength, type Amf0Value } from './amf0';
+import { ChunkReader, encodeMessage, MSG, RtmpError, uint32, type RtmpMessage } from './chunkStream';
+import { flvHeader, flvTag } from './flvTags';
+
+/** The application publishers connect to: rtmp://host/live/<stream key>. */
+export const RTMP_APP = 'live';
+const HANDSHAKE_BYTES = 1536;
+const OUT_CHUNK_SIZE = 4096;
+const WINDOW_BYTES = 5_000_000;
+const PUBLISH_STREAM_ID = 1;
+/** After a refusal or a close, the answer has this long to leave before the socket is destroyed. */
+const LINGER_MS = 1000;
+/** What the ingest may hold of a publisher's media before the connection is paused. */
+const MEDIA_BUFFER_BYTES = 1 << 20;
+
+export interface RtmpSessionDeps {
+  /** The live stream a key publishes to; throws PublishRefused. */
+  admit: (address: string, key: string) => PublishTarget;
+  /** A connection ended by a protocol error (bad handshake, malformed chunks or commands). */
+  onMalformed: () => void;
+  /** Connect to publish, at most. */
+  publishTimeoutMs: number;
+  log: Logger;
+}
+
+type Phase = 'c0c1' | 'c2' | 'chunks' | 'closed';
+
+export class RtmpSession {
+  private phase: Phase = 'c0c1';
+  private handshake: Buffer = Buffer.alloc(0);
+  private readonly reader = new ChunkReader();
+  private connected = false;
+  private publisher: (Publisher & { media: PassThrough }) | null = null;
+  private bytesIn = 0;
+  private ackedAt = 0;
+  private ackWindow = 0;
+  private outChunkSize = 128;
+  private readonly timer: NodeJS.Timeout;
+  readonly address: string;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly d: RtmpSessionDeps,
+  ) {
+    this.address = (socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');
+    socket.setNoDelay(true);
+    socket.on('data', (b: Buffer) => this.onData(b));
+    socket.on('close', () => this.onClosed());
+    // 'close' follows.
+    socket.on('error', () => undefined);
+    this.timer = setTimeout(() => this.fail(`no publish within ${d.publishTimeoutMs} ms of connecting`), d.publishTimeoutMs);
+  }
+
+  /** Ends the connection (the server stops). */
+  close(reason: string): void {
+    this.end(reason);
+  }
+
+  private onData(bytes: Buffer): void {
+    if (this.phase === 'closed') return;
+    this.bytesIn += bytes.length;
+    try {
+      if (this.phase !== 'chunks') bytes = this.onHandshake(bytes);
+      if (this.phase === 'chunks' && bytes.length) for (const m of this.reader.push(bytes)) this.onMessage(m);
+      this.maybeAck();
+    } catch (err) {
+      if (!(err instanceof RtmpError) && !(err instanceof Error && err.name === 'Amf0Error')) throw err;
+      this.d.onMalformed();
+      this.fail(err.message);
+    }
+  }
+
+  /** The simple handshake (version 3, S1 with a zero version, which OBS and FFmpeg take); returns the bytes after it. */
+  private onHandshake(bytes: Buffer): Buffer {
+    this.handshake = Buffer.concat([this.handshake, bytes]);
+    if (this.phase === 'c0c1') {
+      if (this.handshake.length < 1 + HANDSHAKE_BYTES) return Buffer.alloc(0);
+      const version = this.handshake[0]!;
+      if (version !== 3) throw new RtmpError(`RTMP version ${version} is not supported (3 is; encrypted RTMPE is not)`);
+      const c1 = this.handshake.subarray(1, 1 + HANDSHAKE_BYTES);
+      const s1 = Buffer.concat([Buffer.alloc(8), randomBytes(HANDSHAKE_BYTES - 8)]);
+      this.socket.write(Buffer.concat([Buffer.from([3]), s1, c1]));
+      this.handshake = this.handshake.subarray(1 + HANDSHAKE_BYTES);
+      this.phase = 'c2';
+    }
+    if (this.handshake.length < HANDSHAKE_BYTES) return Buffer.alloc(0);
+    const rest = this.handshake.subarray(HANDSHAKE_BYTES);
+    this.handshake = Buffer.alloc(0);
+    this.phase = 'chunks';
+    return rest;
+  }
+
+  private onMessage(m: RtmpMessage): void {
+    switch (m.type) {
+      case MSG.windowAckSize:
+        if (m.payload.length < 4) throw new RtmpError('Window Acknowledgement Size message shorter than 4 bytes');
+        this.ackWindow = m.payload.readUInt32BE(0);
+        return;
+      case MSG.amf0Command:
+        return this.onCommand(decodeAmf0(m.payload));
+      case MSG.amf3Command:
+        // An AMF3 command is AMF0 after a format byte.
+        return this.onCommand(decodeAmf0(m.payload.subarray(1)));
+      case MSG.audio:
+      case MSG.video:
+      case MSG.amf0Data:
+        return this.onMedia(m);
+      default:
+        // Acknowledgements, user control, bandwidth: nothing a publisher's server needs.
+        return;
+    }
+  }
+
+  private onCommand(values: Amf0Value[]): void {
+    const [name, txn, , ...args] = values;
+    const id = typeof txn === 'number' ? txn : 0;
+    switch (name) {
+      case 'connect': {
+        const props = values[2];
+        const app = props && typeof props === 'object' && !Array.isArray(props) && !(props instanceof Date) ? String(props.app ?? '') : '';
+        if (app.replace(/\/+$/, '') !== RTMP_APP) {
+          this.command('_error', id, null, status('error', 'NetConnection.Connect.Rejected', `unknown application "${app}": publish to rtmp://<host>/${RTMP_APP}/<stream key>`));
+          return this.end(`connect to unknown application "${app}"`);
+        }
+        this.connected = true;
+        this.send(2, MSG.windowAckSize, uint32(WINDOW_BYTES));
+        this.send(2, MSG.setPeerBandwidth, Buffer.concat([uint32(WINDOW_BYTES), Buffer.from([2])]));
+        this.send(2, MSG.setChunkSize, uint32(OUT_CHUNK_SIZE));
+        this.outChunkSize = OUT_CHUNK_SIZE;
+        this.command('_result', id, { fmsVer: 'FMS/3,0,1,123', capabilities: 31 }, { ...status('status', 'NetConnection.Connect.Success', 'Connection succeeded.'), objectEncoding: 0 });
+        return;
+      }
+      case 'releaseStream':
+      case 'FCPublish':
+        this.command('_result', id, null, undefined);
+        return;
+      case 'createStream':
+        this.command('_result', id, null, PUBLISH_STREAM_ID);
+        return;
+      case 'publish':
+        return this.onPublish(args[0]);
+      case 'play':
+        this.command('onStatus', 0, null, status('error', 'NetStream.Play.Failed', 'this server takes publishers only: watch in the player'));
+        return this.end('asked to play');
+      case 'FCUnpublish':
+      case 'deleteStream':
+      case 'closeStream':
+        return this.end('the publisher stopped');
+      default:
+        return;
+    }
+  }
+
+  private onPublish(name: Amf0Value): void {
+    if (!this.connected) throw new RtmpError('publish before connect');
+    if (this.publisher) throw new RtmpError('a second publish on one connection');
+    // OBS and FFmpeg may append a query to the stream name.
+    const key = typeof name === 'string' ? name.split('?')[0]! : '';
+    let stream: PublishTarget;
+    try {
+      stream = this.d.admit(this.address, key);
+    } catch (err) {
+      if (!(err instanceof PublishRefused)) throw err;
+      const code = err.reason === 'busy' ? 'NetStream.Publish.BadName' : 'NetStream.Publish.Denied';
+      this.command('onStatus', 0, null, status('error', code, err.message), PUBLISH_STREAM_ID);
+      return this.end(`publish refused: ${err.message}`);
+    }
+    clearTimeout(this.timer);
+    const media = new PassThrough({ highWaterMark: MEDIA_BUFFER_BYTES });
+    media.write(flvHeader());
+    this.publisher = {
+      protocol: 'rtmp',
+      address: this.address,
+      input: { kind: 'published', format: 'flv' },
+      media,
+      since: Date.now(),
+      close: (reason) => this.end(reason),
+    };
+    // User control StreamBegin, then the status OBS and FFmpeg wait for.
+    this.send(2, MSG.userControl, Buffer.concat([Buffer.from([0, 0]), uint32(PUBLISH_STREAM_ID)]));
+    this.command('onStatus', 0, null, status('status', 'NetStream.Publish.Start', `publishing to stream ${stream.id}`), PUBLISH_STREAM_ID);
+    this.d.log.info({ stream: stream.id, address: this.address }, 'RTMP publisher accepted');
+    stream.attachPublisher(this.publisher);
+  }
+
+  private onMedia(m: RtmpMessage): void {
+    if (!this.publisher) throw new RtmpError('media before an accepted publish');
+    let tag: Buffer;
+    if (m.type === MSG.amf0Data) {
+      // `@setDataFrame onMetaData {...}`: FLV keeps the `onMetaData {...}`; other data messages are not media.
+      let data = m.payload;
+      if (decodeAmf0(data)[0] === '@setDataFrame') data = data.subarray(firstValueLength(data));
+      if (decodeAmf0(data)[0] !== 'onMetaData') return;
+      tag = flvTag(18, m.timestamp, data);
+    } else tag = flvTag(m.type as 8 | 9, m.timestamp, m.payload);
+    const media = this.publisher.media;
+    if (!media.write(tag)) {
+      this.socket.pause();
+      media.once('drain', () => this.socket.resume());
+    }
+  }
+
+  private maybeAck(): void {
+    if (this.ackWindow > 0 && this.bytesIn - this.ackedAt >= this.ackWindow) {
+      this.ackedAt = this.bytesIn;
+      this.send(2, MSG.ack, uint32(this.bytesIn));
+    }
+  }
+
+  private send(csid: number, type: number, payload: Buffer, streamId = 0): void {
+    if (this.phase === 'closed' || this.socket.destroyed) return;
+    this.socket.write(encodeMessage(csid, { type, streamId, timestamp: 0, payload }, this.outChunkSize));
+  }
+
+  private command(name: string, txn: number, a: Amf0Value, b: Amf0Value, streamId = 0): void {
+    this.send(3, MSG.amf0Command, encodeAmf0(name, txn, a, b), streamId);
+  }
+
+  /** An orderly end: what was written leaves, then the socket goes. */
+  private end(reason: string): void {
+    if (this.phase === 'closed') return;
+    this.d.log.info({ address: this.address, reason }, 'RTMP connection ended');
+    this.finish();
+    this.socket.end();
+    setTimeout(() => this.socket.destroy(), LINGER_MS).unref();
+  }
+
+  /** A protocol error or a timeout: the socket goes at once. */
+  private fail(reason: string): void {
+    if (this.phase === 'closed') return;
+    this.d.log.warn({ address: this.address, reason }, 'RTMP connection refused');
+    this.finish();
+    this.socket.destroy();
+  }
+
+  private onClosed(): void {
+    this.finish();
+  }
+
+  private finish(): void {
+    this.phase = 'closed';
+    clearTimeout(this.timer);
+    // The ingest's FFmpeg sees the end of the publisher's media, and its run ends.
+    this.publisher?.media.end();
+  }
+}
+
+function status(level: 'status' | 'error', code: string, description: string): { [key: string]: Amf0Value } {
+  return { level, code, description };
+}
