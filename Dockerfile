@@ -77,7 +77,7 @@ ENV PORT=8080 HOST=0.0.0.0 RTC_LISTEN_IP=0.0.0.0 RTC_PORT=40000
 # The operator's streams, gains and generated token (docs/configuration.md): a volume, so they outlive the container.
 ENV STATE_DIR=/var/lib/pels
 VOLUME ["/var/lib/pels"]
-EXPOSE 8080/tcp 40000/udp 40000/tcp
+EXPOSE 8080/tcp 40000/udp 40000/tcp 1935/tcp
 # Over HTTPS when TLS_CERT_FILE is set; the certificate names the public host, not 127.0.0.1, so it is not checked here.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
   CMD node -e "require(process.env.TLS_CERT_FILE ? 'https' : 'http').get({ host: '127.0.0.1', port: process.env.PORT, path: '/api/health', rejectUnauthorized: false, timeout: 2000 }, (r) => process.exit(r.statusCode === 200 ? 0 : 1)).on('error', () => process.exit(1))"

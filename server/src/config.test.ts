@@ -123,10 +123,10 @@ test('UPTA: off by default; UPTA=on with a floor of 20 dB or UPTA_FLOOR_DB; bad 
   assert.throws(() => load({ UPTA: 'on', UPTA_FLOOR_DB: 'high' }), /UPTA_FLOOR_DB must be a number/);
 });
 
-test('publish listeners: RTMP and SRT off unless on, on their default ports 1935 and 8890 or RTMP_PORT, SRT_PORT', () => {
-  assert.deepEqual(load({}).publish, { rtmp: undefined, srt: undefined, attemptsPerMinute: 30, reconnectMs: 30_000, maxConnections: 64 });
-  const on = load({ RTMP: 'on', SRT: 'on', SRT_PORT: '9000', PUBLISH_ATTEMPTS_PER_MINUTE: '5', PUBLISH_RECONNECT_S: '10' }).publish;
-  assert.deepEqual([on.rtmp, on.srt, on.attemptsPerMinute, on.reconnectMs], [{ port: 1935 }, { port: 9000 }, 5, 10_000]);
+test('publish listeners: RTMP off unless on, on port 1935 or RTMP_PORT', () => {
+  assert.deepEqual(load({}).publish, { rtmp: undefined, attemptsPerMinute: 30, reconnectMs: 30_000, maxConnections: 64 });
+  const on = load({ RTMP: 'on', PUBLISH_ATTEMPTS_PER_MINUTE: '5', PUBLISH_RECONNECT_S: '10' }).publish;
+  assert.deepEqual([on.rtmp, on.attemptsPerMinute, on.reconnectMs], [{ port: 1935 }, 5, 10_000]);
   assert.equal(load({ RTMP_PORT: '2000' }).publish.rtmp, undefined);
   assert.throws(() => load({ RTMP: 'yes' }), /RTMP must be on or off/);
   assert.throws(() => load({ RTMP: 'on', RTMP_PORT: '99999' }), /RTMP_PORT must be an integer in \[0, 65535\]/);

@@ -253,6 +253,10 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
       // FFmpeg reads the publisher's media as it comes, and holds the publisher back when it falls behind.
       ffmpeg.stdin!.on('error', () => undefined);
       publisher.media.pipe(ffmpeg.stdin!);
+      // The publisher went: what it sent and FFmpeg has not read yet is late, the run ends now.
+      publisher.media.once('close', () => {
+        if (this.current === run) killRun(run);
+      });
     } else publisher?.close('the ingest could not start');
     this.current = run;
     this.log.info({ source: spec.kind === 'published' ? `${publisher?.protocol} publisher ${publisher?.address}` : operatorSourceText(spec), audio, ffmpegPid: ffmpeg?.pid, encoderPids: encoders.map((e) => e.pid) }, 'ingest started');

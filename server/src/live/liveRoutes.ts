@@ -19,7 +19,7 @@ import { hashStreamKey } from './streamKeys';
 export interface LiveRouteDeps {
   streams: StreamRegistry;
   store: Pick<StateStore, 'change' | 'saved' | 'state'>;
-  publish: Pick<PublishSettings, 'rtmp' | 'srt'>;
+  publish: Pick<PublishSettings, 'rtmp'>;
 }
 
 export function liveRoutes(d: LiveRouteDeps): Route[] {

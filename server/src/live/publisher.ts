@@ -11,7 +11,7 @@ export interface Publisher {
   address: string;
   /** The container its media comes in, as FFmpeg reads it. */
   input: PublishedInput;
-  /** Its media bytes; they end when the publisher goes. */
+  /** Its media bytes; the stream closes when the publisher goes (and the ingest's run ends with it). */
   media: Readable;
   /** When it was accepted (ms since the epoch). */
   since: number;

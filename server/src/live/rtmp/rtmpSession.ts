@@ -25,8 +25,13 @@ const WINDOW_BYTES = 5_000_000;
 const PUBLISH_STREAM_ID = 1;
 /** After a refusal or a close, the answer has this long to leave before the socket is destroyed. */
 const LINGER_MS = 1000;
-/** What the ingest may hold of a publisher's media before the connection is paused. */
-const MEDIA_BUFFER_BYTES = 1 << 20;
+/**
+ * What the ingest may hold of a publisher's media (under 3 s at 1.5 Mb/s): a
+ * server that falls further behind drops audio and video up to the next
+ * keyframe, so the stream stays live rather than late. The connection is never
+ * paused: its end must be seen at once.
+ */
+const MEDIA_BUFFER_BYTES = 512 * 1024;
 
 export interface RtmpSessionDeps {
   /** The live stream a key publishes to; throws PublishRefused. */
@@ -50,6 +55,9 @@ export class RtmpSession {
   private ackedAt = 0;
   private ackWindow = 0;
   private outChunkSize = 128;
+  /** Behind: audio and video are dropped until a video keyframe. */
+  private skipping = false;
+  private skipped = 0;
   private readonly timer: NodeJS.Timeout;
   readonly address: string;
 
@@ -209,10 +217,25 @@ export class RtmpSession {
       tag = flvTag(18, m.timestamp, data);
     } else tag = flvTag(m.type as 8 | 9, m.timestamp, m.payload);
     const media = this.publisher.media;
-    if (!media.write(tag)) {
-      this.socket.pause();
-      media.once('drain', () => this.socket.resume());
+    if (m.type !== MSG.amf0Data && this.behind(media.writableLength, m)) {
+      this.skipped++;
+      return;
     }
+    media.write(tag);
+  }
+
+  /** Whether this audio or video message is dropped: the ingest is behind, and no keyframe has come since. Codec headers always pass. */
+  private behind(buffered: number, m: RtmpMessage): boolean {
+    if (isSequenceHeader(m)) return false;
+    if (!this.skipping && buffered > MEDIA_BUFFER_BYTES) {
+      this.skipping = true;
+      this.d.log.warn({ address: this.address, bufferedBytes: buffered }, 'the ingest is behind the publisher: dropping media up to the next keyframe');
+    }
+    if (this.skipping && m.type === MSG.video && isKeyframe(m) && buffered < MEDIA_BUFFER_BYTES / 2) {
+      this.skipping = false;
+      this.d.log.info({ address: this.address, skipped: this.skipped }, 'the ingest caught up');
+    }
+    return this.skipping;
   }
 
   private maybeAck(): void {
@@ -255,11 +278,23 @@ export class RtmpSession {
   private finish(): void {
     this.phase = 'closed';
     clearTimeout(this.timer);
-    // The ingest's FFmpeg sees the end of the publisher's media, and its run ends.
-    this.publisher?.media.end();
+    // What the ingest has not read yet is late: its run ends now.
+    this.publisher?.media.destroy();
   }
 }
 
 function status(level: 'status' | 'error', code: string, description: string): { [key: string]: Amf0Value } {
   return { level, code, description };
+}
+
+/** FLV video data: frame type in the first byte's high nibble (1: keyframe). */
+function isKeyframe(m: RtmpMessage): boolean {
+  return m.payload.length > 0 && m.payload[0]! >> 4 === 1;
+}
+
+/** An AVC or AAC sequence header (the decoder's configuration), which no frame can do without. */
+function isSequenceHeader(m: RtmpMessage): boolean {
+  if (m.payload.length < 2) return false;
+  if (m.type === MSG.video) return (m.payload[0]! & 0x0f) === 7 && m.payload[1] === 0;
+  return m.payload[0]! >> 4 === 10 && m.payload[1] === 0;
 }

@@ -1,0 +1,166 @@
+/**
+ * Go live over RTMP: a server of this file's own with RTMP=on. The operator
+ * makes a live stream and gets its key (kept hashed); a player of the stream
+ * waits for the broadcast, then plays what FFmpeg publishes. A wrong key and a
+ * second publisher are refused and counted; a publisher that drops and comes
+ * back resumes the same stream, and the player keeps its session; a revoked
+ * key cuts the publisher off; a rotated key survives a restart.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import type { OperatorSnapshot, OperatorStream, StreamKeyAnswer } from '@pels/shared/protocol/operator';
+import { publishRtmp, type LivePublisher } from '../src/livePublisher';
+import { E2E_OPERATOR_TOKEN, operatorHeaders } from '../src/operatorToken';
+import { freePort, startServer, type RunningServer } from '../src/serverProcess';
+
+type Hook = { pels?: { state: string; viewerId?: string; streamState?: string; notice?: { text: string }; stats(): { framesDecoded: { total: number } } } };
+
+// Each test goes on from the state the one before left.
+test.describe.configure({ mode: 'serial' });
+
+let stateDir: string;
+let rtmpPort: number;
+/** The server's log, attached to a failed test. */
+const logs: string[] = [];
+let server: RunningServer;
+const publishers: LivePublisher[] = [];
+
+async function start(): Promise<void> {
+  server = await startServer({
+    env: { SOURCE: 'lavfi:testsrc2=size=320x180:rate=30', STATE_DIR: stateDir, OPERATOR_TOKEN: E2E_OPERATOR_TOKEN, RTMP: 'on', RTMP_PORT: String(rtmpPort), PUBLISH_RECONNECT_S: '30', LOG_LEVEL: 'info' },
+    onLog: (line) => logs.push(line),
+  });
+}
+
+test.beforeAll(async () => {
+  stateDir = mkdtempSync(join(tmpdir(), 'pels-e2e-live-'));
+  rtmpPort = await freePort();
+  await start();
+});
+
+test.afterEach(async ({}, testInfo) => {
+  if (testInfo.status !== testInfo.expectedStatus) await testInfo.attach('server log', { body: logs.join('\n'), contentType: 'text/plain' });
+});
+
+test.afterAll(async () => {
+  for (const p of publishers) p.kill();
+  await server?.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { ...operatorHeaders(), 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, json: (await res.json()) as T };
+}
+
+async function liveStream(id: string): Promise<OperatorStream> {
+  return (await call<OperatorSnapshot>('GET', '/api/operator/snapshot')).json.streams.find((s) => s.id === id)!;
+}
+
+async function refusedCount(reason: string): Promise<number> {
+  const text = await (await fetch(`${server.url}/metrics`, { headers: operatorHeaders() })).text();
+  return Number(new RegExp(`pels_publish_refused_total\\{protocol="rtmp",reason="${reason}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
+}
+
+function publish(key: string): LivePublisher {
+  const p = publishRtmp(`rtmp://127.0.0.1:${rtmpPort}/live/${key}`);
+  publishers.push(p);
+  return p;
+}
+
+async function hook(page: Page) {
+  return page.evaluate(() => {
+    const h = (window as unknown as Hook).pels;
+    return { state: h?.state, viewerId: h?.viewerId, streamState: h?.streamState, notice: h?.notice?.text, frames: h?.stats().framesDecoded.total ?? 0 };
+  });
+}
+
+async function decodesMore(page: Page): Promise<void> {
+  const before = (await hook(page)).frames;
+  await page.waitForFunction((n) => ((window as unknown as Hook).pels?.stats().framesDecoded.total ?? 0) >= n + 30, before, { timeout: 20_000 });
+}
+
+test('RTMP: a live stream waits for its broadcast, plays what FFmpeg publishes, refuses a wrong key and a second publisher, resumes after a drop with the player\'s session kept', async ({ page }) => {
+  test.setTimeout(240_000);
+  const made = await call<{ stream: OperatorStream } & StreamKeyAnswer>('POST', '/api/streams', { id: 'show', name: 'The show', source: 'live:' });
+  expect(made.status).toBe(200);
+  const { key, publish: urls } = made.json;
+  expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  expect(urls.rtmp).toBe(`rtmp://127.0.0.1:${rtmpPort}/live/${key}`);
+  expect(made.json.stream.live).toEqual({ keySet: true, takeover: false, publisher: null });
+  // Kept hashed: the state file never holds the key.
+  const stateText = readFileSync(join(stateDir, 'state.json'), 'utf8');
+  expect(stateText).not.toContain(key);
+  expect(stateText).toMatch(/"keySha256":"[0-9a-f]{64}"/);
+
+  await page.goto(`${server.url}/?stream=show`);
+  await page.waitForFunction(() => (window as unknown as Hook).pels?.streamState === 'waiting', null, { timeout: 20_000 });
+  await expect(page.getByText('Waiting for the broadcast')).toBeVisible();
+
+  const first = publish(key);
+  const publishedAt = Date.now();
+  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
+  console.log(`publish start to the player's first frame: ${Date.now() - publishedAt} ms (FFmpeg start and connect included)`);
+  const { viewerId } = await hook(page);
+  await decodesMore(page);
+  expect((await liveStream('show')).live?.publisher?.protocol).toBe('rtmp');
+
+  // A wrong key: refused before any media, and counted.
+  const wrong = publishRtmp(`rtmp://127.0.0.1:${rtmpPort}/live/${'x'.repeat(43)}`, { seconds: 5 });
+  expect((await wrong.exited).code).not.toBe(0);
+  expect(await refusedCount('bad_key')).toBe(1);
+  // A second publisher with the right key: refused while the first sends (takeover is off).
+  const second = publish(key);
+  expect((await second.exited).code).not.toBe(0);
+  expect(await refusedCount('busy')).toBe(1);
+  await decodesMore(page);
+
+  // The publisher drops: the player says the broadcast is reconnecting and keeps its session; a new publisher resumes it.
+  first.kill();
+  await page.waitForFunction(() => (window as unknown as Hook).pels?.streamState === 'reconnecting', null, { timeout: 20_000 });
+  await expect(page.getByText('The broadcast is reconnecting')).toBeVisible();
+  publish(key);
+  await page.waitForFunction(() => (window as unknown as Hook).pels?.streamState === 'running', null, { timeout: 30_000 });
+  await decodesMore(page);
+  const after = await hook(page);
+  expect(after.viewerId).toBe(viewerId);
+  expect(after.state).toBe('playing');
+});
+
+test('takeover, revoke and rotate: a new publisher takes over when allowed; a revoked key cuts the publisher off; a rotated key publishes after a restart', async () => {
+  test.setTimeout(180_000);
+  expect((await call('PUT', '/api/streams/show/takeover', { allow: true })).status).toBe(200);
+  const rotated = await call<StreamKeyAnswer>('POST', '/api/streams/show/key');
+  expect(rotated.status).toBe(200);
+  const taker = publish(rotated.json.key);
+  await expect.poll(async () => (await liveStream('show')).live?.publisher !== null && (await liveStream('show')).state, { timeout: 30_000 }).toBe('running');
+  // The publisher of the first test (on the old key) was taken over: its connection is closed.
+  await expect.poll(() => publishers.filter((p) => p.proc.exitCode === null && p.proc.signalCode === null).length, { timeout: 15_000 }).toBe(1);
+
+  expect((await call('DELETE', '/api/streams/show/key')).status).toBe(200);
+  const cut = await Promise.race([taker.exited.then(() => 'exited'), new Promise((r) => setTimeout(() => r('still running'), 15_000))]);
+  expect(cut).toBe('exited');
+  expect((await liveStream('show')).live).toMatchObject({ keySet: false, publisher: null });
+
+  const fresh = await call<StreamKeyAnswer>('POST', '/api/streams/show/key');
+  await server.stop();
+  await start();
+  expect((await liveStream('show')).live).toMatchObject({ keySet: true, takeover: true, publisher: null });
+  expect((await liveStream('show')).state).toBe('waiting');
+  const p = publish(fresh.json.key);
+  await expect.poll(async () => (await liveStream('show')).state, { timeout: 30_000 }).toBe('running');
+  p.kill();
+});
+
+test('bad input: a live source with more after "live:", a key action on a stream that is not live, a malformed takeover body', async () => {
+  expect((await call<{ error: { message: string } }>('POST', '/api/streams', { id: 'bad', source: 'live:extra' })).json.error.message).toMatch(/"live:" alone/);
+  expect((await call('POST', '/api/streams/default/key')).status).toBe(409);
+  expect((await call('PUT', '/api/streams/show/takeover', { allow: 'yes' })).status).toBe(400);
+  expect((await call('POST', '/api/streams/nope/key')).status).toBe(404);
+});
