@@ -1,7 +1,7 @@
 /**
  * Go live over RTMP: a server of this file's own with RTMP=on. The operator
  * makes a live stream and gets its key (kept hashed); a player of the stream
- * waits for the broadcast, then plays what FFmpeg publishes. A wrong key and a
+ * waits for the broadcast, then plays what FFmpeg publishes, its sound too. A wrong key and a
  * second publisher are refused and counted; a publisher that drops and comes
  * back resumes the same stream, and the player keeps its session; a revoked
  * key cuts the publisher off; a rotated key survives a restart.
@@ -15,7 +15,7 @@ import { publishRtmp, type LivePublisher } from '../src/livePublisher';
 import { E2E_OPERATOR_TOKEN, operatorHeaders } from '../src/operatorToken';
 import { freePort, startServer, type RunningServer } from '../src/serverProcess';
 
-type Hook = { pels?: { state: string; viewerId?: string; streamState?: string; notice?: { text: string }; stats(): { framesDecoded: { total: number } } } };
+type Hook = { pels?: { state: string; viewerId?: string; streamState?: string; notice?: { text: string }; stats(): { framesDecoded: { total: number }; audio: { packetsReceived: number } | null } } };
 
 // Each test goes on from the state the one before left.
 test.describe.configure({ mode: 'serial' });
@@ -110,6 +110,8 @@ test('RTMP: a live stream waits for its broadcast, plays what FFmpeg publishes, 
   const { viewerId } = await hook(page);
   await decodesMore(page);
   expect((await liveStream('show')).live?.publisher?.protocol).toBe('rtmp');
+  // The publisher's AAC reaches the player as Opus: over a second of 20 ms packets.
+  await page.waitForFunction(() => ((window as unknown as Hook).pels?.stats().audio?.packetsReceived ?? 0) >= 50, null, { timeout: 20_000 });
 
   // A wrong key: refused before any media, and counted.
   const wrong = publishRtmp(`rtmp://127.0.0.1:${rtmpPort}/live/${'x'.repeat(43)}`, { seconds: 5 });

@@ -207,8 +207,8 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
 
   private async run(): Promise<void> {
     if (this.spec.kind === 'live') {
-      // A publisher's sound is not served yet: its run is video only.
-      if (this.publisher) void this.runOnce(this.publisher.input, this.publisher, 'none');
+      // A publisher's sound (AAC from OBS or FFmpeg) is decoded and sent as Opus, as a file's would be.
+      if (this.publisher) void this.runOnce(this.publisher.input, this.publisher, audioPlan(this.spec, this.publisher.audio));
       return;
     }
     let spec = this.spec;

@@ -94,7 +94,7 @@ export interface ProbedAudio {
 export type AudioPlan = 'none' | 'encode' | 'copy';
 
 /**
- * A lavfi source's audio graph is encoded; a file's or URL's first audio
+ * A lavfi source's audio graph is encoded; a file's, URL's or publisher's first audio
  * stream passes through when it is Opus a browser can play (mono or stereo),
  * and is decoded and encoded as Opus otherwise.
  */

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { PublishedInput } from '../ingest/sourceSpec';
+import type { ProbedAudio, PublishedInput } from '../ingest/sourceSpec';
 
 export const PUBLISH_PROTOCOLS = ['rtmp', 'srt'] as const;
 export type PublishProtocol = (typeof PUBLISH_PROTOCOLS)[number];
@@ -11,6 +11,8 @@ export interface Publisher {
   address: string;
   /** The container its media comes in, as FFmpeg reads it. */
   input: PublishedInput;
+  /** Its sound as it announced it (codec, channels), or null: it sends none. Any but Opus is decoded and encoded as Opus. */
+  audio: ProbedAudio | null;
   /** Its media bytes; the stream closes when the publisher goes (and the ingest's run ends with it). */
   media: Readable;
   /** When it was accepted (ms since the epoch). */

@@ -4,9 +4,9 @@
  * stdin.
  */
 
-/** The file header (audio and video flagged) and the first PreviousTagSize. */
-export function flvHeader(): Buffer {
-  return Buffer.from([0x46, 0x4c, 0x56, 0x01, 0x05, 0, 0, 0, 9, 0, 0, 0, 0]);
+/** The file header (video, and audio if `audio`, flagged: FFmpeg waits for each stream flagged) and the first PreviousTagSize. */
+export function flvHeader(audio: boolean): Buffer {
+  return Buffer.from([0x46, 0x4c, 0x56, 0x01, audio ? 0x05 : 0x01, 0, 0, 0, 9, 0, 0, 0, 0]);
 }
 
 /** One tag (8 audio, 9 video, 18 script data) and its PreviousTagSize. */

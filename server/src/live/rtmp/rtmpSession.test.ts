@@ -47,14 +47,21 @@ function publish(key: string, seconds: number): Promise<{ code: number | null; s
   return new Promise((resolve) => ff.on('close', (code) => resolve({ code, stderr })));
 }
 
-test('an FFmpeg publisher with the key goes through the live ingest: encoded VP8 frames come out, and the stream reconnects then waits when it leaves', async () => {
+test("an FFmpeg publisher with the key goes through the live ingest: encoded VP8 frames and its AAC as Opus come out, and the stream reconnects then waits when it leaves", async () => {
   const states: string[] = [];
   ingest.on('status', (s) => states.push(s.state));
   let frames = 0;
   ingest.on('frame', () => frames++);
+  const plans: string[] = [];
+  ingest.on('run', (audio) => plans.push(audio));
+  let opusSamples = 0;
+  ingest.on('audio', (p) => (opusSamples += p.samples));
   const { code, stderr } = await publish(KEY, 3);
   assert.equal(code, 0, stderr);
   assert.ok(frames >= 30, `${frames} frames encoded`);
+  assert.deepEqual(plans, ['encode']);
+  // At least a second of sound, at 48 kHz.
+  assert.ok(opusSamples >= 48_000, `${opusSamples} Opus samples`);
   await new Promise((r) => setTimeout(r, 3000));
   assert.deepEqual(states.filter((s, i) => s !== states[i - 1]), ['running', 'reconnecting', 'waiting']);
 });

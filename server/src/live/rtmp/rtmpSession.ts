@@ -4,12 +4,14 @@
  * the stream key as the stream name. The key is checked at `publish`, before
  * any media is taken: audio or video before an accepted publish ends the
  * connection. Once accepted, the publisher's audio, video and metadata go on
- * as FLV tags to its live stream's ingest (FFmpeg reads them), which holds the
- * connection back when it falls behind. This server takes publishers only.
+ * as FLV tags to its live stream's ingest (FFmpeg reads them); those before
+ * its first video frame are held until it comes, so the ingest knows whether
+ * sound comes with the video (AAC is decoded and sent as Opus). This server takes publishers only.
  */
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
+import type { ProbedAudio } from '../../ingest/sourceSpec';
 import type { Logger } from '../../log';
 import { PublishRefused } from '../publishGate';
 import type { Publisher, PublishTarget } from '../publisher';
@@ -45,11 +47,24 @@ export interface RtmpSessionDeps {
 
 type Phase = 'c0c1' | 'c2' | 'chunks' | 'closed';
 
+interface Pending {
+  stream: PublishTarget;
+  /** FLV tags held until the first video frame. */
+  tags: Buffer[];
+  bytes: number;
+  audio: ProbedAudio | null;
+}
+
+/** FLV's sound formats (the high nibble of an audio tag's first byte, `audiocodecid` in the metadata) by name; Opus is not among them. */
+const FLV_AUDIO_CODECS: Record<number, string> = { 0: 'pcm', 1: 'adpcm', 2: 'mp3', 3: 'pcm', 4: 'nellymoser', 5: 'nellymoser', 6: 'nellymoser', 7: 'alaw', 8: 'mulaw', 10: 'aac', 11: 'speex', 14: 'mp3' };
+
 export class RtmpSession {
   private phase: Phase = 'c0c1';
   private handshake: Buffer = Buffer.alloc(0);
   private readonly reader = new ChunkReader();
   private connected = false;
+  /** Accepted, its media held until its first video frame. */
+  private pending: Pending | null = null;
   private publisher: (Publisher & { media: PassThrough }) | null = null;
   private bytesIn = 0;
   private ackedAt = 0;
@@ -71,7 +86,7 @@ export class RtmpSession {
     socket.on('close', () => this.onClosed());
     // 'close' follows.
     socket.on('error', () => undefined);
-    this.timer = setTimeout(() => this.fail(`no publish within ${d.publishTimeoutMs} ms of connecting`), d.publishTimeoutMs);
+    this.timer = setTimeout(() => this.fail(`no video within ${d.publishTimeoutMs} ms of connecting`), d.publishTimeoutMs);
   }
 
   /** Ends the connection (the server stops). */
@@ -176,7 +191,7 @@ export class RtmpSession {
 
   private onPublish(name: Amf0Value): void {
     if (!this.connected) throw new RtmpError('publish before connect');
-    if (this.publisher) throw new RtmpError('a second publish on one connection');
+    if (this.publisher || this.pending) throw new RtmpError('a second publish on one connection');
     // OBS and FFmpeg may append a query to the stream name.
     const key = typeof name === 'string' ? name.split('?')[0]! : '';
     let stream: PublishTarget;
@@ -188,40 +203,65 @@ export class RtmpSession {
       this.command('onStatus', 0, null, status('error', code, err.message), PUBLISH_STREAM_ID);
       return this.end(`publish refused: ${err.message}`);
     }
-    clearTimeout(this.timer);
-    const media = new PassThrough({ highWaterMark: MEDIA_BUFFER_BYTES });
-    media.write(flvHeader());
-    this.publisher = {
-      protocol: 'rtmp',
-      address: this.address,
-      input: { kind: 'published', format: 'flv' },
-      media,
-      since: Date.now(),
-      close: (reason) => this.end(reason),
-    };
     // User control StreamBegin, then the status OBS and FFmpeg wait for.
     this.send(2, MSG.userControl, Buffer.concat([Buffer.from([0, 0]), uint32(PUBLISH_STREAM_ID)]));
     this.command('onStatus', 0, null, status('status', 'NetStream.Publish.Start', `publishing to stream ${stream.id}`), PUBLISH_STREAM_ID);
     this.d.log.info({ stream: stream.id, address: this.address }, 'RTMP publisher accepted');
-    stream.attachPublisher(this.publisher);
+    this.pending = { stream, tags: [], bytes: 0, audio: null };
+  }
+
+  /**
+   * The publisher's first video frame: what it sends is known (metadata and
+   * codec headers come first), so its run starts, with its sound if it has any.
+   */
+  private startPublishing(pending: Pending): void {
+    clearTimeout(this.timer);
+    this.pending = null;
+    const media = new PassThrough({ highWaterMark: MEDIA_BUFFER_BYTES });
+    media.write(flvHeader(pending.audio !== null));
+    for (const tag of pending.tags) media.write(tag);
+    this.publisher = {
+      protocol: 'rtmp',
+      address: this.address,
+      input: { kind: 'published', format: 'flv' },
+      audio: pending.audio,
+      media,
+      since: Date.now(),
+      close: (reason) => this.end(reason),
+    };
+    pending.stream.attachPublisher(this.publisher);
   }
 
   private onMedia(m: RtmpMessage): void {
-    if (!this.publisher) throw new RtmpError('media before an accepted publish');
     let tag: Buffer;
+    let metadata: Amf0Value;
     if (m.type === MSG.amf0Data) {
       // `@setDataFrame onMetaData {...}`: FLV keeps the `onMetaData {...}`; other data messages are not media.
       let data = m.payload;
       if (decodeAmf0(data)[0] === '@setDataFrame') data = data.subarray(firstValueLength(data));
-      if (decodeAmf0(data)[0] !== 'onMetaData') return;
+      const values = decodeAmf0(data);
+      if (values[0] !== 'onMetaData') return;
+      metadata = values[1];
       tag = flvTag(18, m.timestamp, data);
     } else tag = flvTag(m.type as 8 | 9, m.timestamp, m.payload);
+    if (this.pending) return this.beforeFirstFrame(this.pending, m, tag, metadata);
+    if (!this.publisher) throw new RtmpError('media before an accepted publish');
     const media = this.publisher.media;
     if (m.type !== MSG.amf0Data && this.behind(media.writableLength, m)) {
       this.skipped++;
       return;
     }
     media.write(tag);
+  }
+
+  /** Held until the first video frame, noting the sound the publisher announces (metadata) or sends. */
+  private beforeFirstFrame(pending: Pending, m: RtmpMessage, tag: Buffer, metadata: Amf0Value): void {
+    pending.tags.push(tag);
+    pending.bytes += tag.length;
+    if (pending.bytes > MEDIA_BUFFER_BYTES) throw new RtmpError(`no video frame in the first ${MEDIA_BUFFER_BYTES} bytes published`);
+    if (m.type === MSG.amf0Data) pending.audio ??= announcedAudio(metadata);
+    else if (m.type === MSG.audio) pending.audio ??= tagAudio(m.payload);
+    else if (m.type === MSG.video && !isSequenceHeader(m)) this.startPublishing(pending);
   }
 
   /** Whether this audio or video message is dropped: the ingest is behind, and no keyframe has come since. Codec headers always pass. */
@@ -277,6 +317,7 @@ export class RtmpSession {
 
   private finish(): void {
     this.phase = 'closed';
+    this.pending = null;
     clearTimeout(this.timer);
     // What the ingest has not read yet is late: its run ends now.
     this.publisher?.media.destroy();
@@ -285,6 +326,21 @@ export class RtmpSession {
 
 function status(level: 'status' | 'error', code: string, description: string): { [key: string]: Amf0Value } {
   return { level, code, description };
+}
+
+/** The sound an audio tag carries: its format, and mono or stereo (bit 0). */
+function tagAudio(payload: Buffer): ProbedAudio | null {
+  if (payload.length < 1) return null;
+  const id = payload[0]! >> 4;
+  return { codec: FLV_AUDIO_CODECS[id] ?? `flv audio ${id}`, channels: (payload[0]! & 1) + 1 };
+}
+
+/** The sound a publisher's metadata announces (`audiocodecid`, `stereo`), or null: none announced. */
+function announcedAudio(metadata: Amf0Value): ProbedAudio | null {
+  if (!metadata || typeof metadata !== 'object' || Array.isArray(metadata) || metadata instanceof Date) return null;
+  const id = metadata.audiocodecid;
+  if (typeof id !== 'number') return null;
+  return { codec: FLV_AUDIO_CODECS[id] ?? `flv audio ${id}`, channels: metadata.stereo === false ? 1 : 2 };
 }
 
 /** FLV video data: frame type in the first byte's high nibble (1: keyframe). */
