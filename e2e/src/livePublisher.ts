@@ -1,6 +1,7 @@
 /**
  * A publisher as OBS is one: FFmpeg sending H.264 (no B-frames, a keyframe a
- * second) and AAC test signals to a live stream, in real time, over RTMP.
+ * second) and AAC test signals to a live stream, in real time, over RTMP (FLV)
+ * or SRT (MPEG-TS).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 
@@ -13,6 +14,15 @@ export interface LivePublisher {
 }
 
 export function publishRtmp(url: string, o: { seconds?: number; size?: string; fps?: number } = {}): LivePublisher {
+  return publish(url, 'flv', o);
+}
+
+/** `url`: srt://host:port?streamid=KEY. */
+export function publishSrt(url: string, o: { seconds?: number; size?: string; fps?: number } = {}): LivePublisher {
+  return publish(url, 'mpegts', o);
+}
+
+function publish(url: string, format: 'flv' | 'mpegts', o: { seconds?: number; size?: string; fps?: number }): LivePublisher {
   const { seconds = 600, size = '640x360', fps = 30 } = o;
   const proc = spawn(
     'ffmpeg',
@@ -22,7 +32,7 @@ export function publishRtmp(url: string, o: { seconds?: number; size?: string; f
       '-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`,
       '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-bf', '0', '-g', String(fps), '-b:v', '1500k',
       '-c:a', 'aac', '-b:a', '96k',
-      '-f', 'flv', url,
+      '-f', format, url,
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );

@@ -4,14 +4,16 @@
  * waits for the broadcast, then plays what FFmpeg publishes, its sound too. A wrong key and a
  * second publisher are refused and counted; a publisher that drops and comes
  * back resumes the same stream, and the player keeps its session; a revoked
- * key cuts the publisher off; a rotated key survives a restart.
+ * key cuts the publisher off; a rotated key survives a restart. Over SRT
+ * (SRT=on too): the key in the streamid publishes, a wrong one is refused in
+ * the handshake.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import type { OperatorSnapshot, OperatorStream, StreamKeyAnswer } from '@pels/shared/protocol/operator';
-import { publishRtmp, type LivePublisher } from '../src/livePublisher';
+import { publishRtmp, publishSrt, type LivePublisher } from '../src/livePublisher';
 import { E2E_OPERATOR_TOKEN, operatorHeaders } from '../src/operatorToken';
 import { freePort, startServer, type RunningServer } from '../src/serverProcess';
 
@@ -22,6 +24,7 @@ test.describe.configure({ mode: 'serial' });
 
 let stateDir: string;
 let rtmpPort: number;
+let srtPort: number;
 /** The server's log, attached to a failed test. */
 const logs: string[] = [];
 let server: RunningServer;
@@ -29,7 +32,7 @@ const publishers: LivePublisher[] = [];
 
 async function start(): Promise<void> {
   server = await startServer({
-    env: { SOURCE: 'lavfi:testsrc2=size=320x180:rate=30', STATE_DIR: stateDir, OPERATOR_TOKEN: E2E_OPERATOR_TOKEN, RTMP: 'on', RTMP_PORT: String(rtmpPort), PUBLISH_RECONNECT_S: '30', LOG_LEVEL: 'info' },
+    env: { SOURCE: 'lavfi:testsrc2=size=320x180:rate=30', STATE_DIR: stateDir, OPERATOR_TOKEN: E2E_OPERATOR_TOKEN, RTMP: 'on', RTMP_PORT: String(rtmpPort), SRT: 'on', SRT_PORT: String(srtPort), PUBLISH_RECONNECT_S: '30', LOG_LEVEL: 'info' },
     onLog: (line) => logs.push(line),
   });
 }
@@ -37,6 +40,7 @@ async function start(): Promise<void> {
 test.beforeAll(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'pels-e2e-live-'));
   rtmpPort = await freePort();
+  srtPort = await freePort();
   await start();
 });
 
@@ -63,9 +67,9 @@ async function liveStream(id: string): Promise<OperatorStream> {
   return (await call<OperatorSnapshot>('GET', '/api/operator/snapshot')).json.streams.find((s) => s.id === id)!;
 }
 
-async function refusedCount(reason: string): Promise<number> {
+async function refusedCount(reason: string, protocol = 'rtmp'): Promise<number> {
   const text = await (await fetch(`${server.url}/metrics`, { headers: operatorHeaders() })).text();
-  return Number(new RegExp(`pels_publish_refused_total\\{protocol="rtmp",reason="${reason}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
+  return Number(new RegExp(`pels_publish_refused_total\\{protocol="${protocol}",reason="${reason}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
 }
 
 function publish(key: string): LivePublisher {
@@ -158,6 +162,31 @@ test('takeover, revoke and rotate: a new publisher takes over when allowed; a re
   const p = publish(fresh.json.key);
   await expect.poll(async () => (await liveStream('show')).state, { timeout: 30_000 }).toBe('running');
   p.kill();
+});
+
+test('SRT: FFmpeg publishes with the key in its streamid, the player plays it with its sound; a wrong key is refused in the handshake and counted', async ({ page }) => {
+  test.setTimeout(180_000);
+  const made = await call<{ stream: OperatorStream } & StreamKeyAnswer>('POST', '/api/streams', { id: 'srtshow', source: 'live:' });
+  expect(made.status).toBe(200);
+  const { key, publish: urls } = made.json;
+  expect(urls.srt).toBe(`srt://127.0.0.1:${srtPort}?streamid=${key}`);
+  await page.goto(`${server.url}/?stream=srtshow`);
+  await page.waitForFunction(() => (window as unknown as Hook).pels?.streamState === 'waiting', null, { timeout: 20_000 });
+
+  const p = publishers[publishers.push(publishSrt(urls.srt!)) - 1]!;
+  const publishedAt = Date.now();
+  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
+  console.log(`SRT publish start to the player's first frame: ${Date.now() - publishedAt} ms (FFmpeg start and connect included)`);
+  await decodesMore(page);
+  await page.waitForFunction(() => ((window as unknown as Hook).pels?.stats().audio?.packetsReceived ?? 0) >= 50, null, { timeout: 20_000 });
+  expect((await liveStream('srtshow')).live?.publisher?.protocol).toBe('srt');
+
+  const wrong = publishSrt(`srt://127.0.0.1:${srtPort}?streamid=${'x'.repeat(43)}`, { seconds: 5 });
+  expect((await wrong.exited).code).not.toBe(0);
+  expect(await refusedCount('bad_key', 'srt')).toBe(1);
+  await decodesMore(page);
+  p.kill();
+  await page.waitForFunction(() => (window as unknown as Hook).pels?.streamState === 'reconnecting', null, { timeout: 20_000 });
 });
 
 test('bad input: a live source with more after "live:", a key action on a stream that is not live, a malformed takeover body', async () => {

@@ -82,13 +82,15 @@ export interface ServerConfig {
   upta: ViewerGateParams | undefined;
   /** STATE_DIR: where the operator's changes and a generated token are kept across restarts. */
   stateDir: string;
-  /** How publishers reach live streams (RTMP), each listener off unless turned on. */
+  /** How publishers reach live streams (RTMP, SRT), each listener off unless turned on. */
   publish: PublishSettings;
 }
 
 export interface PublishSettings {
   /** RTMP=on: listen for RTMP publishers on RTMP_PORT (default 1935). */
   rtmp: { port: number } | undefined;
+  /** SRT=on: listen for SRT callers on SRT_PORT (UDP, default 8890), with SRT_LATENCY_MS of receive latency (default 120). */
+  srt: { port: number; latencyMs: number } | undefined;
   /** PUBLISH_ATTEMPTS_PER_MINUTE: publish attempts (a key shown) one address may make a minute. */
   attemptsPerMinute: number;
   /** PUBLISH_RECONNECT_S: a publisher that went away may come back this long and its viewers keep watching the same stream. */
@@ -246,8 +248,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
 
 function publishFrom(env: NodeJS.ProcessEnv): PublishSettings {
   const rtmp = switchFrom(env, 'RTMP', false) ? { port: intFrom(env, 'RTMP_PORT', 1935, 0, 65535) } : undefined;
+  const srt = switchFrom(env, 'SRT', false) ? { port: intFrom(env, 'SRT_PORT', 8890, 0, 65535), latencyMs: intFrom(env, 'SRT_LATENCY_MS', 120, 20, 8000) } : undefined;
   return {
     rtmp,
+    srt,
     attemptsPerMinute: intFrom(env, 'PUBLISH_ATTEMPTS_PER_MINUTE', 30, 1, 100_000),
     reconnectMs: 1000 * intFrom(env, 'PUBLISH_RECONNECT_S', 30, 0, 3600),
     maxConnections: intFrom(env, 'PUBLISH_MAX_CONNECTIONS', 64, 1, 100_000),

@@ -31,6 +31,7 @@ import { AttemptLimiter } from './live/attemptLimiter';
 import { liveRoutes } from './live/liveRoutes';
 import { PublishGate } from './live/publishGate';
 import { RtmpServer } from './live/rtmp/rtmpServer';
+import { SrtServer } from './live/srt/srtServer';
 import { MediaWorkerPool } from './sfu/mediaWorkerPool';
 import { SignalingServer } from './signaling/signalingServer';
 import { withOperatorToken, withStreamRemoved } from './store/operatorState';
@@ -195,6 +196,21 @@ async function main(): Promise<void> {
         throw new ConfigError(`RTMP_PORT ${config.publish.rtmp!.port}: ${err instanceof Error ? err.message : String(err)}`);
       })
     : undefined;
+  const srt = config.publish.srt
+    ? await SrtServer.start({
+        port: config.publish.srt.port,
+        host: config.host,
+        latencyMs: config.publish.srt.latencyMs,
+        maxConnections: config.publish.maxConnections,
+        publishTimeoutMs: PUBLISH_HANDSHAKE_TIMEOUT_MS,
+        admit: (address, key) => publishGate.admit('srt', address, key),
+        onMalformed: () => publishGate.countMalformed('srt'),
+        log: log.child({ component: 'srt' }),
+      }).catch((err: unknown) => {
+        rtmp?.close();
+        throw new ConfigError(`SRT_PORT ${config.publish.srt!.port}: ${err instanceof Error ? err.message : String(err)}`);
+      })
+    : undefined;
   const signaling = new SignalingServer(streams, limits, config.ice, log, addressOf);
   const dashboard = new DashboardFeed({ auth, addressOf, snapshot: () => takeSnapshot(snapshotSources), log: log.child({ component: 'dashboard' }) });
   // The origin first: a foreign page's upgrade takes no place.
@@ -209,7 +225,7 @@ async function main(): Promise<void> {
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const scheme = tls ? 'https' : 'http';
   log.info(
-    { port, rtcPort: config.rtc.port, ...(rtmp ? { rtmpPort: rtmp.port } : {}), streams: streams.all().map((s) => s.id), stateFile: store.file, dashboard: `${scheme}://localhost:${port}/dashboard` },
+    { port, rtcPort: config.rtc.port, ...(rtmp ? { rtmpPort: rtmp.port } : {}), ...(srt ? { srtPort: srt.port } : {}), streams: streams.all().map((s) => s.id), stateFile: store.file, dashboard: `${scheme}://localhost:${port}/dashboard` },
     `serving the player at ${scheme}://localhost:${port}`,
   );
 
@@ -220,6 +236,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'stopping');
     stopWatchingTls();
     rtmp?.close();
+    srt?.close();
     signaling.close();
     dashboard.close();
     mediasoupWorkers.close();

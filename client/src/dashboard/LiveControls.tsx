@@ -26,7 +26,7 @@ export function KeyBox({ streamId, answer, onDismiss }: { streamId: string; answ
           SRT: <code data-testid="publish-srt">{srt}</code>
         </div>
       )}
-      {!rtmp && !srt && <div>No publish listener is on: start the server with RTMP=on.</div>}
+      {!rtmp && !srt && <div>No publish listener is on: start the server with RTMP=on or SRT=on.</div>}
       <button onClick={onDismiss}>Done</button>
     </div>
   );

@@ -19,7 +19,7 @@ import { hashStreamKey } from './streamKeys';
 export interface LiveRouteDeps {
   streams: StreamRegistry;
   store: Pick<StateStore, 'change' | 'saved' | 'state'>;
-  publish: Pick<PublishSettings, 'rtmp'>;
+  publish: Pick<PublishSettings, 'rtmp' | 'srt'>;
 }
 
 export function liveRoutes(d: LiveRouteDeps): Route[] {

@@ -7,7 +7,7 @@ import type { Stream } from '../streams/stream';
 import { RTMP_APP } from './rtmp/rtmpSession';
 import { generateStreamKey } from './streamKeys';
 
-type Listeners = Pick<PublishSettings, 'rtmp'>;
+type Listeners = Pick<PublishSettings, 'rtmp' | 'srt'>;
 
 /** A fresh key and where to publish with it, named by the host the operator reached the server at. */
 export function newKey(req: IncomingMessage, publish: Listeners): StreamKeyAnswer {
@@ -24,6 +24,7 @@ export function publishUrls(hostHeader: string | undefined, key: string, publish
   }
   return {
     ...(publish.rtmp ? { rtmp: `rtmp://${host}:${publish.rtmp.port}/${RTMP_APP}/${key}` } : {}),
+    ...(publish.srt ? { srt: `srt://${host}:${publish.srt.port}?streamid=${key}` } : {}),
   };
 }
 

@@ -32,7 +32,7 @@ export interface OperatorRouteDeps extends SnapshotSources {
   /** Keeps the operator's changes across restarts: each is on disk before its answer. */
   store: Pick<StateStore, 'change' | 'saved' | 'state'>;
   /** The publish listeners, to name where a new live stream's publisher sends. */
-  publish: Pick<PublishSettings, 'rtmp'>;
+  publish: Pick<PublishSettings, 'rtmp' | 'srt'>;
 }
 
 /**

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { findProgram, TS_PACKET } from './tsProgram';
+
+/** A second of MPEG-TS as FFmpeg writes it for an SRT publisher, with the given outputs. */
+function ts(...codecs: string[]): Buffer {
+  const out = spawnSync('ffmpeg', [
+    '-hide_banner', '-loglevel', 'error',
+    '-f', 'lavfi', '-i', 'testsrc2=size=160x90:rate=30:duration=1', '-f', 'lavfi', '-i', 'sine=duration=1',
+    '-map', '0:v', ...(codecs.includes('aac') ? ['-map', '1:a', '-c:a', 'aac'] : []), '-c:v', 'libx264', '-preset', 'ultrafast',
+    '-f', 'mpegts', 'pipe:1',
+  ], { maxBuffer: 1 << 24 });
+  assert.equal(out.status, 0, out.stderr.toString());
+  return out.stdout;
+}
+
+test('the program map says H.264 and AAC, or H.264 alone; before the PMT nothing is known', () => {
+  const both = ts('aac');
+  assert.deepEqual(findProgram(both), { video: 'h264', audio: { codec: 'aac', channels: 2 } });
+  assert.deepEqual(findProgram(ts()), { video: 'h264', audio: null });
+  // The PAT alone (the first packet): the PMT is yet to come.
+  assert.equal(findProgram(both.subarray(0, TS_PACKET)), undefined);
+  // Bytes before the first sync byte (a payload cut mid-packet) are skipped.
+  assert.deepEqual(findProgram(Buffer.concat([Buffer.from([1, 2, 3]), both])), { video: 'h264', audio: { codec: 'aac', channels: 2 } });
+});
+
+test('garbage is no program, and never an exception', () => {
+  const junk = Buffer.alloc(TS_PACKET * 20, 0x47);
+  assert.equal(findProgram(junk), undefined);
+  for (let seed = 1; seed < 200; seed++) {
+    const b = Buffer.from(Array.from({ length: TS_PACKET * 4 }, (_, i) => (i % TS_PACKET === 0 ? 0x47 : (seed * 7919 * (i + 1)) & 0xff)));
+    findProgram(b);
+  }
+});

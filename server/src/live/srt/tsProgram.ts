@@ -1,0 +1,80 @@
+/**
+ * What an MPEG-TS stream carries, from its program tables: the program map
+ * (PMT, found through the PAT) lists each elementary stream's type. An SRT
+ * publisher's ingest starts once it is known whether sound comes with the
+ * video (FFmpeg's audio output needs a stream to map). Each table is taken
+ * from the packet that starts it (publishers' tables fit one packet). Pure.
+ */
+import type { ProbedAudio } from '../../ingest/sourceSpec';
+
+export const TS_PACKET = 188;
+const SYNC = 0x47;
+
+/** Audio stream types (ISO 13818-1 and ATSC) by codec name; others (private data, subtitles) are not sound the ingest maps. */
+const AUDIO_TYPES: Record<number, string> = { 0x03: 'mp3', 0x04: 'mp2', 0x0f: 'aac', 0x11: 'aac_latm', 0x81: 'ac3' };
+const VIDEO_TYPES: Record<number, string> = { 0x01: 'mpeg1video', 0x02: 'mpeg2video', 0x10: 'mpeg4', 0x1b: 'h264', 0x24: 'hevc' };
+
+export interface TsProgram {
+  video: string | null;
+  audio: ProbedAudio | null;
+}
+
+/** The first program's streams, once its PMT is among `bytes`; undefined before. */
+export function findProgram(bytes: Buffer): TsProgram | undefined {
+  let pmtPid: number | undefined;
+  for (let at = bytes.indexOf(SYNC); at >= 0 && at + TS_PACKET <= bytes.length; ) {
+    if (bytes[at] !== SYNC) {
+      at = bytes.indexOf(SYNC, at + 1);
+      continue;
+    }
+    const section = sectionStart(bytes.subarray(at, at + TS_PACKET));
+    const pid = ((bytes[at + 1]! & 0x1f) << 8) | bytes[at + 2]!;
+    if (section) {
+      if (pid === 0 && section[0] === 0x00) pmtPid ??= firstPmtPid(section);
+      else if (pid === pmtPid && section[0] === 0x02) return programOf(section);
+    }
+    at += TS_PACKET;
+  }
+  return undefined;
+}
+
+/** The section a packet starts (after the pointer field), or null: none starts in it. */
+function sectionStart(packet: Buffer): Buffer | null {
+  if (!(packet[1]! & 0x40)) return null;
+  const afc = (packet[3]! >> 4) & 3;
+  if (!(afc & 1)) return null;
+  let at = 4 + (afc & 2 ? 1 + packet[4]! : 0);
+  if (at >= packet.length) return null;
+  at += 1 + packet[at]!;
+  return at < packet.length ? packet.subarray(at) : null;
+}
+
+/** The section's body (after the 8-byte header, before the CRC), bounded by the bytes there are. */
+function body(section: Buffer): Buffer {
+  const length = ((section[1]! & 0x0f) << 8) | section[2]!;
+  return section.subarray(8, Math.min(section.length, 3 + length - 4));
+}
+
+function firstPmtPid(section: Buffer): number | undefined {
+  const entries = body(section);
+  for (let i = 0; i + 4 <= entries.length; i += 4) {
+    const program = entries.readUInt16BE(i);
+    if (program !== 0) return ((entries[i + 2]! & 0x1f) << 8) | entries[i + 3]!;
+  }
+  return undefined;
+}
+
+function programOf(section: Buffer): TsProgram {
+  const b = body(section);
+  const program: TsProgram = { video: null, audio: null };
+  if (b.length < 4) return program;
+  let i = 4 + (((b[2]! & 0x0f) << 8) | b[3]!);
+  while (i + 5 <= b.length) {
+    const type = b[i]!;
+    program.video ??= VIDEO_TYPES[type] ?? null;
+    // Channels are in the stream itself: any but Opus is encoded, whatever they are.
+    if (AUDIO_TYPES[type]) program.audio ??= { codec: AUDIO_TYPES[type], channels: 2 };
+    i += 5 + (((b[i + 3]! & 0x0f) << 8) | b[i + 4]!);
+  }
+  return program;
+}
