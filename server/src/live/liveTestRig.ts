@@ -1,0 +1,67 @@
+/**
+ * For the publish listeners' tests: a live stream's ingest (small, quick to
+ * reconnect) that takes one key, and FFmpeg publishing H.264 + AAC test
+ * signals to it as OBS does, in real time, over RTMP (FLV) or SRT (MPEG-TS).
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { pino } from 'pino';
+import { FfmpegIngest } from '../ingest/ffmpegIngest';
+import { DEFAULT_ENCODE } from '../ingest/sourceSpec';
+import { PublishRefused } from './publishGate';
+import type { PublishTarget } from './publisher';
+
+export function liveTestRig(key: string) {
+  const log = pino({ level: 'silent' });
+  const ingest = new FfmpegIngest({ kind: 'live' }, { ...DEFAULT_ENCODE, width: 160, height: 96, bitrateKbps: 200 }, log, { reconnectMs: 500 });
+  const target: PublishTarget = { id: 'live1', attachPublisher: (p) => ingest.attachPublisher(p) };
+  const rig = {
+    log,
+    ingest,
+    /** Connections ended as malformed. */
+    malformed: 0,
+    onMalformed: () => rig.malformed++,
+    admit: (_address: string, shown: string): PublishTarget => {
+      if (shown !== key) throw new PublishRefused('bad_key', 'unknown stream key');
+      return target;
+    },
+  };
+  return rig;
+}
+
+/** Publishes for `seconds`; resolves with FFmpeg's exit code and stderr. */
+export function publishTestSignal(url: string, format: 'flv' | 'mpegts', seconds: number): Promise<{ code: number | null; stderr: string }> {
+  const ff = spawn('ffmpeg', [
+    '-hide_banner', '-loglevel', 'error', '-re',
+    '-f', 'lavfi', '-i', `testsrc2=size=320x180:rate=30:duration=${seconds}`,
+    '-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`,
+    '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', '30', '-c:a', 'aac',
+    '-f', format, url,
+  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  ff.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+  return new Promise((resolve) => ff.on('close', (code) => resolve({ code, stderr })));
+}
+
+/**
+ * A publisher's whole run through the ingest: it publishes (`publish` resolves
+ * when FFmpeg ends); encoded frames and its AAC as Opus (a second of it at least)
+ * came out, and the stream went running, reconnecting, then waiting.
+ */
+export async function assertPublishedThrough(ingest: FfmpegIngest, publish: () => Promise<{ code: number | null; stderr: string }>): Promise<void> {
+  const states: string[] = [];
+  ingest.on('status', (s) => states.push(s.state));
+  let frames = 0;
+  ingest.on('frame', () => frames++);
+  const plans: string[] = [];
+  ingest.on('run', (audio) => plans.push(audio));
+  let opusSamples = 0;
+  ingest.on('audio', (p) => (opusSamples += p.samples));
+  const { code, stderr } = await publish();
+  assert.equal(code, 0, stderr);
+  await new Promise((r) => setTimeout(r, 3000));
+  assert.ok(frames >= 30, `${frames} frames encoded`);
+  assert.deepEqual(plans, ['encode']);
+  assert.ok(opusSamples >= 48_000, `${opusSamples} Opus samples`);
+  assert.deepEqual(states.filter((s, i) => s !== states[i - 1]), ['running', 'reconnecting', 'waiting']);
+}
