@@ -1,6 +1,7 @@
 /**
  * The page's side of the sound's receiver: which RTP timestamp it is playing
- * out, for the worker's lip sync (avSync.ts), and its receive counters.
+ * out, for the worker's lip sync (avSync.ts), its receive counters, and how
+ * long it holds the sound for the picture (soundDelay.ts).
  */
 import type { PageToWorker } from './workerProtocol';
 
@@ -37,8 +38,27 @@ export interface AudioReceiveStats {
   /** Samples the receiver made up for lost or late packets, and all samples it played out. */
   concealedSamples: number;
   totalSamplesReceived: number;
-  /** Mean jitter-buffer delay of the samples emitted, ms. */
-  jitterBufferMs: number | null;
+  /** The jitter buffer's delay summed over the samples it emitted (s), and their count: bufferMsBetween reads it. */
+  jitterBufferDelay: number;
+  jitterBufferEmittedCount: number;
+  /** When the stats were taken (the report's timestamp, ms). */
+  atMs: number;
+}
+
+/** A receiver that played out further than this from real time between two readings stalled or caught up. */
+const STEADY_PLAYOUT = 0.1;
+
+/**
+ * The receiver's mean jitter buffer delay between two readings, ms; null when
+ * it did not play out at its sample rate meanwhile (a busy machine stalled its
+ * sound, which then waited in the buffer: no measure of what it holds).
+ */
+export function bufferMsBetween(before: AudioReceiveStats | null, after: AudioReceiveStats, sampleRate: number): number | null {
+  if (!before) return null;
+  const emitted = after.jitterBufferEmittedCount - before.jitterBufferEmittedCount;
+  const expected = ((after.atMs - before.atMs) / 1000) * sampleRate;
+  if (!(expected > 0) || Math.abs(emitted / expected - 1) > STEADY_PLAYOUT) return null;
+  return ((after.jitterBufferDelay - before.jitterBufferDelay) / emitted) * 1000;
 }
 
 /** The audio inbound-rtp entry of a receive transport's stats; null when there is none yet. */
@@ -46,13 +66,14 @@ export function audioReceiveStats(report: RTCStatsReport): AudioReceiveStats | n
   for (const s of report.values() as IterableIterator<Record<string, unknown>>) {
     if (s.type !== 'inbound-rtp' || s.kind !== 'audio') continue;
     const n = (k: string) => (typeof s[k] === 'number' ? (s[k] as number) : 0);
-    const emitted = n('jitterBufferEmittedCount');
     return {
       packetsReceived: n('packetsReceived'),
       packetsLost: n('packetsLost'),
       concealedSamples: n('concealedSamples'),
       totalSamplesReceived: n('totalSamplesReceived'),
-      jitterBufferMs: emitted > 0 ? (n('jitterBufferDelay') / emitted) * 1000 : null,
+      jitterBufferDelay: n('jitterBufferDelay'),
+      jitterBufferEmittedCount: n('jitterBufferEmittedCount'),
+      atMs: n('timestamp'),
     };
   }
   return null;

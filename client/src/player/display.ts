@@ -35,6 +35,11 @@ export class FrameDisplay {
     this.schedule();
   }
 
+  /** How far the sound runs ahead of the frames (DisplayClock.soundLeadMs). */
+  soundLeadMs(nowMs: number): number | null {
+    return this.clock.soundLeadMs(nowMs);
+  }
+
   /** Takes ownership of `frame`, decoded frame `index`. */
   decoded(index: number, frame: VideoFrame, nowMs: number): void {
     if (!this.clock.decoded(index, nowMs) || this.held.has(index)) {

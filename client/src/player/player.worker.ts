@@ -81,7 +81,8 @@ class Player {
     });
     setInterval(() => {
       const now = performance.now();
-      post({ type: 'stats', stats: { ...this.stats.snapshot(now, this.quality.stats()), avSyncMs: this.avSync?.offsetMs ?? null } });
+      const stats = { ...this.stats.snapshot(now, this.quality.stats()), avSyncMs: this.avSync?.offsetMs ?? null };
+      post({ type: 'stats', stats, soundLeadMs: this.display.soundLeadMs(now) });
       post({ type: 'quality', update: this.quality.update(now) });
     }, STATS_INTERVAL_MS);
   }

@@ -16,10 +16,11 @@ import { SignalingClient } from '../signaling/signalingClient';
 import { attachColorTransforms, msidStreamIdFor } from '../webrtc/colorTransforms';
 import { createRecvTransportWithPeerConnection } from '../webrtc/recvTransportPeerConnection';
 import { selectedCandidateType } from '../webrtc/selectedCandidate';
-import { audioReceiveStats, startAudioClock, type AudioReceiveStats } from './audioReceiver';
+import { audioReceiveStats, bufferMsBetween, startAudioClock, type AudioReceiveStats } from './audioReceiver';
 import { layerCounters } from './layerCounters';
 import { networkStats } from './networkStats';
 import { RlmDriver } from './rlmDriver';
+import { SoundDelay } from './soundDelay';
 import type { PlayerStats } from './stats';
 import type { PageToWorker, QualityUpdate, WorkerToPage } from './workerProtocol';
 import type { FlowModeName } from '@pels/shared/protocol/api';
@@ -85,7 +86,7 @@ export class PlayerSession {
   private transport: types.Transport | undefined;
   private colors: Color[];
   private rendition: RenditionChoice;
-  private statsTimer: ReturnType<typeof setInterval> | undefined;
+  private statsTimer: ReturnType<typeof setTimeout> | undefined;
   private rlmTimer: ReturnType<typeof setInterval> | undefined;
   /** The colors whose retransmissions the server lets through now (its viewer state says); null before it has said. */
   private repaired: Color[] | null = null;
@@ -99,6 +100,13 @@ export class PlayerSession {
   private stopAudioClock: (() => void) | undefined;
   /** The sound as received, from the last transport stats poll. */
   private audioStats: AudioReceiveStats | null = null;
+  /** The sound's receiver, held back for the picture when frames are ready after their sound (soundDelay.ts). */
+  private audioReceiver: RTCRtpReceiver | undefined;
+  private readonly soundDelay = new SoundDelay();
+  /** The worker's readings of how far the sound runs ahead of the frames since the last transport stats. */
+  private soundLeads: number[] = [];
+  /** The sound's sample rate (its RTP clock), for the receiver's playout rate. */
+  private audioClockRate = 48000;
 
   constructor(
     private readonly options: SessionOptions,
@@ -135,7 +143,7 @@ export class PlayerSession {
     this.closed = true;
     // Sent before the socket closes; the answer no longer matters.
     if (this.joined) this.signaling?.request('leave', {}).catch(() => undefined);
-    clearInterval(this.statsTimer);
+    clearTimeout(this.statsTimer);
     clearInterval(this.rlmTimer);
     this.stopAudioClock?.();
     this.transport?.close();
@@ -246,7 +254,9 @@ export class PlayerSession {
     });
     this.checkOpen();
     worker.postMessage({ type: 'audioTiming', timing: { timestampBase: audio.timestampBase, clockRate: audio.clockRate } } satisfies PageToWorker);
-    this.stopAudioClock = startAudioClock(consumer.rtpReceiver as RTCRtpReceiver, worker);
+    this.audioClockRate = audio.clockRate;
+    this.audioReceiver = consumer.rtpReceiver as RTCRtpReceiver;
+    this.stopAudioClock = startAudioClock(this.audioReceiver, worker);
     this.events.audioTrack(consumer.track);
   }
 
@@ -266,20 +276,37 @@ export class PlayerSession {
     }, RLM_POLL_MS);
   }
 
-  /** Bytes received per color for the utility; RTT and recovered packets for the worker. */
+  /**
+   * The transport's one stats poll: bytes received per color for the utility; RTT and recovered packets for the worker;
+   * the sound's receive counters and hold. One request at a time, the next a second after the answer: a busy
+   * machine is not asked again before it has answered.
+   */
   private pollTransportStats(transport: types.Transport, colorOfSsrc: Map<number, Color>, retransmitted: Color[]): void {
-    this.statsTimer = setInterval(() => {
+    this.statsTimer = setTimeout(() => {
       transport.getStats().then(
         (report) => {
           if (this.closed) return;
           this.events.receivedBytes(receivedBytes(report, colorOfSsrc));
-          this.audioStats = audioReceiveStats(report);
+          this.holdSound(audioReceiveStats(report));
           this.reportRelay(selectedCandidateType(report) === 'relay');
           this.worker?.postMessage({ type: 'network', ...networkStats(report), retransmitted: this.repaired ?? retransmitted } satisfies PageToWorker);
+          this.pollTransportStats(transport, colorOfSsrc, retransmitted);
         },
         () => undefined, // the transport closed meanwhile
       );
     }, TRANSPORT_STATS_INTERVAL_MS);
+  }
+
+  /** Takes the sound's new receive stats, and holds the sound back by as much as the frames come after it. */
+  private holdSound(stats: AudioReceiveStats | null): void {
+    const before = this.audioStats;
+    this.audioStats = stats;
+    if (!stats || !this.audioReceiver) return;
+    const leads = this.soundLeads.splice(0).sort((a, b) => a - b);
+    const lead = leads.length ? leads[leads.length >> 1]! : null;
+    const target = this.soundDelay.update(lead, bufferMsBetween(before, stats, this.audioClockRate));
+    // 0 gives the buffer back to the receiver's own choice.
+    if (target !== null) this.audioReceiver.jitterBufferTarget = target || null;
   }
 
   /** The server cannot tell a TURN relay from a direct UDP peer: the player says when its path changes. */
@@ -325,7 +352,8 @@ export class PlayerSession {
     if (this.closed) return;
     switch (message.type) {
       case 'stats': {
-        const stats = { ...message.stats, audio: this.audioStats };
+        if (message.soundLeadMs !== null) this.soundLeads.push(message.soundLeadMs);
+        const stats = { ...message.stats, audio: this.audioStats, soundDelayMs: this.audioReceiver ? this.soundDelay.targetMs : null };
         this.events.stats(stats);
         this.reportQuality(stats);
         break;

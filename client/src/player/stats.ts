@@ -52,6 +52,8 @@ export interface PlayerStats extends QualityStats {
   avSyncMs: number | null;
   /** The sound as received (the page's WebRTC stats); null without sound. */
   audio: AudioReceiveStats | null;
+  /** How long the player asks the sound's receiver to hold it for a picture that comes later (its jitter buffer target), ms; 0: not held; null without sound. */
+  soundDelayMs: number | null;
 }
 
 export const FPS_WINDOW_MS = 2000;
@@ -72,6 +74,7 @@ export function emptyStats(): PlayerStats {
     renditionSwitches: 0,
     avSyncMs: null,
     audio: null,
+    soundDelayMs: null,
     freezes: 0,
     checksumMismatches: 0,
     checksumsCompared: 0,

@@ -45,7 +45,8 @@ export interface QualityUpdate {
 }
 
 export type WorkerToPage =
-  | { type: 'stats'; stats: PlayerStats }
+  /** `soundLeadMs`: how far the sound runs ahead of the frames now (DisplayClock.soundLeadMs), for the page to hold it back. */
+  | { type: 'stats'; stats: PlayerStats; soundLeadMs: number | null }
   | { type: 'quality'; update: QualityUpdate }
   /** The first frame of the session has been decoded and drawn. */
   | { type: 'playing'; stats: PlayerStats }

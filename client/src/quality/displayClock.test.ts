@@ -87,3 +87,15 @@ describe('DisplayClock', () => {
     }
   });
 });
+
+describe('soundLeadMs', () => {
+  it('is null without sound, then when frames are due by the video minus when the sound plays their instants', () => {
+    const clock = new DisplayClock(opts);
+    clock.decoded(0, 250); // 250 ms late: frames are due 260 ms after their instant
+    assert.equal(clock.soundLeadMs(300), null);
+    clock.setSoundLateness(100);
+    assert.equal(clock.soundLeadMs(300), 160); // the sound plays 160 ms before the frames show
+    clock.setSoundLateness(300);
+    assert.equal(clock.soundLeadMs(300), -40); // the frames wait 40 ms for the sound
+  });
+});

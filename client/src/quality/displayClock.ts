@@ -9,7 +9,9 @@
  * before it raises the delay at once (a playout buffer that grows), and the delay
  * shrinks back slowly, so that a single late frame does not cost latency for ever.
  * With sound, no frame is due before its instant plays out (setSoundLateness): the
- * frame waits for the sound, never the other way round.
+ * frame waits for the sound. The other way round, frames ready later than the sound
+ * plays their instants, is for the sound to wait: soundLeadMs says by how much
+ * (player/soundDelay.ts).
  *
  * Pure: the caller passes the time, decoded frames, and calls advance() when
  * nextDueMs() has come.
@@ -93,6 +95,17 @@ export class DisplayClock {
   /** The sound plays source instant t at t + `ms` (null: no sound): frames wait for it. */
   setSoundLateness(ms: number | null): void {
     this.soundLateness = ms;
+  }
+
+  /**
+   * How far the sound runs ahead of the picture at `nowMs`: when frames are due by the
+   * video alone (the latest arrival, decayed, plus the margin) minus when the sound
+   * plays their instants, ms. Positive: frames are shown after their sound; negative:
+   * they wait for it. Null without sound or before the first frame.
+   */
+  soundLeadMs(nowMs: number): number | null {
+    if (this.soundLateness === null || this.next === undefined) return null;
+    return this.delayAt(nowMs) + this.marginMs - this.soundLateness;
   }
 
   /** The frame periods that began by `nowMs`, oldest first. */

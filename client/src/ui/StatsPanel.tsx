@@ -69,6 +69,7 @@ export function StatsPanel({ stats, transportState, mediaTransport, viewerId }: 
         <dt>A/V sync</dt>
         <dd data-testid="av-sync" title="Audio playout minus video display for the same instant (positive: sound late); kept within 45 ms ahead and 125 ms late">
           {stats.avSyncMs === null ? '–' : `${stats.avSyncMs >= 0 ? '+' : ''}${stats.avSyncMs.toFixed(0)} ms`}
+          {stats.soundDelayMs ? ` (sound held ${stats.soundDelayMs} ms for the picture)` : ''}
         </dd>
         <dt>Sound lost / concealed</dt>
         <dd data-testid="audio-loss">

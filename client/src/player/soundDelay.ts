@@ -1,0 +1,58 @@
+/**
+ * The sound's side of lip sync, pure. The display clock holds frames back for
+ * the sound; when frames become ready later than the sound plays their
+ * instants (a slow decoder, a busy machine), it is the sound that must wait.
+ * This sets how long the audio receiver holds the sound: its jitter buffer
+ * target (RTCRtpReceiver.jitterBufferTarget, a minimum on the buffer's delay).
+ *
+ * Inputs: the lead (how far the sound runs ahead of the frames, from the
+ * display clock) and the receiver's jitter buffer delay now. Their sum is the
+ * buffer the sound needs to play with the picture, and it stays put while the
+ * receiver stretches its sound towards a new target (the lead falls as the
+ * buffer grows), so steering to it does not overshoot. Up by at most
+ * UP_STEP_MS an update, down by DOWN_STEP_MS (the display clock's own delay
+ * decays slowly after a late frame), within [0, MAX_SOUND_DELAY_MS].
+ */
+
+/**
+ * The most the sound is held for the picture: a picture later than this is
+ * stalled rather than slow, and frames held longer for the sound would overflow
+ * the display's queue (one second of frames).
+ */
+export const MAX_SOUND_DELAY_MS = 400;
+const UP_STEP_MS = 100;
+const DOWN_STEP_MS = 20;
+/** The sound ahead of the frames by more than this is delayed (aim: +-20 ms). */
+const AHEAD_MS = 10;
+/** Frames waiting for a held sound by more than this let the hold shrink. */
+const WAITING_MS = 30;
+
+export class SoundDelay {
+  private target = 0;
+
+  /** The jitter buffer target set, ms; 0: none (the receiver's own). */
+  get targetMs(): number {
+    return this.target;
+  }
+
+  /**
+   * One measure, about once a second: `leadMs` the sound's lead over the
+   * frames (the median of the last second's readings), `bufferMs` the
+   * receiver's jitter buffer delay over the last interval (null when its
+   * playout stalled meanwhile). Returns the new target when it changes (0: clear it), else null.
+   */
+  update(leadMs: number | null, bufferMs: number | null): number | null {
+    if (leadMs === null || bufferMs === null || !Number.isFinite(leadMs) || !Number.isFinite(bufferMs)) return null;
+    const needed = Math.min(MAX_SOUND_DELAY_MS, Math.max(0, bufferMs + leadMs));
+    let next = this.target;
+    if (leadMs > AHEAD_MS && needed > this.target) {
+      next = Math.min(needed, Math.max(this.target, bufferMs) + UP_STEP_MS);
+    } else if (leadMs < -WAITING_MS && this.target > 0) {
+      next = Math.max(needed, this.target - DOWN_STEP_MS);
+    }
+    next = Math.round(next);
+    if (next === this.target) return null;
+    this.target = next;
+    return next;
+  }
+}
