@@ -22,6 +22,7 @@ export const FIGURE_LAYOUTS: Readonly<Record<string, Layout>> = {
   dscp: { rows: 'rows', key: ['marker', 'viewers'], skip: [] },
   encoder: { rows: 'runs', key: ['pipeline'], skip: ['repeat'] },
   loss: { rows: 'rows', key: ['mode', 'link', 'lossPct'], skip: ['run', 'capacityKbps', 'loadAverage', 'errors'] },
+  playback: { rows: 'rows', key: ['case'], skip: [] },
   'pels-scale': { rows: 'rows', key: ['viewers'], skip: ['run', 'capacityKbps', 'stationaryKbps', 'loadAverage'] },
 };
 

@@ -5,6 +5,7 @@
  * npm run bench -- encoder [--seconds S] [--repeats R] [--json]
  * npm run bench -- loss [--loss 0,5,10,20] [--links open,pels,fifo] [--modes pels,nack,best-effort,stock] [--bottleneck-kbps 1200] [--seconds S] [--runs R] [--json]
  * npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]
+ * npm run bench -- playback [--seconds 15] [--json]
  * npm run bench -- soak [--minutes 30] [--viewers 50] [--seed 1] [--csv FILE] [--json]
  * npm run bench -- baseline NAME [--times 3] [ARGS...]   (e2e/bench-baselines/NAME.json: median and spread of each figure)
  * npm run bench -- check NAME [--margin M]              (one more run: which figures moved outside the spread; exit 1 if any)
@@ -19,6 +20,7 @@ import { dscpMarking } from './dscpMarking';
 import { encoderBench, ENCODER_BENCH_SOURCE, type EncoderRun, type Pipeline } from './encoderCpu';
 import { mean, round } from '../testbed/metrics';
 import { formatLossTable, lossResilience, OPEN_LINK_KBPS, parseLossFlags, type LossFlags, type LossOptions } from './lossResilience';
+import { formatPlaybackTable, playback } from './playback';
 import { formatPelsScaleTable, pelsScale, PELS_SCALE_PER_VIEWER_KBPS } from './pelsScale';
 import { formatSoakReport, runSoak, SOAK_DEFAULTS } from '../soak/soak';
 import { isMove } from './baseline';
@@ -32,6 +34,7 @@ const USAGE = [
   '       npm run bench -- encoder [--seconds 60] [--repeats 3] [--json]',
   '       npm run bench -- loss [--loss 0,5,10,20] [--links open,pels,fifo] [--modes pels,nack,best-effort,stock] [--bottleneck-kbps 1200] [--seconds 45] [--runs 1] [--json]',
   '       npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]',
+  '       npm run bench -- playback [--seconds 15] [--json]',
   '       npm run bench -- soak [--minutes 30] [--viewers 50] [--seed 1] [--csv FILE] [--json]',
   '       npm run bench -- baseline NAME [--times 3] [ARGS...]',
   '       npm run bench -- check NAME [--margin M]',
@@ -72,6 +75,7 @@ async function main(): Promise<void> {
   if (positionals[0] === 'encoder') return encoder(values);
   if (positionals[0] === 'loss') return loss(values);
   if (positionals[0] === 'pels-scale') return pelsScaleBench(values);
+  if (positionals[0] === 'playback') return playbackBench(values);
   if (positionals[0] === 'soak') return soakBench(values);
   if (positionals[0] !== 'convergence') usage();
   const viewers = (values.viewers ?? '1,2,4').split(',').map(Number);
@@ -149,6 +153,18 @@ async function pelsScaleBench(values: { viewers?: string; runs?: string; seconds
   }
   console.log(`N synthetic viewers on N x ${PELS_SCALE_PER_VIEWER_KBPS} kb/s, router feedback, ${seconds} s a run; second-half averages; load average (1 min) before and after each run`);
   for (const line of formatPelsScaleTable(rows)) console.log(line);
+}
+
+async function playbackBench(values: { seconds?: string; json: boolean }): Promise<void> {
+  const seconds = Number(values.seconds ?? '15');
+  if (!(seconds >= 5)) usage();
+  const rows = await playback({ seconds }, (m) => console.error(`[bench] ${m}`));
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ benchmark: 'playback', seconds, rows }) + '\n');
+    return;
+  }
+  console.log(`one Chromium player on loopback, ${seconds} s windows: frames (pels, all colors and green alone), display quality (green alone; best effort with all layers, then green and yellow)`);
+  for (const line of formatPlaybackTable(rows)) console.log(line);
 }
 
 async function soakBench(values: { minutes?: string; viewers?: string; seed?: string; csv?: string; json: boolean }): Promise<void> {
