@@ -14,12 +14,11 @@ import { operatorHeaders } from '../src/operatorToken';
 const auth = operatorHeaders();
 const LAVFI = 'lavfi:testsrc2=size=320x180:rate=30';
 
-type Hook = { pels?: { state: string; viewerId?: string } };
 
 async function startPlayer(page: Page): Promise<string> {
   await page.goto('/');
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
-  return (await page.evaluate(() => (window as unknown as Hook).pels?.viewerId))!;
+  await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 30_000 });
+  return (await page.evaluate(() => window.pels?.viewerId))!;
 }
 
 async function viewers(request: APIRequestContext): Promise<ViewerState[]> {
@@ -164,7 +163,7 @@ test('a viewer is listed with its live state, switched to best effort and back (
   expect((await viewers(request)).map((x) => x.id)).not.toContain(id);
   await expectError(await request.delete(`/api/viewers/${id}`, { headers: auth }), 404, 'not_found');
   // The player is told why (and does not rejoin by itself: viewerNotices.spec.ts).
-  await page.waitForFunction(() => /disconnected by the operator/.test((window as unknown as { pels?: { error?: string } }).pels?.error ?? ''), null, { timeout: 5000 });
+  await page.waitForFunction(() => /disconnected by the operator/.test(window.pels?.error ?? ''), null, { timeout: 5000 });
 });
 
 test('/metrics: Prometheus text with process, stream, viewer and mediasoup worker metrics', async ({ page, request }) => {

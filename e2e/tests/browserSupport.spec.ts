@@ -7,7 +7,6 @@
  */
 import { expect, test } from '@playwright/test';
 
-type Hook = { pels?: { state: string; notice?: { cause: string; text: string } } };
 
 const CASES = [
   { missing: ['VideoDecoder'], text: 'This browser has no WebCodecs (VideoDecoder), which decodes the video. Open the page in a current Chromium-based browser' },
@@ -24,8 +23,8 @@ for (const { missing, text } of CASES) {
     const sockets: string[] = [];
     page.on('websocket', (ws) => sockets.push(ws.url()));
     await page.goto('/');
-    await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'unsupported');
-    const notice = await page.evaluate(() => (window as unknown as Hook).pels?.notice);
+    await page.waitForFunction(() => window.pels?.state === 'unsupported');
+    const notice = await page.evaluate(() => window.pels?.notice);
     expect(notice?.cause).toBe('unsupported');
     expect(notice?.text).toContain(text);
     await expect(page.getByTestId('video-notice')).toContainText(text);

@@ -7,7 +7,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { E2E_OPERATOR_TOKEN } from '../src/operatorToken';
 
-type Hook = { pels?: { state: string; stats(): { framesDecoded: { total: number } } } };
 
 /** Collects the page's CSP violations (the event, and Chromium's console report of it). */
 function violations(page: Page): string[] {
@@ -25,8 +24,8 @@ test('the player decodes under the policy with no violation', async ({ page }) =
   const seen = violations(page);
   const res = await page.goto('/');
   expect(res!.headers()['content-security-policy']).toContain("default-src 'self'");
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
-  await page.waitForFunction(() => (window as unknown as Hook).pels!.stats().framesDecoded.total > 30, null, { timeout: 30_000 });
+  await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 30_000 });
+  await page.waitForFunction(() => window.pels!.stats().framesDecoded.total > 30, null, { timeout: 30_000 });
   expect(seen).toEqual([]);
 });
 

@@ -7,13 +7,12 @@ import { expect, test, type Browser, type Page } from '@playwright/test';
 import type { ViewerState } from '@pels/shared/protocol/api';
 import { E2E_OPERATOR_TOKEN, operatorHeaders } from '../src/operatorToken';
 
-type Hook = { pels?: { state: string; viewerId?: string } };
 
 async function openPlayer(browser: Browser): Promise<{ page: Page; id: string }> {
   const page = await (await browser.newContext()).newPage();
   await page.goto('/');
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
-  return { page, id: (await page.evaluate(() => (window as unknown as Hook).pels?.viewerId))! };
+  await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 30_000 });
+  return { page, id: (await page.evaluate(() => window.pels?.viewerId))! };
 }
 
 const row = (dash: Page, id: string) => dash.locator(`[data-testid="viewer-row"][data-viewer-id="${id}"]`);
@@ -82,7 +81,7 @@ test('two live viewers with changing numbers; switch one to best effort, disconn
     // Action 2: disconnect B; its row goes, and its player is told why.
     await row(dash, b.id).locator('[data-action="disconnect"]').click();
     await expect(row(dash, b.id)).toHaveCount(0);
-    await b.page.waitForFunction(() => /disconnected by the operator/.test((window as unknown as { pels?: { error?: string } }).pels?.error ?? ''), null, { timeout: 5000 });
+    await b.page.waitForFunction(() => /disconnected by the operator/.test(window.pels?.error ?? ''), null, { timeout: 5000 });
     await expect(row(dash, a.id)).toBeVisible();
   } finally {
     await a.page.context().close();

@@ -10,7 +10,6 @@ import { E2E_OPERATOR_TOKEN, operatorHeaders } from '../src/operatorToken';
 import { rtpSsrc, startCapture, tcpdumpAvailable, type UdpPacket } from '../src/pcap';
 import { startServer } from '../src/serverProcess';
 
-type Hook = { pels?: { state: string; viewerId?: string } };
 
 
 test('every packet of each color stream leaves the server with its color DSCP (AF41/AF42/AF43)', async ({ page }) => {
@@ -18,8 +17,8 @@ test('every packet of each color stream leaves the server with its color DSCP (A
   test.skip(!tcpdumpAvailable(), 'tcpdump is not installed');
 
   await page.goto('/');
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
-  const viewerId = await page.evaluate(() => (window as unknown as Hook).pels?.viewerId);
+  await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 30_000 });
+  const viewerId = await page.evaluate(() => window.pels?.viewerId);
   expect(viewerId).toBeTruthy();
 
   const dir = mkdtempSync(join(tmpdir(), 'pels-dscp-'));
@@ -66,7 +65,7 @@ test('SIGTERM with a viewer connected: the server deletes its nftables table bef
   const server = await startServer({ env: { OPERATOR_TOKEN: E2E_OPERATOR_TOKEN }, onLog: (l) => logs.push(l) });
   try {
     await page.goto(server.url);
-    await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
+    await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 30_000 });
     // The table of this server process, marking the viewer's three streams, green's and yellow's RTX streams (red has
     // none) and the sound (the default stream has a sound track; Chromium negotiates no RTX for Opus).
     expect(serverDscpTables(server.port, server.pid).map((t) => t.marks.size)).toEqual([6]);

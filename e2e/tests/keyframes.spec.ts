@@ -11,7 +11,6 @@ import { startServer, type RunningServer } from '../src/serverProcess';
 const KEYFRAME_INTERVAL_FRAMES = 600;
 let server: RunningServer | undefined;
 
-type Hook = { pels?: { state: string } };
 
 async function framesIngested(): Promise<number> {
   const { streams } = JSON.parse((await getOnce(`${server!.url}/api/streams`)).body) as { streams: Array<{ id: string; state: string; framesIngested: number }> };
@@ -47,7 +46,7 @@ test('a viewer joining between periodic keyframes plays from a keyframe its join
   expect(joinedAt).toBeLessThan(KEYFRAME_INTERVAL_FRAMES / 2);
   const t0 = Date.now();
   await page.goto(`${server.url}/`);
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 40_000 });
+  await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 40_000 });
   const playingMs = Date.now() - t0;
   const playingAt = await framesIngested();
   test.info().annotations.push({ type: 'measured', description: JSON.stringify({ joinedAtFrame: joinedAt, playingAtFrame: playingAt, pageLoadToPlayingMs: playingMs }) });

@@ -200,14 +200,13 @@ test.describe('DTLS deadline and send buffer', () => {
   });
 
   test('a player in Chromium that completes DTLS stays past the deadline', async ({ page }) => {
-    type Hook = { pels?: { state: string; viewerId?: string } };
     await page.goto(`${server.url}/`);
-    await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
-    const viewerId = await page.evaluate(() => (window as unknown as Hook).pels?.viewerId);
+    await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 30_000 });
+    const viewerId = await page.evaluate(() => window.pels?.viewerId);
     await sleep(4000);
     // The same viewer (a closed one would have rejoined under a new id), still playing.
     expect((await viewers(server)).map((v) => v.id)).toEqual([viewerId]);
-    expect(await page.evaluate(() => (window as unknown as Hook).pels?.state)).toBe('playing');
+    expect(await page.evaluate(() => window.pels?.state)).toBe('playing');
     await page.close();
     await expect.poll(async () => (await viewers(server)).length).toBe(0);
   });

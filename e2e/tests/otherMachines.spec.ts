@@ -28,7 +28,6 @@ import { makeTestCa, type TestCa } from '../src/testCa';
 
 test.describe.configure({ mode: 'serial' });
 
-type Hook = { pels?: { state: string; viewerId?: string; transport?: string; notice?: { cause: string; text: string }; stats(): { framesDecoded: { total: number } } } };
 
 /** The documented default: a fresh namespace has it free. */
 const RTC_PORT = 40000;
@@ -125,11 +124,9 @@ async function viewerState(id: string): Promise<ViewerState | undefined> {
 
 async function playingViewer(page: Page): Promise<string> {
   await page.goto(viewerUrl());
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 45_000 });
-  return (await page.evaluate(() => (window as unknown as Hook).pels!.viewerId))!;
+  await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 45_000 });
+  return (await page.evaluate(() => window.pels!.viewerId))!;
 }
-
-type PlayerCounts = { framesDecoded: { total: number }; decodeErrors: number; checksumMismatches: number; checksumsCompared: number };
 
 /** Share of the frames the server sent that the player must decode on an open path: all but the few a busy machine's player drops late. */
 const DECODED_OF_SENT = 0.98;
@@ -145,7 +142,7 @@ async function frameCounts(page: Page, viewerId: string, seconds = 10) {
     const [streams, viewer, player] = await Promise.all([
       api<{ streams: StreamInfo[] }>('GET', '/api/streams'),
       viewerState(viewerId),
-      page.evaluate(() => (window as unknown as { pels: { stats(): PlayerCounts } }).pels.stats()),
+      page.evaluate(() => window.pels!.stats()),
     ]);
     const sent = viewer!.framesSent;
     return { ingested: streams.data.streams.find((s) => s.id === 'default')!.framesIngested, sent, skipped: viewer!.framesSkipped, player };
@@ -190,7 +187,7 @@ async function expectEveryFrameSentDecoded(page: Page, viewerId: string, path: s
  * what the player saw.
  */
 async function framesDiagnosis(page: Page, counts: Awaited<ReturnType<typeof frameCounts>>, state: ViewerState | undefined): Promise<string> {
-  const player = await page.evaluate(() => (window as unknown as { pels: { stats(): unknown } }).pels.stats());
+  const player = await page.evaluate(() => window.pels!.stats());
   return JSON.stringify({ counts, rateKbps: state?.rateKbps, sentKbps: state?.sentKbps, framesSent: state?.framesSent, framesSkipped: state?.framesSkipped, rendition: state?.rendition, player }).slice(0, 3000);
 }
 
@@ -225,7 +222,7 @@ test('over HTTPS at the server address: a secure context with a certificate from
     expect(state?.transport).toBe('udp');
     expect(state?.mode).toBe('pels');
     expect(state?.dscp).toEqual({ enabled: true });
-    await expect.poll(() => page.evaluate(() => (window as unknown as Hook).pels?.transport)).toBe('udp');
+    await expect.poll(() => page.evaluate(() => window.pels?.transport)).toBe('udp');
     await expect(page.getByTestId('connection')).toHaveText('connected over udp');
   } finally {
     await page.close();
@@ -276,7 +273,7 @@ test('with UDP blocked between the machines the player plays over ICE-TCP, decod
     expect(state?.mode).toBe('best-effort');
     expect(await workerSockets('tcp-established')).toContain(`${topo!.serverIp}:${RTC_PORT}`);
     // The player says so too.
-    await expect.poll(() => page.evaluate(() => (window as unknown as Hook).pels?.transport)).toBe('tcp');
+    await expect.poll(() => page.evaluate(() => window.pels?.transport)).toBe('tcp');
     await expect(page.getByTestId('banner-info')).toContainText('The video comes over TCP (this network blocks UDP to the server): the server sends it best effort, without PELS colors.');
     await expect(page.getByTestId('connection')).toHaveText('connected over tcp (best effort)');
     // The operator's dashboard shows the path, and offers no switch to PELS.
@@ -306,7 +303,7 @@ test("with the RTC port blocked the player plays through the TURN relay, with th
   const page = await browser!.newPage();
   try {
     const viewerId = await playingViewer(page);
-    await expect.poll(() => page.evaluate(() => (window as unknown as Hook).pels?.transport), { timeout: 10_000 }).toBe('relay');
+    await expect.poll(() => page.evaluate(() => window.pels?.transport), { timeout: 10_000 }).toBe('relay');
     const state = await viewerState(viewerId);
     expect(state?.transport).toBe('relay');
     expect(state?.mode).toBe('best-effort');
@@ -330,8 +327,8 @@ test('over plain HTTP at the server address the player says the page is not a se
   try {
     const address = `${topo!.serverIp}:${plain.port}`;
     await page.goto(`http://${address}/`);
-    await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'unsupported');
-    const notice = await page.evaluate(() => (window as unknown as Hook).pels?.notice);
+    await page.waitForFunction(() => window.pels?.state === 'unsupported');
+    const notice = await page.evaluate(() => window.pels?.notice);
     expect(notice?.cause).toBe('unsupported');
     expect(notice?.text).toContain(`This page is not a secure context (it was opened as http://${address})`);
     expect(notice?.text).toContain(`Open it over HTTPS (https://${address}/): the server serves HTTPS when started with TLS_CERT_FILE and TLS_KEY_FILE`);

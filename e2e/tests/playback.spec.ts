@@ -5,6 +5,7 @@
  * `npm run bench -- playback`, checked against e2e/bench-baselines/playback.json by `npm run bench -- check playback`.
  */
 import { expect, test, type Page } from '@playwright/test';
+import type { Color } from '@pels/shared/pels/color';
 import { operatorHeaders } from '../src/operatorToken';
 import { DECODED_OF_SENT, frameWindow, sentToPlayer, startPlaying, type FrameWindow, type ServerJson, type Subscribed } from '../src/player/playerWindow';
 
@@ -29,7 +30,7 @@ function expectSentDecoded(w: FrameWindow, subscribed: Subscribed): void {
   expect(w.end.decodeErrors, w.end.lastError).toBe(0);
 }
 
-const setColors = (page: Page, colors: string[]) => page.evaluate((c) => (window as unknown as { pels: { setColors(c: string[]): Promise<void> } }).pels.setColors(c), colors);
+const setColors = (page: Page, colors: Color[]) => page.evaluate((c) => window.pels!.setColors(c), colors);
 
 test('plays the default stream: all three layers decode, every frame sent', async ({ page }) => {
   const pageErrors: string[] = [];

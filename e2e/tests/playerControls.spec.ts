@@ -12,16 +12,15 @@ import { operatorHeaders } from '../src/operatorToken';
 /** Screenshots wait this long after playing starts: the coverage strip and the PSNR mean fill in. */
 const SETTLE_MS = 5000;
 
-type Hook = { pels?: { state: string; viewerId?: string; stats(): { framesDecoded: { total: number }; rendition: number } } };
 
 async function startPlaying(page: Page): Promise<void> {
   await page.goto('/');
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
+  await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 30_000 });
 }
 
 const hook = (page: Page) =>
   page.evaluate(() => {
-    const h = (window as unknown as Hook).pels!;
+    const h = window.pels!;
     return { state: h.state, viewerId: h.viewerId, decoded: h.stats().framesDecoded.total, rendition: h.stats().rendition };
   });
 
@@ -154,7 +153,7 @@ async function addStream(request: APIRequestContext, id: string, source: string)
 
 const playAt = async (page: Page, stream: string) => {
   await page.goto(`/?stream=${stream}`);
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
+  await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 30_000 });
 };
 
 test('mute and volume show for a stream with sound, m mutes and unmutes; a stream without sound has none', async ({ page, request }, info) => {

@@ -12,16 +12,9 @@ import { readFile } from 'node:fs/promises';
 import { expect, test, type Download, type Page } from '@playwright/test';
 import { coverage, qualityWindow, startPlaying, type QualityWindow } from '../src/player/playerWindow';
 
-interface Stats {
-  decodeErrors: number;
-  lastError?: string;
-  checksumMismatches: number;
-  checksumsCompared: number;
-}
-
 const MEASURE_S = 20;
 
-const hook = (page: Page) => page.evaluate(() => (window as unknown as { pels: { stats(): Stats } }).pels.stats());
+const hook = (page: Page) => page.evaluate(() => window.pels!.stats());
 
 /** Plays MEASURE_S seconds and scores the displayed frames of that window. */
 async function measure(page: Page, label: string): Promise<QualityWindow & { meanPsnr: number; shownPsnrMean: string | null }> {
@@ -86,7 +79,7 @@ test('live PSNR per displayed frame: all layers > green and yellow > green; the 
   await testInfo.attach('player', { path: shot, contentType: 'image/png' });
   console.log(`player screenshot: ${shot}`);
 
-  await page.evaluate(() => (window as unknown as { pels: { setColors(c: string[]): Promise<void> } }).pels.setColors(['green', 'yellow']));
+  await page.evaluate(() => window.pels!.setColors(['green', 'yellow']));
   await page.waitForTimeout(3000);
   const greenYellow = await measure(page, 'green and yellow');
   expect(greenYellow.coverage.red).toBe(0);

@@ -9,12 +9,11 @@ import type { ViewerState } from '@pels/shared/protocol/api';
 import type { OperatorSnapshot } from '@pels/shared/protocol/operator';
 import { E2E_METRICS_TOKEN, operatorHeaders } from '../src/operatorToken';
 
-type Hook = { pels?: { state: string; viewerId?: string; error?: string; stats(): { framesDecoded: { total: number } } } };
 
 async function play(page: Page, query: string): Promise<string> {
   await page.goto(`/${query}`);
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
-  return (await page.evaluate(() => (window as unknown as Hook).pels!.viewerId))!;
+  await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 30_000 });
+  return (await page.evaluate(() => window.pels!.viewerId))!;
 }
 
 async function viewer(page: Page, id: string): Promise<ViewerState> {
@@ -24,7 +23,7 @@ async function viewer(page: Page, id: string): Promise<ViewerState> {
 
 test('a player with ?cc=aimd plays under AIMD: its state, its stats and /metrics name the controller', async ({ page }) => {
   const id = await play(page, '?cc=aimd');
-  const decoded = () => page.evaluate(() => (window as unknown as Hook).pels!.stats().framesDecoded.total);
+  const decoded = () => page.evaluate(() => window.pels!.stats().framesDecoded.total);
   const before = await decoded();
   await page.waitForTimeout(3000);
   expect(await decoded()).toBeGreaterThan(before + 30);
@@ -69,6 +68,6 @@ test('an unknown controller is refused with the known names: the API with a 400,
     expect(body.error.message).toContain('"mkc"|"aimd"|"iiad"|"sqrt"|"tfrc"|"rap"|"fuzzy"|"iscc"');
   }
   await page.goto('/?cc=cubic');
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.error !== undefined, null, { timeout: 30_000 });
-  expect(await page.evaluate(() => (window as unknown as Hook).pels!.error)).toContain('unknown rate controller "cubic"; one of mkc, aimd, iiad, sqrt, tfrc, rap, fuzzy, iscc');
+  await page.waitForFunction(() => window.pels?.error !== undefined, null, { timeout: 30_000 });
+  expect(await page.evaluate(() => window.pels!.error)).toContain('unknown rate controller "cubic"; one of mkc, aimd, iiad, sqrt, tfrc, rap, fuzzy, iscc');
 });

@@ -24,7 +24,6 @@ type Figures = ProcessResources & { liveKiB: number };
 let baseline: Figures;
 const rows: Array<{ step: string } & Figures & { settledMs: number }> = [];
 
-type Hook = { pels?: { state: string; stats(): { framesDecoded: { total: number } } } };
 
 const resources = () => readResources(server.pid, server.port, server.url, E2E_OPERATOR_TOKEN);
 /**
@@ -69,8 +68,8 @@ async function newViewerPlays(browser: Browser): Promise<void> {
   try {
     const page = await context.newPage();
     await page.goto(`${server.url}/`);
-    await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 45_000 });
-    await page.waitForFunction(() => ((window as unknown as Hook).pels?.stats().framesDecoded.total ?? 0) >= 60, null, { timeout: 20_000 });
+    await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 45_000 });
+    await page.waitForFunction(() => (window.pels?.stats().framesDecoded.total ?? 0) >= 60, null, { timeout: 20_000 });
     // What the baseline checks count down to 0 is there while a viewer plays: its two transports and six marked SSRCs
     // (the three streams, green's and yellow's retransmissions: PELS consumes those two with RTX where nftables marks,
     // and the default stream's sound).

@@ -16,7 +16,6 @@ import { operatorHeaders } from '../src/operatorToken';
 import { serverDscpTables } from '../src/dscpTables';
 import { rtpSsrc, startCapture, tcpdumpAvailable, type UdpPacket } from '../src/pcap';
 
-type Hook = { pels?: { state: string; viewerId?: string; stats(): { packetsRecovered: number } } };
 
 
 async function viewerState(page: Page, id: string): Promise<ViewerState> {
@@ -49,8 +48,8 @@ function dropIncoming(ssrcs: number[], oneIn: number): () => void {
 /** Plays `mode`; the viewer's state once playing. */
 async function play(page: Page, mode: FlowModeName): Promise<ViewerState> {
   await page.goto(`/?mode=${mode}`);
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
-  const viewer = await viewerState(page, (await page.evaluate(() => (window as unknown as Hook).pels?.viewerId))!);
+  await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 30_000 });
+  const viewer = await viewerState(page, (await page.evaluate(() => window.pels?.viewerId))!);
   expect(viewer.mode).toBe(mode);
   expect(viewer.dscp, viewer.dscp.reason).toEqual({ enabled: true });
   return viewer;
@@ -144,7 +143,7 @@ test("PELS repairs green always (RTX marked AF41), yellow once the loss reads as
   expect([...(dscpBySsrc.get(after.audio!.ssrc) ?? [])], 'the sound marked green').toEqual([DSCP.green]);
   expect(after.rtx.nacksReceived).toBeGreaterThan(0);
   expect(after.rtx.bytesSent).toBeGreaterThan(0);
-  const recovered = await page.evaluate(() => (window as unknown as Hook).pels!.stats().packetsRecovered);
+  const recovered = await page.evaluate(() => window.pels!.stats().packetsRecovered);
   expect(recovered, 'packets the player got as retransmissions').toBeGreaterThan(0);
   const metrics = await (await page.request.get('/metrics', { headers: operatorHeaders() })).text();
   for (const name of ['pels_rtx_packets_sent_total', 'pels_rtx_bytes_sent_total', 'pels_nacks_received_total']) {

@@ -12,16 +12,6 @@ import { operatorHeaders } from '../src/operatorToken';
 
 const auth = operatorHeaders();
 
-type Hook = {
-  pels?: {
-    state: string;
-    error?: string;
-    viewerId?: string;
-    streamState?: string;
-    stats(): { framesDecoded: { total: number } };
-  };
-};
-
 /** Adds a lavfi stream of this frame size (unique to the test) and waits until it runs; removed by the returned function. */
 async function addStream(request: APIRequestContext, id: string, size: string): Promise<() => Promise<void>> {
   const res = await request.post('/api/streams', { headers: auth, data: { id, source: `lavfi:testsrc2=size=${size}:rate=30` } });
@@ -46,25 +36,25 @@ function ffmpegPid(size: string): number {
 /** The player's test hook, its data properties and decoded frame count. */
 async function player(page: Page): Promise<{ state?: string; viewerId?: string; framesDecoded: number }> {
   return page.evaluate(() => {
-    const h = (window as unknown as Hook).pels;
+    const h = window.pels;
     return { state: h?.state, viewerId: h?.viewerId, framesDecoded: h?.stats().framesDecoded.total ?? 0 };
   });
 }
 
 async function play(page: Page, streamId: string): Promise<string> {
   await page.goto(`/?stream=${streamId}`);
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
+  await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 30_000 });
   return (await player(page)).viewerId!;
 }
 
 async function waitForStreamState(page: Page, state: string, timeout: number): Promise<void> {
-  await page.waitForFunction((s) => (window as unknown as Hook).pels?.streamState === s, state, { timeout });
+  await page.waitForFunction((s) => window.pels?.streamState === s, state, { timeout });
 }
 
 /** Frames keep being decoded: the same session plays on. */
 async function decodesMore(page: Page): Promise<void> {
   const before = (await player(page)).framesDecoded;
-  await page.waitForFunction((n) => ((window as unknown as Hook).pels?.stats().framesDecoded.total ?? 0) >= n + 30, before, { timeout: 20_000 });
+  await page.waitForFunction((n) => (window.pels?.stats().framesDecoded.total ?? 0) >= n + 30, before, { timeout: 20_000 });
 }
 
 async function shoot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
@@ -153,7 +143,7 @@ test("an operator's disconnect sticks: the player says why, does not rejoin, and
   try {
     const viewerId = await play(page, 'e2e-disconnect');
     expect((await request.delete(`/api/viewers/${viewerId}`, { headers: auth })).status()).toBe(200);
-    await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'disconnected', null, { timeout: 5000 });
+    await page.waitForFunction(() => window.pels?.state === 'disconnected', null, { timeout: 5000 });
     const notice = page.getByTestId('video-notice');
     await expect(notice).toHaveAttribute('data-cause', 'disconnected');
     await expect(notice).toContainText('disconnected by the operator');
@@ -167,7 +157,7 @@ test("an operator's disconnect sticks: the player says why, does not rejoin, and
     expect(await viewersOf(request, 'e2e-disconnect')).toEqual([]);
 
     await page.getByRole('button', { name: 'Reconnect' }).click();
-    await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
+    await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 30_000 });
     const again = (await player(page)).viewerId;
     expect(again).not.toBe(viewerId);
     expect(await viewersOf(request, 'e2e-disconnect')).toEqual([again]);
@@ -175,7 +165,7 @@ test("an operator's disconnect sticks: the player says why, does not rejoin, and
 
     // Any other close rejoins by itself after a backoff, and says so.
     await remove();
-    await page.waitForFunction(() => /stream closed/.test((window as unknown as Hook).pels?.error ?? ''), null, { timeout: 5000 });
+    await page.waitForFunction(() => /stream closed/.test(window.pels?.error ?? ''), null, { timeout: 5000 });
     await expect(page.getByRole('alert')).toContainText(/The server closed this viewer: stream closed\. Reconnecting/);
     await shoot(page, testInfo, 'stream-removed-rejoining');
     expect((await player(page)).state).not.toBe('disconnected');

@@ -7,17 +7,9 @@
  *
  * One per player (it outlives sessions): a new session hands it its track.
  */
+import type { AudioOutputState } from '@pels/shared/protocol/playerHook';
 
-export interface AudioOutputState {
-  /** The stream has sound and its track is attached. */
-  available: boolean;
-  /** Muted by the user, or by the autoplay rule (then `blocked` too). */
-  muted: boolean;
-  /** 0 to 1. */
-  volume: number;
-  /** The browser refused to start sound without a user gesture: the page should show an "unmute" button. */
-  blocked: boolean;
-}
+export type { AudioOutputState };
 
 export class AudioOutput {
   readonly element: HTMLAudioElement;

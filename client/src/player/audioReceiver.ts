@@ -3,6 +3,7 @@
  * out, for the worker's lip sync (avSync.ts), its receive counters, and how
  * long it holds the sound for the picture (soundDelay.ts).
  */
+import type { AudioReceiveStats } from '@pels/shared/protocol/playerHook';
 import type { PageToWorker } from './workerProtocol';
 
 /** How often the playout position is read: the worker takes the median of the last few. */
@@ -32,18 +33,7 @@ function epochMs(timestamp: number): number {
 }
 
 /** The sound as received (WebRTC stats of the audio receiver), counted since the session began. */
-export interface AudioReceiveStats {
-  packetsReceived: number;
-  packetsLost: number;
-  /** Samples the receiver made up for lost or late packets, and all samples it played out. */
-  concealedSamples: number;
-  totalSamplesReceived: number;
-  /** The jitter buffer's delay summed over the samples it emitted (s), and their count: bufferMsBetween reads it. */
-  jitterBufferDelay: number;
-  jitterBufferEmittedCount: number;
-  /** When the stats were taken (the report's timestamp, ms). */
-  atMs: number;
-}
+export type { AudioReceiveStats };
 
 /** A receiver that played out further than this from real time between two readings stalled or caught up. */
 const STEADY_PLAYOUT = 0.1;

@@ -9,6 +9,7 @@ import { backoffMs } from '@pels/shared/backoff';
 import type { types } from 'mediasoup-client';
 import type { Color } from '@pels/shared/pels/color';
 import type { RenditionChoice, StreamInfo } from '@pels/shared/protocol/signaling';
+import type { PlayerState } from '@pels/shared/protocol/playerHook';
 import { QualityStore } from '../quality/qualityStore';
 import { AudioOutput } from './audioOutput';
 import { PlayerSession, type SessionEvents } from './session';
@@ -21,7 +22,7 @@ import type { FlowModeName, MediaTransport, UptaStatus } from '@pels/shared/prot
  * reconnect(); `unsupported`: this browser or page cannot play (the error says why), so no session is tried;
  * `paused`: the viewer paused: the stream is left, its last frame stays on screen, play() joins again.
  */
-export type PlayerState = 'idle' | 'connecting' | 'playing' | 'paused' | 'error' | 'disconnected' | 'unsupported';
+export type { PlayerState };
 
 export interface PlayerView {
   state: PlayerState;

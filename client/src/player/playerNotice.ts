@@ -5,15 +5,9 @@
  */
 import type { MediaTransport, UptaStatus } from '@pels/shared/protocol/api';
 import type { StreamInfo, StreamState } from '@pels/shared/protocol/signaling';
-import type { PlayerState } from './controller';
+import type { PlayerNotice, PlayerState } from '@pels/shared/protocol/playerHook';
 
-export interface PlayerNotice {
-  /** What it is about: the joined stream's state, a session the server ended for good, or a browser that cannot play. */
-  cause: Exclude<StreamState, 'running'> | 'disconnected' | 'unsupported';
-  text: string;
-  /** A detail for whoever can use it (the source's error), when the server gave one. */
-  detail?: string;
-}
+export type { PlayerNotice };
 
 const SOURCE_TEXT: Record<Exclude<StreamState, 'running'>, string> = {
   starting: 'The source is starting.',

@@ -3,58 +3,10 @@
  * (see testHook.ts). Pure: the caller passes the time.
  */
 import type { Color } from '@pels/shared/pels/color';
-import type { PsnrSummary } from '../quality/qualityTracker';
-import type { AudioReceiveStats } from './audioReceiver';
+import type { LayerCounts, PlayerStats, QualityStats } from '@pels/shared/protocol/playerHook';
 import type { TemporalId } from './frameMerger';
 
-export interface LayerCounts {
-  total: number;
-  tid0: number;
-  tid1: number;
-  tid2: number;
-}
-
-/** The display's quality, from the worker's QualityTracker and QualityTables. */
-export interface QualityStats {
-  /** Times a frame stayed on screen more than 200 ms. */
-  freezes: number;
-  /** Decoded frames whose Y-plane CRC32 differed from the server's decode (expected 0). */
-  checksumMismatches: number;
-  checksumsCompared: number;
-  /** Y-PSNR of the displayed frames over the session, dB. */
-  psnr: PsnrSummary;
-}
-
-export interface PlayerStats extends QualityStats {
-  framesDecoded: LayerCounts;
-  /** Frames decoded per second over the last 2 s. */
-  fps: LayerCounts;
-  framesReceived: Record<Color, number>;
-  framesSkipped: number;
-  framesLate: number;
-  decodeErrors: number;
-  /** Packets that came as retransmissions (NACK + RTX), all streams. */
-  packetsRecovered: number;
-  /** Key-frame requests (PLI) the player sent on green while its base chain was broken. */
-  pliSent: number;
-  lastError?: string;
-  /** Size of the last decoded frame (a lower rendition is smaller; it is shown at the stream's size). */
-  width: number;
-  height: number;
-  /** The stream rendition of the last decoded frame (0: full size), and how often it changed. */
-  rendition: number;
-  renditionSwitches: number;
-  /**
-   * Lip sync as measured: audio playout time minus video display time for the same
-   * source instant, median over the last frames drawn, ms (positive: the sound is
-   * late); null without sound.
-   */
-  avSyncMs: number | null;
-  /** The sound as received (the page's WebRTC stats); null without sound. */
-  audio: AudioReceiveStats | null;
-  /** How long the player asks the sound's receiver to hold it for a picture that comes later (its jitter buffer target), ms; 0: not held; null without sound. */
-  soundDelayMs: number | null;
-}
+export type { LayerCounts, PlayerStats, QualityStats };
 
 export const FPS_WINDOW_MS = 2000;
 

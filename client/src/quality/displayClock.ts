@@ -16,15 +16,9 @@
  * Pure: the caller passes the time, decoded frames, and calls advance() when
  * nextDueMs() has come.
  */
+import type { DisplaySample } from '@pels/shared/protocol/playerHook';
 
-export interface DisplaySample {
-  /** When frame period `index` began (ms, the caller's clock). */
-  t: number;
-  /** The source frame due. */
-  index: number;
-  /** The decoded frame shown: `index` itself, or an earlier frame repeated. */
-  shown: number;
-}
+export type { DisplaySample };
 
 export interface DisplayClockOptions {
   frameMs: number;

@@ -3,21 +3,10 @@
  * the frame shown against the frame due, from the server's table once its row has
  * come; the session's PSNR summary and freezes are kept here. Pure.
  */
-import type { DisplaySample } from './displayClock';
+import type { DisplaySample, PsnrSummary, QualitySample } from '@pels/shared/protocol/playerHook';
 import type { QualityTables } from './qualityTables';
 
-export interface QualitySample extends DisplaySample {
-  /** dB; null when the table has no value (the frame shown is too old, or its row never came). */
-  psnr: number | null;
-}
-
-export interface PsnrSummary {
-  mean: number | null;
-  /** 5th percentile, to 0.1 dB. */
-  p5: number | null;
-  last: number | null;
-}
-
+export type { PsnrSummary, QualitySample };
 export interface QualityTrackerOptions {
   frameMs: number;
   /** A frame on screen longer than this is a freeze. */

@@ -32,7 +32,11 @@ export interface PlaybackRow {
   periodsPerSecond: number | null;
   scoredShare: number | null;
   psnrDb: number | null;
+  /** Best effort: seconds from playing until 95% of 150 frame periods showed their own frame; null: not within the wait. */
+  settleS?: number | null;
 }
+
+const SETTLE_WAIT_MS = 90_000;
 
 const frameRow = (name: string, w: FrameWindow, firstFrameMs: number | null, subscribed: Subscribed): PlaybackRow => ({
   case: name,
@@ -91,16 +95,20 @@ export async function playback(o: PlaybackOptions, progress: (m: string) => void
 
     progress('best effort: all layers, then green and yellow');
     const be = await open('?mode=best-effort');
-    // Until nearly every frame period shows its own frame, as the quality spec waits.
-    const deadline = Date.now() + 150_000;
-    for (;;) {
+    // Until nearly every frame period shows its own frame, as the quality spec waits, but measured either way: how
+    // long that took (null: not within the wait) is a figure of its own.
+    const since = Date.now();
+    let settleS: number | null = null;
+    while (Date.now() - since < SETTLE_WAIT_MS) {
       const c = await coverage(be.page);
-      if (c.periods === 150 && c.shownOwn / c.periods > 0.95) break;
-      if (Date.now() > deadline) throw new Error(`best effort never showed its own frame in 95% of 150 periods: ${JSON.stringify(c)}`);
+      if (c.periods === 150 && c.shownOwn / c.periods > 0.95) {
+        settleS = round((Date.now() - since) / 1000, 1);
+        break;
+      }
       await be.page.waitForTimeout(2000);
     }
-    rows.push(qualityRow('quality all', await qualityWindow(be.page, o.seconds)));
-    await be.page.evaluate(() => (window as unknown as { pels: { setColors(c: string[]): Promise<void> } }).pels.setColors(['green', 'yellow']));
+    rows.push({ ...qualityRow('quality all', await qualityWindow(be.page, o.seconds)), settleS });
+    await be.page.evaluate(() => window.pels!.setColors(['green', 'yellow']));
     await be.page.waitForTimeout(3000);
     rows.push(qualityRow('quality green+yellow', await qualityWindow(be.page, o.seconds)));
     return rows;
@@ -113,9 +121,9 @@ export function formatPlaybackTable(rows: PlaybackRow[]): string[] {
   const cell = (x: number | null | undefined) => (x === null || x === undefined ? '-' : String(x));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(21) : c.padStart(12))).join(' ');
   return [
-    line(['case', 'decoded/due', 'decoded/sent', 'tid0 share', 'tid1 share', 'tid2 share', 'ingest fps', 'first (ms)', 'periods/s', 'scored', 'PSNR (dB)']),
+    line(['case', 'decoded/due', 'decoded/sent', 'tid0 share', 'tid1 share', 'tid2 share', 'ingest fps', 'first (ms)', 'periods/s', 'scored', 'PSNR (dB)', 'settled (s)']),
     ...rows.map((r) =>
-      line([r.case, cell(r.decodedOfDue), cell(r.decodedOfSent), cell(r.shares?.tid0), cell(r.shares?.tid1), cell(r.shares?.tid2), cell(r.ingestFps), cell(r.firstFrameMs), cell(r.periodsPerSecond), cell(r.scoredShare), cell(r.psnrDb)]),
+      line([r.case, cell(r.decodedOfDue), cell(r.decodedOfSent), cell(r.shares?.tid0), cell(r.shares?.tid1), cell(r.shares?.tid2), cell(r.ingestFps), cell(r.firstFrameMs), cell(r.periodsPerSecond), cell(r.scoredShare), cell(r.psnrDb), cell(r.settleS)]),
     ),
   ];
 }

@@ -5,38 +5,10 @@
  */
 import type { Page } from 'playwright-core';
 import type { ViewerState } from '@pels/shared/protocol/api';
+import type { LayerCounts, PlayerStats } from '@pels/shared/protocol/playerHook';
 import type { StreamInfo } from '@pels/shared/protocol/signaling';
 import { framesDue } from '../framesDue';
 
-export interface LayerCounts {
-  total: number;
-  tid0: number;
-  tid1: number;
-  tid2: number;
-}
-
-/** The part of the player's stats (window.pels.stats()) read here. */
-interface HookStats {
-  framesDecoded: LayerCounts;
-  framesReceived: { green: number; yellow: number; red: number };
-  framesSkipped: number;
-  framesLate: number;
-  decodeErrors: number;
-  lastError?: string;
-  checksumMismatches: number;
-  checksumsCompared: number;
-  width: number;
-  height: number;
-}
-
-interface Sample {
-  t: number;
-  index: number;
-  shown: number;
-  psnr: number | null;
-}
-
-type Hook = { pels?: { state: string; viewerId?: string; firstFrameMs?: number; stats(): HookStats; qualitySamples(): Sample[] } };
 
 /** GETs a server path (the operator API among them) and returns its JSON. */
 export type ServerJson = <T>(path: string) => Promise<T>;
@@ -46,14 +18,14 @@ export async function startPlaying(page: Page, url: string): Promise<{ viewerId:
   const loaded = await page.goto(url);
   // Say why rather than wait for a player that is not there (e.g. not built: 503).
   if (loaded && !loaded.ok()) throw new Error(`the player's page answered ${loaded.status()}: ${(await loaded.text()).trim()}`);
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
+  await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 30_000 });
   return page.evaluate(() => {
-    const pels = (window as unknown as Hook).pels!;
+    const pels = window.pels!;
     return { viewerId: pels.viewerId!, firstFrameMs: pels.firstFrameMs!, now: performance.now() };
   });
 }
 
-export const playerStats = (page: Page): Promise<HookStats> => page.evaluate(() => (window as unknown as Hook).pels!.stats());
+export const playerStats = (page: Page): Promise<PlayerStats> => page.evaluate(() => window.pels!.stats());
 
 export interface FrameWindow {
   ms: number;
@@ -70,7 +42,7 @@ export interface FrameWindow {
    */
   held: number;
   /** The player's stats at the window's end. */
-  end: HookStats;
+  end: PlayerStats;
 }
 
 const layers = (tid0: number, tid1: number, tid2: number): LayerCounts => ({ total: tid0 + tid1 + tid2, tid0, tid1, tid2 });
@@ -112,7 +84,7 @@ export type Subscribed = 'all' | 'green';
  */
 export const sentToPlayer = (w: FrameWindow, subscribed: Subscribed): number => (subscribed === 'all' ? w.sent.total : w.sent.tid0);
 
-const heldFrames = (s: HookStats): number => s.framesReceived.green + s.framesReceived.yellow + s.framesReceived.red - s.framesDecoded.total - s.framesSkipped - s.framesLate;
+const heldFrames = (s: PlayerStats): number => s.framesReceived.green + s.framesReceived.yellow + s.framesReceived.red - s.framesDecoded.total - s.framesSkipped - s.framesLate;
 
 /**
  * Share of the frames the server sent that the player must decode on an open path: all but the few a busy machine's
@@ -152,7 +124,7 @@ export async function qualityWindow(page: Page, seconds: number): Promise<Qualit
   const to = await page.evaluate(() => performance.now());
   const cov = await coverage(page);
   const read = async () => {
-    const samples = await page.evaluate(() => (window as unknown as Hook).pels!.qualitySamples());
+    const samples = await page.evaluate(() => window.pels!.qualitySamples());
     const inWindow = samples.filter((s) => s.t >= from && s.t < to);
     return { inWindow, scored: inWindow.flatMap((s) => (s.psnr === null ? [] : [s.psnr])) };
   };

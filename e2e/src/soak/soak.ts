@@ -121,7 +121,7 @@ async function decodedFrames(pages: Page[]): Promise<number[]> {
   return Promise.all(
     pages.map((p) =>
       p
-        .evaluate(() => (window as unknown as { pels?: { stats(): { framesDecoded: { total: number } } } }).pels?.stats().framesDecoded.total ?? 0)
+        .evaluate(() => window.pels?.stats().framesDecoded.total ?? 0)
         .catch(() => -1),
     ),
   );

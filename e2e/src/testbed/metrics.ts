@@ -1,4 +1,5 @@
 /** Summary statistics for the testbed's per-second samples. */
+import type { QualitySample } from '@pels/shared/protocol/playerHook';
 import type { CongestionState, LossDiagnosis, ViewerState } from '@pels/shared/protocol/api';
 
 export function mean(xs: readonly number[]): number | null {
@@ -21,11 +22,8 @@ export function intervalLoss(a: { packetsSent: number; packetsLost: number }, b:
 
 export const round = (x: number | null, digits = 3): number | null => (x === null ? null : Math.round(x * 10 ** digits) / 10 ** digits);
 
-/** A displayed frame period: its source frame, the frame shown, its PSNR (player's window.pels.qualitySamples). */
-export interface DisplaySample {
-  t: number;
-  psnr: number | null;
-}
+/** A displayed frame period as the player's window.pels.qualitySamples() gives it: when it began, its PSNR. */
+export type DisplaySample = Pick<QualitySample, 't' | 'psnr'>;
 
 /**
  * PSNR of the frames displayed after fromMs: mean and 5th percentile of the

@@ -11,6 +11,7 @@ import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import type { RateControllerName } from '@pels/shared/rate/names';
 import type { OperatorSnapshot } from '@pels/shared/protocol/operator';
+import type { PlayerStats } from '@pels/shared/protocol/playerHook';
 import type { RouterFeedbackState } from '@pels/shared/protocol/routerFeedback';
 import { applyRouter, changeCapacity, defaultQueuePackets, readRouterCounters, ROUTER_DEFAULTS, routerModeOf, type RouterCounters, type RouterMode } from '../net/pelsRouter';
 import { RouterAgent } from '../net/routerAgent';
@@ -80,24 +81,6 @@ export const TESTBED_DEFAULTS: TestbedOptions = {
   controllers: [],
   capacitySteps: [],
 };
-
-interface PlayerStats {
-  framesDecoded: { total: number; tid0: number; tid1: number; tid2: number };
-  framesReceived: { green: number; yellow: number; red: number };
-  framesSkipped: number;
-  framesLate: number;
-  decodeErrors: number;
-  lastError?: string;
-  freezes: number;
-  checksumMismatches: number;
-  checksumsCompared: number;
-  packetsRecovered: number;
-  pliSent: number;
-  renditionSwitches: number;
-  /** Absent from a player without sound. */
-  avSyncMs?: number | null;
-  audio?: { packetsReceived: number; packetsLost: number; concealedSamples: number; totalSamplesReceived: number } | null;
-}
 
 
 interface PlayerSample {
@@ -259,7 +242,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     const playerSample = (p: Page): Promise<PlayerSample | null> =>
       p
         .evaluate(() => {
-          const pels = (window as unknown as { pels?: { stats(): PlayerStats; state: string; error?: string; viewerId?: string; firstFrameMs?: number; upta?: string } }).pels;
+          const pels = window.pels;
           const firstFrameAtMs = pels?.firstFrameMs === undefined ? undefined : performance.timeOrigin + pels.firstFrameMs;
           return pels
             ? { stats: pels.stats(), state: pels.state, error: pels.error, viewerId: pels.viewerId, firstFrameMs: pels.firstFrameMs, firstFrameAtMs, upta: pels.upta }
@@ -313,7 +296,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     const display = await Promise.all(
       pages.map((p, i) =>
         p.page
-          .evaluate(() => (window as unknown as { pels?: { qualitySamples(): DisplaySample[] } }).pels?.qualitySamples() ?? [])
+          .evaluate(() => window.pels?.qualitySamples() ?? [])
           .then((xs) => psnrSummary(xs, halfAt[i]!), () => psnrSummary([], 0)),
       ),
     );

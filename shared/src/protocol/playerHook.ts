@@ -1,0 +1,151 @@
+/**
+ * `window.pels`: the contract the player offers the end-to-end tests, the
+ * testbed and the benchmarks, which drive and read it through Playwright. The
+ * player implements it (client/src/testHook.ts); its stats are counted in the
+ * player's worker. Types only.
+ */
+import type { Color } from '../pels/color';
+import type { MediaTransport } from './api';
+import type { StreamState } from './signaling';
+
+/** 'playing' from the first decoded frame of the current session. */
+export type PlayerState = 'idle' | 'connecting' | 'playing' | 'paused' | 'error' | 'disconnected' | 'unsupported';
+
+export interface LayerCounts {
+  total: number;
+  tid0: number;
+  tid1: number;
+  tid2: number;
+}
+
+export interface PsnrSummary {
+  mean: number | null;
+  /** 5th percentile, to 0.1 dB. */
+  p5: number | null;
+  last: number | null;
+}
+
+/** The display's quality, from the worker's QualityTracker and QualityTables. */
+export interface QualityStats {
+  /** Times a frame stayed on screen more than 200 ms. */
+  freezes: number;
+  /** Decoded frames whose Y-plane CRC32 differed from the server's decode (expected 0). */
+  checksumMismatches: number;
+  checksumsCompared: number;
+  /** Y-PSNR of the displayed frames over the session, dB. */
+  psnr: PsnrSummary;
+}
+
+/** The sound as received (WebRTC stats of the audio receiver), counted since the session began. */
+export interface AudioReceiveStats {
+  packetsReceived: number;
+  packetsLost: number;
+  /** Samples the receiver made up for lost or late packets, and all samples it played out. */
+  concealedSamples: number;
+  totalSamplesReceived: number;
+  /** The jitter buffer's delay summed over the samples it emitted (s), and their count. */
+  jitterBufferDelay: number;
+  jitterBufferEmittedCount: number;
+  /** When the stats were taken (the report's timestamp, ms). */
+  atMs: number;
+}
+
+export interface PlayerStats extends QualityStats {
+  framesDecoded: LayerCounts;
+  /** Frames decoded per second over the last 2 s. */
+  fps: LayerCounts;
+  /** Frames received complete on each color (before the merger decides their fate). */
+  framesReceived: Record<Color, number>;
+  /** Frames the merger dropped as undecodable, and as past their playout deadline. */
+  framesSkipped: number;
+  framesLate: number;
+  decodeErrors: number;
+  /** Packets that came as retransmissions (NACK + RTX), all streams. */
+  packetsRecovered: number;
+  /** Key-frame requests (PLI) the player sent on green while its base chain was broken. */
+  pliSent: number;
+  lastError?: string;
+  /** Size of the last decoded frame (a lower rendition is smaller; it is shown at the stream's size). */
+  width: number;
+  height: number;
+  /** The stream rendition of the last decoded frame (0: full size), and how often it changed. */
+  rendition: number;
+  renditionSwitches: number;
+  /**
+   * Lip sync as measured: audio playout time minus video display time for the same
+   * source instant, median over the last frames drawn, ms (positive: the sound is
+   * late); null without sound.
+   */
+  avSyncMs: number | null;
+  /** The sound as received; null without sound. */
+  audio: AudioReceiveStats | null;
+  /** How long the player asks the sound's receiver to hold it for a picture that comes later (its jitter buffer target), ms; 0: not held; null without sound. */
+  soundDelayMs: number | null;
+}
+
+/** A displayed frame period. */
+export interface DisplaySample {
+  /** When frame period `index` began (performance.now() ms of the page). */
+  t: number;
+  /** The source frame due. */
+  index: number;
+  /** The decoded frame shown: `index` itself, or an earlier frame repeated. */
+  shown: number;
+}
+
+export interface QualitySample extends DisplaySample {
+  /** dB; null when the table has no value (the frame shown is too old, or its row never came). */
+  psnr: number | null;
+}
+
+/** The notice over the video. */
+export interface PlayerNotice {
+  /** What it is about: the joined stream's state, a session the server ended for good, or a browser that cannot play. */
+  cause: Exclude<StreamState, 'running'> | 'disconnected' | 'unsupported';
+  text: string;
+  /** A detail for whoever can use it (the source's error), when the server gave one. */
+  detail?: string;
+}
+
+export interface AudioOutputState {
+  /** The stream has sound and its track is attached. */
+  available: boolean;
+  /** Muted by the user, or by the autoplay rule (then `blocked` too). */
+  muted: boolean;
+  /** 0 to 1. */
+  volume: number;
+  /** The browser refused to start sound without a user gesture: the page should show an "unmute" button. */
+  blocked: boolean;
+}
+
+/**
+ * `state`, `error`, `viewerId`, `streamState`, `notice`, `upta`, `transport` and `firstFrameMs` are own data
+ * properties, kept current, so a test can read them directly or serialize the object. `Track` is the page's
+ * MediaStreamTrack (a DOM type this package does not load).
+ */
+export interface PelsTestHook<Track = unknown> {
+  state: PlayerState;
+  error?: string;
+  viewerId?: string;
+  /** The selected stream's state, as the server last told it. */
+  streamState?: StreamState;
+  /** The notice over the video (the source not sending, a disconnect for good, a browser that cannot play). */
+  notice?: PlayerNotice;
+  /** The banner text of the server's useless-packet avoidance (base layer only, or paused and why). Absent while every layer comes. */
+  upta?: string;
+  /** How the media reaches the player, as the server says: udp, or tcp and relay (served best effort). */
+  transport?: MediaTransport;
+  /** performance.now() when the page heard of its first decoded frame: page load to first frame, ms. Absent until then. */
+  firstFrameMs?: number;
+  stats(): PlayerStats;
+  /**
+   * The displayed frame periods of the current session, oldest first (the last
+   * 20000): `psnr` is the Y-PSNR of the frame shown against frame `index` in dB (null
+   * when unknown: the shown frame is more than 8 frames old, or the server's row never came).
+   */
+  qualitySamples(): QualitySample[];
+  /** Green is always included; resolves once the server has applied the change. */
+  setColors(colors: Color[]): Promise<void>;
+  /** The sound: its state (available, muted, volume, blocked by the autoplay rule) and the track played, null before it is consumed. */
+  audio(): { state: AudioOutputState; track: Track | null };
+}
