@@ -1,3 +1,4 @@
+import { flowMode } from '@pels/shared/control/flowMode';
 import type { FlowModeName } from '@pels/shared/protocol/api';
 import { run } from './run';
 
@@ -26,7 +27,7 @@ export type RouterMode = (typeof ROUTER_MODES)[number];
 
 /** The router a flow mode is measured behind unless told: only PELS flows are told apart; the others share one FIFO. */
 export function routerModeOf(mode: FlowModeName): RouterMode {
-  return mode === 'pels' ? 'pels' : 'fifo';
+  return flowMode(mode).marksColors ? 'pels' : 'fifo';
 }
 
 /** A router mode by name (a command-line value). */

@@ -28,7 +28,8 @@ import type { WorkerRequests } from '../sfu/workerRequests';
 import type { KeyframeReason } from '../streams/keyframeRequests';
 import { PAYLOAD_TYPE, produceColorStreams } from './colorStreams';
 import { canColor, mediaTransport, modeInForce } from './mediaPath';
-import { dscpFor, modeSwitchRefusal, passingColors, retransmittedColors, rtxDscpFor } from './modePolicy';
+import { flowMode } from '@pels/shared/control/flowMode';
+import { dscpFor, modeSwitchRefusal, passingColors, retransmittedColors, rtxDscpFor } from './colorStreamRules';
 import { INITIAL_REPAIR, nextRepair, type RepairState } from './repairPolicy';
 import { ViewerControl } from './viewerControl';
 import { ViewerStats } from './viewerStats';
@@ -278,7 +279,7 @@ export class ViewerSession {
       this.repairUnavailable = dscp.available
         ? `consumed in ${this.mode} mode, without retransmission`
         : `consumed without retransmission: without nftables it could not be held back under congestion (${dscp.status.reason ?? 'disabled'})`;
-      if (this.mode === 'pels') this.opts.log.info({ viewer: this.id, reason: this.repairUnavailable }, 'PELS repairs green only');
+      if (flowMode(this.mode).retransmission === 'repair') this.opts.log.info({ viewer: this.id, reason: this.repairUnavailable }, 'PELS repairs green only');
     }
     // In the same tick, so one nft transaction: the gate is closed from the first packet on.
     await Promise.all([this.markDscp(), this.applyGate()]);
@@ -404,7 +405,7 @@ export class ViewerSession {
       rtx: this.stats.rtx({
         ssrcs: this.rtxSsrcs(),
         repaired: this.gate?.passing ?? [...(this.retransmitted ?? [])],
-        repairUnavailable: this.mode === 'pels' ? this.repairUnavailable : null,
+        repairUnavailable: flowMode(this.mode).retransmission === 'repair' ? this.repairUnavailable : null,
       }),
       keyframeRequests: this.stats.keyframeRequests(),
       rendition: this.control.renditionState(Date.now()),
@@ -440,7 +441,7 @@ export class ViewerSession {
   async setMode(mode: FlowModeName): Promise<void> {
     this.assertOpen();
     const { transport } = this;
-    if (mode === 'pels' && !canColor(transport)) {
+    if (flowMode(mode).marksColors && !canColor(transport)) {
       throw new RequestError('invalid_state', `viewer ${this.id} receives over ${transport}: its packets cannot carry colors, so it is served best effort`);
     }
     const refusal = modeSwitchRefusal(this.mode, mode, this.retransmitted, this.gate !== null);
@@ -540,7 +541,7 @@ export class ViewerSession {
   /** At a fresh diagnosis (a report step): the colors PELS repairs now, and the gate to match. */
   private onRepairStep(state: ControlSnapshot): void {
     this.diagnosed = state.congestion;
-    if (this.mode !== 'pels' || !this.gate) return;
+    if (flowMode(this.mode).retransmission !== 'repair' || !this.gate) return;
     const before = this.repair.repaired;
     this.repair = nextRepair(this.repair, { congestion: state.congestion, rateKbps: state.rateKbps, sentKbps: this.stats.sentKbpsByColor });
     if (this.repair.repaired.join() === before.join()) return;

@@ -10,7 +10,7 @@ import type { RateControllerName } from '../rate/registry';
 import { CONGESTION_DEFAULTS, type CongestionParams } from './congestionEstimator';
 import { ControlLoop, type ControlLoopParams, type ControlState } from './controlLoop';
 import type { ControlInput } from './input';
-import { policyFor } from './modePolicy';
+import { flowMode, policyFor } from './flowMode';
 import { ReceiverReportTracker, type StreamStats } from './receiverReports';
 import { RenditionSwitch } from './renditionSwitch';
 import { streamContext, type StreamContext } from './streamContext';
@@ -182,12 +182,12 @@ export class ControlCore {
 
   /** Whether UPTA lets the color's stream out now (always under rlm, where the player chooses its layers). */
   allows(color: Color): boolean {
-    return this.mode === 'rlm' || (this.upta?.allows(color) ?? true);
+    return flowMode(this.mode).receiverDriven || (this.upta?.allows(color) ?? true);
   }
 
   /** UPTA's state; null when it is off or the viewer chooses its own layers (rlm). */
   get uptaStatus(): UptaStatus | null {
-    return this.upta && this.mode !== 'rlm' ? this.upta.status : null;
+    return this.upta && !flowMode(this.mode).receiverDriven ? this.upta.status : null;
   }
 
   /** The rendition choice's state, its time per rendition counted up to nowMs. */
@@ -236,7 +236,7 @@ export class ControlCore {
     // Under RTCP feedback a fresh report steps the controller: green's loss beyond the wire's says whether the base layer fits.
     if (this.feedbackSteps !== before) this.renditions.onFeedback(this.lossP ?? 0, this.reports.congestion.baseCongestion);
     // An rlm viewer chooses its own layers.
-    if (!this.upta || this.mode === 'rlm' || !this.upta.update(streams, this.renditions.current, this.reports.rtt, atMs)) return null;
+    if (!this.upta || flowMode(this.mode).receiverDriven || !this.upta.update(streams, this.renditions.current, this.reports.rtt, atMs)) return null;
     return COLORS.filter((c) => this.allows(c));
   }
 

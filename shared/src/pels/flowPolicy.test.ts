@@ -16,14 +16,14 @@ test('fixed policy: everything sent, TID 0 and keyframes green, TID 1 yellow, TI
     { frame: { temporalId: 2, keyframe: false, bytes: 2500, layerSync: true }, color: 'red' },
   ];
   const policy = fixedPolicy();
-  assert.equal(policy.mode, 'fixed');
+  assert.equal(policy.kind, 'fixed');
   for (const { frame, color } of cases) assert.deepEqual(policy.decide(frame, 0), { send: true, color }, JSON.stringify(frame));
 });
 
 test('best-effort policy: rate-limited like PELS, each layer on its own stream, no coloring', () => {
   const control = { rateKbps: 1e6, gamma: 0.9 };
   const policy = bestEffortPolicy(control);
-  assert.equal(policy.mode, 'best-effort');
+  assert.equal(policy.kind, 'best-effort');
   const layerColor = ['green', 'yellow', 'red'] as const;
   for (const f of FRAMES.slice(0, 40)) {
     const d = policy.decide(f, f.atMs);
@@ -39,7 +39,7 @@ test('best-effort policy: rate-limited like PELS, each layer on its own stream, 
 function runPels(rateKbps: number, gammaAt: (i: number) => number): { decisions: FlowDecision[]; kbps: number; redShare: number } {
   const control = { rateKbps, gamma: gammaAt(0) };
   const policy = pelsPolicy(control);
-  assert.equal(policy.mode, 'pels');
+  assert.equal(policy.kind, 'pels');
   const decisions = FRAMES.map((f, i) => {
     control.gamma = gammaAt(i);
     return policy.decide(f, f.atMs);

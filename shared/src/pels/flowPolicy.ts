@@ -4,7 +4,8 @@ import type { ControlState } from '../control/controlLoop';
 import { isBase, type FrameInfo } from './frame';
 import { FrameSelector, type FrameSelectionParams } from './frameSelection';
 
-export type FlowMode = 'pels' | 'fixed' | 'best-effort';
+/** How a flow policy decides frames: PELS selection and coloring, best effort's selection with each layer on its color, or every frame. */
+export type PolicyKind = 'pels' | 'fixed' | 'best-effort';
 
 /** Whether a frame goes out, and on which color's RTP stream. */
 export interface FlowDecision {
@@ -15,7 +16,7 @@ export interface FlowDecision {
 
 /** Per-viewer decision for each frame, in encoder order. */
 export interface FlowPolicy {
-  readonly mode: FlowMode;
+  readonly kind: PolicyKind;
   decide(frame: FrameInfo, nowMs: number): FlowDecision;
 }
 
@@ -30,7 +31,7 @@ export function pelsPolicy(control: ControlState, selection: Partial<FrameSelect
   const selector = new FrameSelector(selection);
   const coloring = new EnhancementColoring();
   return {
-    mode: 'pels',
+    kind: 'pels',
     decide(frame, nowMs) {
       if (!selector.select(frame, nowMs, control.rateKbps)) return SKIP;
       return { send: true, color: coloring.color(frame, control.gamma) };
@@ -41,7 +42,7 @@ export function pelsPolicy(control: ControlState, selection: Partial<FrameSelect
 /** The walking skeleton's split: everything sent, colored by layer (TID 0 green, 1 yellow, 2 red). */
 export function fixedPolicy(): FlowPolicy {
   return {
-    mode: 'fixed',
+    kind: 'fixed',
     decide: (frame) => ({ send: true, color: isBase(frame) ? 'green' : frame.temporalId === 1 ? 'yellow' : 'red' }),
   };
 }
@@ -56,7 +57,7 @@ export function bestEffortPolicy(control: ControlState, selection: Partial<Frame
   const selector = new FrameSelector(selection);
   const layers = fixedPolicy();
   return {
-    mode: 'best-effort',
+    kind: 'best-effort',
     decide(frame, nowMs) {
       if (!selector.select(frame, nowMs, control.rateKbps)) return SKIP;
       return layers.decide(frame, nowMs);

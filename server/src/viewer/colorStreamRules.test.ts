@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { BEST_EFFORT_DSCP, COLORS, DSCP } from '@pels/shared/pels/color';
-import { dscpFor, modeSwitchRefusal, passingColors, retransmittedColors, rtxDscpFor } from './modePolicy';
+import { dscpFor, modeSwitchRefusal, passingColors, retransmittedColors, rtxDscpFor } from './colorStreamRules';
 
 const ALL = ['green', 'yellow', 'red'] as const;
 
