@@ -17,8 +17,6 @@ import { publishRtmp, publishSrt, type LivePublisher } from '../src/livePublishe
 import { E2E_OPERATOR_TOKEN, operatorHeaders } from '../src/operatorToken';
 import { freePort, startServer, type RunningServer } from '../src/serverProcess';
 
-type Hook = { pels?: { state: string; viewerId?: string; streamState?: string; notice?: { text: string }; stats(): { framesDecoded: { total: number }; audio: { packetsReceived: number } | null } } };
-
 // Each test goes on from the state the one before left.
 test.describe.configure({ mode: 'serial' });
 
@@ -80,14 +78,14 @@ function publish(key: string): LivePublisher {
 
 async function hook(page: Page) {
   return page.evaluate(() => {
-    const h = (window as unknown as Hook).pels;
+    const h = window.pels;
     return { state: h?.state, viewerId: h?.viewerId, streamState: h?.streamState, notice: h?.notice?.text, frames: h?.stats().framesDecoded.total ?? 0 };
   });
 }
 
 async function decodesMore(page: Page): Promise<void> {
   const before = (await hook(page)).frames;
-  await page.waitForFunction((n) => ((window as unknown as Hook).pels?.stats().framesDecoded.total ?? 0) >= n + 30, before, { timeout: 20_000 });
+  await page.waitForFunction((n) => (window.pels?.stats().framesDecoded.total ?? 0) >= n + 30, before, { timeout: 20_000 });
 }
 
 test('RTMP: a live stream waits for its broadcast, plays what FFmpeg publishes, refuses a wrong key and a second publisher, resumes after a drop with the player\'s session kept', async ({ page }) => {
@@ -104,18 +102,18 @@ test('RTMP: a live stream waits for its broadcast, plays what FFmpeg publishes, 
   expect(stateText).toMatch(/"keySha256":"[0-9a-f]{64}"/);
 
   await page.goto(`${server.url}/?stream=show`);
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.streamState === 'waiting', null, { timeout: 20_000 });
+  await page.waitForFunction(() => window.pels?.streamState === 'waiting', null, { timeout: 20_000 });
   await expect(page.getByText('Waiting for the broadcast')).toBeVisible();
 
   const first = publish(key);
   const publishedAt = Date.now();
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
+  await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 30_000 });
   console.log(`publish start to the player's first frame: ${Date.now() - publishedAt} ms (FFmpeg start and connect included)`);
   const { viewerId } = await hook(page);
   await decodesMore(page);
   expect((await liveStream('show')).live?.publisher?.protocol).toBe('rtmp');
   // The publisher's AAC reaches the player as Opus: over a second of 20 ms packets.
-  await page.waitForFunction(() => ((window as unknown as Hook).pels?.stats().audio?.packetsReceived ?? 0) >= 50, null, { timeout: 20_000 });
+  await page.waitForFunction(() => (window.pels?.stats().audio?.packetsReceived ?? 0) >= 50, null, { timeout: 20_000 });
 
   // A wrong key: refused before any media, and counted.
   const wrong = publishRtmp(`rtmp://127.0.0.1:${rtmpPort}/live/${'x'.repeat(43)}`, { seconds: 5 });
@@ -129,10 +127,10 @@ test('RTMP: a live stream waits for its broadcast, plays what FFmpeg publishes, 
 
   // The publisher drops: the player says the broadcast is reconnecting and keeps its session; a new publisher resumes it.
   first.kill();
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.streamState === 'reconnecting', null, { timeout: 20_000 });
+  await page.waitForFunction(() => window.pels?.streamState === 'reconnecting', null, { timeout: 20_000 });
   await expect(page.getByText('The broadcast is reconnecting')).toBeVisible();
   publish(key);
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.streamState === 'running', null, { timeout: 30_000 });
+  await page.waitForFunction(() => window.pels?.streamState === 'running', null, { timeout: 30_000 });
   await decodesMore(page);
   const after = await hook(page);
   expect(after.viewerId).toBe(viewerId);
