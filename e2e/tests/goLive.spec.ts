@@ -169,14 +169,14 @@ test('SRT: FFmpeg publishes with the key in its streamid, the player plays it wi
   const { key, publish: urls } = made.json;
   expect(urls.srt).toBe(`srt://127.0.0.1:${srtPort}?streamid=${key}`);
   await page.goto(`${server.url}/?stream=srtshow`);
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.streamState === 'waiting', null, { timeout: 20_000 });
+  await page.waitForFunction(() => window.pels?.streamState === 'waiting', null, { timeout: 20_000 });
 
   const p = publishers[publishers.push(publishSrt(urls.srt!)) - 1]!;
   const publishedAt = Date.now();
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
+  await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 30_000 });
   console.log(`SRT publish start to the player's first frame: ${Date.now() - publishedAt} ms (FFmpeg start and connect included)`);
   await decodesMore(page);
-  await page.waitForFunction(() => ((window as unknown as Hook).pels?.stats().audio?.packetsReceived ?? 0) >= 50, null, { timeout: 20_000 });
+  await page.waitForFunction(() => (window.pels?.stats().audio?.packetsReceived ?? 0) >= 50, null, { timeout: 20_000 });
   expect((await liveStream('srtshow')).live?.publisher?.protocol).toBe('srt');
 
   const wrong = publishSrt(`srt://127.0.0.1:${srtPort}?streamid=${'x'.repeat(43)}`, { seconds: 5 });
@@ -184,7 +184,7 @@ test('SRT: FFmpeg publishes with the key in its streamid, the player plays it wi
   expect(await refusedCount('bad_key', 'srt')).toBe(1);
   await decodesMore(page);
   p.kill();
-  await page.waitForFunction(() => (window as unknown as Hook).pels?.streamState === 'reconnecting', null, { timeout: 20_000 });
+  await page.waitForFunction(() => window.pels?.streamState === 'reconnecting', null, { timeout: 20_000 });
 });
 
 test('bad input: a live source with more after "live:", a key action on a stream that is not live, a malformed takeover body', async () => {
