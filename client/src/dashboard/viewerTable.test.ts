@@ -31,6 +31,7 @@ function syntheticViewers(n = 100): OperatorViewer[] {
       display: null,
       rtx: { ssrcs: {}, repaired: i % 4 === 0 ? ['green', 'yellow'] : ['green'], repairUnavailable: null, nacksReceived: 0, packetsSent: 0, bytesSent: 0 },
       keyframeRequests: { green: 0, yellow: 0, red: 0 },
+      pacing: { kbps: 0, backlogBytes: 0, delay: { frames: 0, totalMs: 0, maxMs: 0 } },
       rendition: { current: i % 2, pending: null, pinned: null, switches: i % 3, timeMs: [1000, 0], baseKbps: [240, 50] },
       upta: i % 9 === 0 ? { state: 'paused', since: '2026-01-01T00:00:00.000Z', reason: 'loss', probing: false, expectedDb: 17 } : null,
       audio: null,

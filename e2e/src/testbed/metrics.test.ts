@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CongestionState, LossDiagnosis, ViewerState } from '@pels/shared/protocol/api';
-import { congestionOf, congestionSummary, intervalLoss, jainIndex, mean, median, psnrSummary, quantile, round, timeToFullRateMs } from './metrics';
+import { congestionOf, congestionSummary, intervalLoss, jainIndex, mean, median, psnrSummary, quantile, round, serverCounters, timeToFullRateMs } from './metrics';
 
 test('Jain index: equal shares 1, one hog 1/n', () => {
   assert.equal(jainIndex([5, 5, 5, 5]), 1);
@@ -65,4 +65,15 @@ test('congestion summary: means of the known estimates, the share of each diagno
 
 test('a viewer state from a server without the congestion estimator reads as no reading', () => {
   assert.equal(congestionOf({ id: 'v1' } as unknown as ViewerState), null);
+});
+
+test("the server's counters from /metrics: channel drops per color, keyframes forced over every stream", () => {
+  const text = [
+    '# HELP pels_channel_packets_dropped_total x',
+    'pels_channel_packets_dropped_total{color="yellow"} 12',
+    'pels_channel_packets_dropped_total{color="red"} 30',
+    'pels_keyframes_forced_total{stream="a"} 3',
+    'pels_keyframes_forced_total{stream="b"} 1',
+  ].join('\n');
+  assert.deepEqual(serverCounters(text), { channelDropped: { green: 0, yellow: 12, red: 30 }, keyframesForced: 4 });
 });

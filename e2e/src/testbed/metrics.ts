@@ -1,6 +1,7 @@
 /** Summary statistics for the testbed's per-second samples. */
 import type { QualitySample } from '@pels/shared/protocol/playerHook';
 import type { CongestionState, LossDiagnosis, ViewerState } from '@pels/shared/protocol/api';
+import { COLORS, type Color } from '@pels/shared/pels/color';
 
 export function mean(xs: readonly number[]): number | null {
   return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
@@ -97,5 +98,24 @@ export function congestionSummary(xs: readonly (CongestionState | null)[]): Cong
     wireLoss: round(mean(known((c) => c.wireLoss)), 4),
     diagnosis: { clear: share('clear'), 'wire-loss': share('wire-loss'), congestion: share('congestion') },
     samples: states.length,
+  };
+}
+
+/** The server's own counters over a run: packets its channel writers dropped, keyframes its viewers' requests forced. */
+export interface ServerCounters {
+  channelDropped: Record<Color, number>;
+  keyframesForced: number;
+}
+
+/** The counters the testbed reports, summed over their labels' other values, from /metrics text. */
+export function serverCounters(metrics: string): ServerCounters {
+  const sum = (name: string, label = ''): number => {
+    let n = 0;
+    for (const m of metrics.matchAll(new RegExp(`^${name}\\{([^}]*)\\} ([0-9.eE+-]+)$`, 'gm'))) if (m[1]!.includes(label)) n += Number(m[2]);
+    return n;
+  };
+  return {
+    channelDropped: Object.fromEntries(COLORS.map((c) => [c, sum('pels_channel_packets_dropped_total', `color="${c}"`)])) as Record<Color, number>,
+    keyframesForced: sum('pels_keyframes_forced_total'),
   };
 }

@@ -19,7 +19,7 @@ import { UptaAgent, type UptaChange } from '../net/uptaAgent';
 import { createTopology, type Topology } from '../net/topology';
 import { startServer, type RunningServer } from '../serverProcess';
 import { capacityAt, type CapacityStep } from './capacitySteps';
-import { congestionOf, congestionSummary, intervalLoss, jainIndex, mean, median, psnrSummary, round, timeToFullRateMs, type CongestionSummary, type DisplaySample } from './metrics';
+import { congestionOf, congestionSummary, serverCounters, type ServerCounters, intervalLoss, jainIndex, mean, median, psnrSummary, round, timeToFullRateMs, type CongestionSummary, type DisplaySample } from './metrics';
 import { launchBrowser } from './browser';
 import { TreeCpu } from './processCpu';
 import { Resources } from './resources';
@@ -307,6 +307,8 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     if (receivers) addSyntheticStates(samples, snapshots, receivers);
     const result = summarize(o, routerMode, samples, pages.map((p) => p.pageErrors), cpuUse, agent?.deliveryErrors ?? 0, display, await steps.applied(), tcpSummary, receivers);
     if (upta) result.upta = { threshold: o.upta!, changes: upta.changes, errors: upta.errors };
+    const metrics = await fetch(`${server.url}/metrics`, { headers: operator, signal: AbortSignal.timeout(2000) }).then((r) => (r.ok ? r.text() : null), () => null);
+    if (metrics !== null) result.server = serverCounters(metrics);
     const ranMs = Date.now() - t0;
     pages.forEach((p, i) => {
       const v = result.viewers[i];
@@ -372,6 +374,11 @@ export interface ViewerResult {
   audio?: { packetsReceived: number; packetsLost: number; concealedRatio: number | null; avSyncMs: number | null } | null;
   /** The controller's reading of the loss over the second half (the viewer state's `congestion`); null: the server gives none. */
   congestion?: CongestionSummary | null;
+  /**
+   * The server's pacer for this viewer: its rate (mean over the second half, kb/s), and how long a frame waited in it
+   * (arrival to its last packet sent): mean over the second half's frames and the longest of the run, ms; null: a server without one.
+   */
+  pacing?: { kbps: number | null; delayMeanMs: number | null; delayMaxMs: number } | null;
   /**
    * Renditions (0: full size): time in each over the whole run and switches (the server's),
    * and each change the per-second samples saw: second of the run and the rendition it went to;
@@ -441,7 +448,20 @@ export interface TestbedResult {
   /** With --upta: when the router started or stopped dropping each video flow (ms from the agent's start). */
   upta?: { threshold: number; changes: UptaChange[]; errors: number };
   cpuPercentOfOneCore: Record<string, Record<string, number>>;
+  /** The server's own counters over the run (its /metrics at the end): packets its channel writers dropped, keyframes its viewers' requests forced. */
+  server?: ServerCounters;
   timeseriesFile?: string;
+}
+
+function pacingSummary(a: ViewerState | null | undefined, b: ViewerState, states: ViewerState[]): ViewerResult['pacing'] {
+  if (!b.pacing) return null;
+  const frames = b.pacing.delay.frames - (a?.pacing?.delay.frames ?? 0);
+  const totalMs = b.pacing.delay.totalMs - (a?.pacing?.delay.totalMs ?? 0);
+  return {
+    kbps: round(mean(states.map((x) => x.pacing?.kbps ?? null).filter((x): x is number => x !== null)), 0),
+    delayMeanMs: frames > 0 ? round(totalMs / frames, 2) : null,
+    delayMaxMs: Math.round(b.pacing.delay.maxMs),
+  };
 }
 
 function summarize(
@@ -479,6 +499,7 @@ function summarize(
           dscp: b.dscp,
           rendition: { timeMs: b.rendition.timeMs.map((ms) => Math.round(ms)), switches: b.rendition.switches, changes: renditionChanges(samples, i) },
           congestion: congestionSummary(states.map(congestionOf)),
+          pacing: pacingSummary(a, b, states),
         }
       : {};
   };

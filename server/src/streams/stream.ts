@@ -27,6 +27,7 @@ import { ViewerSession } from '../viewer/viewerSession';
 import { KeyframeRequests, type KeyframeReason } from './keyframeRequests';
 import { RenditionFrames } from './renditionFrames';
 import { StreamAudio } from './streamAudio';
+import { PacerClock } from '../flow/pacerClock';
 import type { AudioPlan } from '../ingest/sourceSpec';
 
 export interface StreamOptions {
@@ -105,6 +106,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   private readonly intelligibility: IntelligibilityCache[];
   private readonly keyframes: KeyframeRequests[];
   private readonly probeBoard: ProbeBoard;
+  /** The one ticker of the stream's pacers (its viewers' flows, its shared fan-outs). */
+  private readonly pacerClock = new PacerClock();
   /** The sound, one producer per router; and what the current run does with the source's sound. */
   readonly audio: StreamAudio;
   private audioPlan: AudioPlan = 'none';
@@ -201,6 +204,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       v.setRateBounds(minKbps, maxKbps, now);
       v.setRenditionRates(bases, fulls);
     }
+    if (fulls[0]) for (const f of this.fanouts) f?.setTargetKbps(fulls[0]);
   }
 
   async start(): Promise<void> {
@@ -219,7 +223,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.fanouts[index] = null;
     const router = await this.opts.media.createRouter(index);
     await this.audio.attach(index, router, `pels-${this.id}`);
-    if (this.opts.fanout === 'shared') this.fanouts[index] = await SharedFanout.create(router, this.id, (reason) => this.keyframes[0]!.request(reason));
+    if (this.opts.fanout === 'shared') this.fanouts[index] = await SharedFanout.create(router, this.id, (reason) => this.keyframes[0]!.request(reason), this.pacerClock);
     this.routers[index] = router;
   }
 
@@ -378,6 +382,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       dscp: this.opts.dscp,
       webRtcServer,
       packetSinks,
+      pacerClock: this.pacerClock,
       requests,
       limits: this.opts.limits,
       log: this.opts.log,
@@ -415,5 +420,6 @@ export class Stream extends EventEmitter<StreamEvents> {
     for (const f of this.qualityFeeds) f.close();
     for (const r of this.routers) r?.close();
     this.audio.close();
+    this.pacerClock.close();
   }
 }

@@ -15,6 +15,7 @@ import type { types as ms } from 'mediasoup';
 import { Limits } from '../limits/limits';
 import type { MediaWorker } from '../sfu/mediaWorker';
 import type { ViewerSessionOptions } from './viewerSession';
+import { PacerClock } from '../flow/pacerClock';
 
 export const log = pino({ level: 'silent' });
 export const config = loadConfig({}, '.');
@@ -27,6 +28,8 @@ export const frames: LayeredFrame[] = (() => {
 export interface RealMedia {
   media: MediaWorker;
   dscp: DscpMarker;
+  /** The viewers' pacers' ticker, as a stream has one. */
+  pacerClock: PacerClock;
   /** A PELS viewer of stream `s` on `router` with the default config; `extra` replaces any of it. */
   viewerOptions(router: ms.Router, id: string, extra?: Partial<ViewerSessionOptions>): ViewerSessionOptions;
 }
@@ -34,6 +37,7 @@ export interface RealMedia {
 /** Registers the hooks; the worker and marker are there once the file's tests run. */
 export function realMedia(): RealMedia {
   const env = {
+    pacerClock: new PacerClock(),
     viewerOptions: (router, id, extra = {}) => ({
       id,
       streamId: 's',
@@ -44,6 +48,7 @@ export function realMedia(): RealMedia {
       dscp: env.dscp,
       webRtcServer: env.media.webRtcServer,
       packetSinks: env.media.packetSinks,
+      pacerClock: env.pacerClock,
       requests: env.media.requests,
       limits: new Limits(config.limits),
       log,
@@ -60,6 +65,7 @@ export function realMedia(): RealMedia {
     env.dscp = await createDscpMarker({ instance: `test_${process.pid}`, udpPorts: { min: rtcPort, max: rtcPort }, log });
   });
   after(async () => {
+    env.pacerClock.close();
     env.media.close();
     await env.dscp.close();
   });

@@ -17,7 +17,7 @@ test('shared fan-out: every viewer consumes the same three producers, each frame
   const router = await env.media.createRouter();
   t.after(() => router.close());
   const reasons: KeyframeReason[] = [];
-  const fanout = await SharedFanout.create(router, 's', (r) => reasons.push(r));
+  const fanout = await SharedFanout.create(router, 's', (r) => reasons.push(r), env.pacerClock);
   const transportsBefore = (await router.dump()).transportIds.length;
   const viewers = await Promise.all(
     ['v1', 'v2'].map((id) =>

@@ -3,6 +3,8 @@ import type { types as ms } from 'mediasoup';
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import { fixedPolicy } from '@pels/shared/pels/flowPolicy';
 import { ViewerFlow } from '../flow/viewerFlow';
+import { PacedSender } from '../flow/pacedSender';
+import type { PacerClock } from '../flow/pacerClock';
 import type { LayeredFrame } from '../layering/layeredFrame';
 import { parseRtcpFeedback } from '../rtp/rtcp';
 import type { KeyframeReason } from '../streams/keyframeRequests';
@@ -23,6 +25,8 @@ export class SharedFanout {
   private readonly lastSynthetic: Record<Color, number> = { green: 0, yellow: 0, red: 0 };
   /** Every frame on its layer's stream. */
   private readonly policy = fixedPolicy();
+  /** Paced as a publisher's own pacer would have sent the stream to a stock SFU: at 2.5 times the stream's rate. */
+  private readonly paced: PacedSender;
 
   private constructor(
     private readonly direct: ms.DirectTransport,
@@ -30,16 +34,18 @@ export class SharedFanout {
     readonly flow: ViewerFlow,
     readonly timestampBase: number,
     private readonly onKeyframeRequest: (reason: KeyframeReason) => void,
+    pacerClock: PacerClock,
   ) {
+    this.paced = new PacedSender(producers, pacerClock);
     direct.on('rtcp', (buf) => this.onRtcp(buf));
   }
 
-  static async create(router: ms.Router, streamId: string, onKeyframeRequest: (reason: KeyframeReason) => void): Promise<SharedFanout> {
+  static async create(router: ms.Router, streamId: string, onKeyframeRequest: (reason: KeyframeReason) => void, pacerClock: PacerClock): Promise<SharedFanout> {
     const direct = await router.createDirectTransport({ appData: SERVER_TRANSPORT });
     try {
       const { producers, ssrcs } = await produceColorStreams(direct, `pels-${streamId}`);
       const timestampBase = randomInt(0, 2 ** 32);
-      return new SharedFanout(direct, producers, new ViewerFlow(ssrcs, PAYLOAD_TYPE, timestampBase), timestampBase, onKeyframeRequest);
+      return new SharedFanout(direct, producers, new ViewerFlow(ssrcs, PAYLOAD_TYPE, timestampBase), timestampBase, onKeyframeRequest, pacerClock);
     } catch (err) {
       direct.close();
       throw err;
@@ -49,10 +55,16 @@ export class SharedFanout {
   /** Sends one source frame, once, on its layer's stream. */
   sendFrame(frame: LayeredFrame, nowMs: number): void {
     const out = this.flow.onFrame(frame, this.policy.decide(frame, nowMs));
-    if (out) for (const p of out.packets) this.producers[out.color].send(p);
+    if (out) this.paced.send(out.color, out.packets);
+  }
+
+  /** The stream's measured full rate, kb/s: the pacing rate's target. */
+  setTargetKbps(kbps: number): void {
+    this.paced.setTargetKbps(kbps);
   }
 
   close(): void {
+    this.paced.close();
     this.direct.close();
   }
 
@@ -66,7 +78,7 @@ export class SharedFanout {
         const now = Date.now();
         if (now - this.lastSynthetic[color] < SYNTHETIC_KEYFRAME_MIN_GAP_MS) continue;
         this.lastSynthetic[color] = now;
-        for (const p of this.flow.syntheticKeyframe(color)) this.producers[color].send(p);
+        this.paced.send(color, this.flow.syntheticKeyframe(color));
       }
     }
   }

@@ -15,6 +15,8 @@ import type { IntelligibilityModel } from '@pels/shared/upta/intelligibility';
 import type { ViewerGateParams } from '@pels/shared/upta/viewerGate';
 import { ClosedError, RequestError } from '../errors';
 import { ViewerFlow } from '../flow/viewerFlow';
+import { PacedSender } from '../flow/pacedSender';
+import type { PacerClock } from '../flow/pacerClock';
 import type { LayeredFrame } from '../layering/layeredFrame';
 import type { FeedbackSource } from '../config';
 import type { Limits } from '../limits/limits';
@@ -57,6 +59,8 @@ export interface ViewerSessionOptions {
   webRtcServer: ms.WebRtcServer;
   /** How the flow's packets reach the worker's producers. */
   packetSinks: PacketSinks;
+  /** The stream's pacers' one ticker. */
+  pacerClock: PacerClock;
   /** The worker's requests, timed: the join's and the stats polls' (a slow one is logged with the channel's backlog). */
   requests: WorkerRequests;
   /** The DTLS deadline and where its expiries are counted. */
@@ -129,8 +133,8 @@ export class ViewerSession {
   private repairUnavailable: string | null = null;
   /** A player that joined but never completes DTLS holds a viewer's place and a transport: it gets this long. */
   private readonly dtlsDeadline: NodeJS.Timeout;
-  /** Each color's producer, as the flow's packets reach it. */
-  private readonly senders: Record<Color, PacketSink>;
+  /** The flow's packets to each color's producer, paced. */
+  private readonly paced: PacedSender;
 
   private constructor(
     private readonly opts: ViewerSessionOptions,
@@ -144,7 +148,8 @@ export class ViewerSession {
     readonly timestampBase: number,
   ) {
     this.id = opts.id;
-    this.senders = direct ? packetSinks(producers, opts.packetSinks) : producers;
+    this.paced = new PacedSender(direct ? packetSinks(producers, opts.packetSinks) : producers, opts.pacerClock);
+    this.paced.setTargetKbps(control.state.rateKbps);
     this.stats = new ViewerStats({
       consumers: this.consumers,
       transport: () => this.webRtcTransport,
@@ -351,6 +356,8 @@ export class ViewerSession {
   /** The consumers' receiver-report statistics, polled: they step the control core, which may change the color streams UPTA lets out. */
   private onReports(input: ReceiverReportsInput): void {
     const { state, colors } = this.control.step(input);
+    // The pacing rate's target: what the control lets the flow send, or what it sent when more (the base layer is always sent; rlm sends every layer).
+    this.paced.setTargetKbps(Math.max(state.rateKbps, this.stats.sentKbps));
     const upta = this.control.uptaStatus;
     if (colors && upta) {
       this.opts.log.info({ viewer: this.id, upta: upta.state, reason: upta.reason }, 'viewer UPTA state changed');
@@ -408,6 +415,7 @@ export class ViewerSession {
         repairUnavailable: flowMode(this.mode).retransmission === 'repair' ? this.repairUnavailable : null,
       }),
       keyframeRequests: this.stats.keyframeRequests(),
+      pacing: this.paced.snapshot,
       rendition: this.control.renditionState(Date.now()),
       upta: this.control.uptaStatus,
       audio: this.audio?.stats.state ?? null,
@@ -481,8 +489,7 @@ export class ViewerSession {
     if (!frame || !decision!.frame) return;
     const out = this.flow.onFrame(frame, decision!.frame);
     if (!out) return;
-    const sender = this.senders[out.color];
-    for (const p of out.packets) sender.send(p);
+    this.paced.send(out.color, out.packets);
     if (out.color === 'green' && frame.keyframe) this.awaitingKeyframe = false;
   }
 
@@ -493,6 +500,7 @@ export class ViewerSession {
     this.sending = false;
     clearTimeout(this.dtlsDeadline);
     this.stats.stop();
+    this.paced.close();
     this.audio?.stats.stop();
     void this.control.close();
     void this.marking?.remove();
@@ -590,7 +598,7 @@ export class ViewerSession {
     const now = Date.now();
     if (!force && now - this.lastSynthetic[color] < SYNTHETIC_KEYFRAME_MIN_GAP_MS) return;
     this.lastSynthetic[color] = now;
-    for (const p of this.flow.syntheticKeyframe(color)) this.senders[color].send(p);
+    this.paced.send(color, this.flow.syntheticKeyframe(color));
   }
 
   private requireTransport(): ms.WebRtcTransport {

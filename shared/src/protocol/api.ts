@@ -103,11 +103,20 @@ export interface ViewerState {
   rtx: RtxState;
   /** Key-frame requests (PLI and FIR) the viewer sent on each color stream. */
   keyframeRequests: Record<Color, number>;
+  /** The flow's pacer: the rate packets leave at (2.5 times the flow's target), bytes waiting, and how long frames waited in it. */
+  pacing: PacingState;
   rendition: RenditionState;
   /** Useless-packet avoidance (UPTA); null when it is off (UPTA) or the viewer chooses its own layers (rlm). */
   upta: UptaStatus | null;
   /** The viewer's sound as sent, null until the player consumes it (a stream without sound, a synthetic viewer). */
   audio: AudioState | null;
+}
+
+export interface PacingState {
+  kbps: number;
+  backlogBytes: number;
+  /** Frames sent over the session, and the sum and the longest of their waits (arrival to last packet sent), ms. */
+  delay: { frames: number; totalMs: number; maxMs: number };
 }
 
 /**
