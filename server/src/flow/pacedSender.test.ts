@@ -23,6 +23,15 @@ test('the clock drains a waiting sender each tick until it has nothing left, the
   clock.close();
 });
 
+test('a sender whose sink throws (its worker gone) is dropped from the clock; the others go on', async () => {
+  const clock = new PacerClock();
+  let calls = 0;
+  clock.wait({ drain: () => { throw new Error('channel closed'); } });
+  clock.wait({ drain: () => ++calls < 3 });
+  await until(() => calls === 3);
+  clock.close();
+});
+
 test("a keyframe's packets leave over time, in order, green ahead of a yellow frame waiting; a closed sender sends nothing more", async () => {
   const clock = new PacerClock();
   const sent: { color: Color; packet: Buffer }[] = [];

@@ -41,7 +41,14 @@ export class PacerClock {
 
   private tick(): void {
     const now = this.now();
-    for (const s of this.waiting) if (!s.drain(now)) this.waiting.delete(s);
+    for (const s of this.waiting) {
+      try {
+        if (!s.drain(now)) this.waiting.delete(s);
+      } catch {
+        // Its worker's channel closed under it (the worker died; its viewers are being closed): nothing it holds can go.
+        this.waiting.delete(s);
+      }
+    }
     if (this.waiting.size === 0) this.stop();
   }
 

@@ -220,6 +220,7 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   private async makeRouter(index: number): Promise<void> {
     this.routers[index] = null;
+    this.fanouts[index]?.close();
     this.fanouts[index] = null;
     const router = await this.opts.media.createRouter(index);
     await this.audio.attach(index, router, `pels-${this.id}`);
