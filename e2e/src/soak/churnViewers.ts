@@ -16,6 +16,8 @@ export interface ChurnOptions {
   /** Viewers present at once. */
   count: number;
   url: string;
+  /** The stream they join. */
+  streamId: string;
   netns: string | undefined;
   stayMinS: number;
   stayMaxS: number;
@@ -33,7 +35,7 @@ export interface ChurnViewers {
 
 export function startChurn(o: ChurnOptions): ChurnViewers {
   if (!existsSync(RECEIVERS_BIN)) throw new Error(`${RECEIVERS_BIN} is missing: run npm run setup`);
-  const args = ['-url', o.url, '-viewers', String(o.count), '-ramp', String(o.rampPerSecond), '-stay', `${o.stayMinS}:${o.stayMaxS}`];
+  const args = ['-url', o.url, '-stream', o.streamId, '-viewers', String(o.count), '-ramp', String(o.rampPerSecond), '-stay', `${o.stayMinS}:${o.stayMaxS}`];
   // `ip netns exec` execs the receivers, so the child's pid is theirs.
   const [file, ...rest] = o.netns ? ['ip', 'netns', 'exec', o.netns, RECEIVERS_BIN, ...args] : [RECEIVERS_BIN, ...args];
   const child = spawn(file!, rest, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -4,7 +4,7 @@
  * never in the warm-up or the drain at the end. Pure: randomness is given.
  */
 
-export const FAULT_KINDS = ['worker-kill', 'ffmpeg-kill', 'encoder-kill', 'ffmpeg-stop', 'link-down', 'signaling-abuse', 'stream-restart'] as const;
+export const FAULT_KINDS = ['worker-kill', 'ffmpeg-kill', 'encoder-kill', 'ffmpeg-stop', 'link-down', 'signaling-abuse', 'stream-restart', 'publisher-drop'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface ScheduledFault {

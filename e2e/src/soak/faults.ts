@@ -17,13 +17,19 @@ export interface FaultTarget {
   serverUrl: string;
   serverPort: number;
   operatorToken: string;
-  /** The stream the viewers watch, and its source, for a restart. */
+  /** The stream the viewers watch, and its source, for a restart; a substring of its ingest FFmpeg's arguments. */
   streamId: string;
   source: string;
+  ingestArg: string;
+  /** The live stream's publisher: drops (SIGKILL) and comes back after `awayMs`. */
+  publisher: { drop(awayMs: number): Promise<void> };
   /** The bottleneck link's server end and its namespace. */
   serverNs: string;
   bottleneckDev: string;
 }
+
+/** Well within the reconnect window (PUBLISH_RECONNECT_S, 30 s): a publisher's network blip, not its end. */
+const PUBLISHER_AWAY_MS = 5000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -43,7 +49,7 @@ export async function inject(kind: FaultKind, t: FaultTarget): Promise<string> {
       return `mediasoup worker ${pid} SIGKILL`;
     }
     case 'ffmpeg-kill': {
-      const pid = ingestFfmpegPid(t.serverPid);
+      const pid = ingestFfmpegPid(t.serverPid, t.ingestArg);
       signal(pid, 'SIGKILL');
       return `ingest FFmpeg ${pid} SIGKILL`;
     }
@@ -53,7 +59,7 @@ export async function inject(kind: FaultKind, t: FaultTarget): Promise<string> {
       return `VP8 encoder ${pid} SIGKILL`;
     }
     case 'ffmpeg-stop': {
-      const pid = ingestFfmpegPid(t.serverPid);
+      const pid = ingestFfmpegPid(t.serverPid, t.ingestArg);
       signal(pid, 'SIGSTOP');
       await sleep(5000);
       try {
@@ -77,6 +83,10 @@ export async function inject(kind: FaultKind, t: FaultTarget): Promise<string> {
     case 'stream-restart': {
       await restartStream(t);
       return `stream "${t.streamId}" removed and added again by the operator`;
+    }
+    case 'publisher-drop': {
+      await t.publisher.drop(PUBLISHER_AWAY_MS);
+      return `the live stream's publisher SIGKILL, back after ${PUBLISHER_AWAY_MS / 1000} s`;
     }
   }
 }

@@ -20,6 +20,7 @@ import { launchBrowser } from '../testbed/browser';
 import { median } from '../testbed/metrics';
 import { Resources } from '../testbed/resources';
 import { startChurn, type Life } from './churnViewers';
+import { startLivePublish } from './livePublish';
 import { FAULT_KINDS, faultSchedule, type FaultKind } from './faultSchedule';
 import { inject, type FaultTarget } from './faults';
 import { RecoveryTracker } from './recovery';
@@ -47,6 +48,9 @@ const LOSS_PCT = [0, 1, 2, 5];
 /** The source: synthetic pictures, so a restart finds it again without a file. */
 const SOURCE = 'lavfi:testsrc2=size=640x360:rate=30';
 const STREAM_ID = 'default';
+/** The live stream, fed by an RTMP publisher, that the last Chromium viewer watches. */
+const LIVE_STREAM_ID = 'soak-live';
+const RTMP_PORT = 1935;
 /** A fault not recovered by then is reported unrecovered, and the run goes on. */
 const RECOVERY_TIMEOUT_MS = 60_000;
 /** Around a fault, lives are not counted for green delivery: from this much before it to this much after its recovery. */
@@ -158,6 +162,8 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
         MAX_VIEWERS: String(present + 16),
         MAX_VIEWERS_PER_ADDRESS: String(present + 16),
         MAX_SOCKETS_PER_ADDRESS: String(present + 32),
+        RTMP: 'on',
+        RTMP_PORT: String(RTMP_PORT),
       },
       netns: topo.serverNs,
       controlHost: topo.serverControlIp,
@@ -172,12 +178,17 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     res.add(() => server.stop());
     const resources = () => readResources(server.pid, server.port, server.url, operatorToken, topo.serverNs);
     const viewerBase = `http://${topo.serverIp}:${server.port}`;
-    const streamRunning = async () => {
+    const streamRunning = async (id: string) => {
       const { streams } = JSON.parse((await getOnce(`${server.url}/api/streams`)).body) as { streams: Array<{ id: string; state: string }> };
-      return streams.some((s) => s.id === STREAM_ID && s.state === 'running');
+      return streams.some((s) => s.id === id && s.state === 'running');
     };
-    for (const deadline = Date.now() + 30_000; !(await streamRunning()); await sleep(250)) {
+    for (const deadline = Date.now() + 30_000; !(await streamRunning(STREAM_ID)); await sleep(250)) {
       if (Date.now() > deadline) throw new Error('the stream did not start in 30 s');
+    }
+    const live = await startLivePublish({ serverUrl: server.url, operatorToken, streamId: LIVE_STREAM_ID, rtmpHost: topo.serverControlIp, rtmpPort: RTMP_PORT });
+    res.add(() => live.stop());
+    for (const deadline = Date.now() + 30_000; !(await streamRunning(LIVE_STREAM_ID)); await sleep(250)) {
+      if (Date.now() > deadline) throw new Error('the live stream did not start in 30 s of its publisher');
     }
     const start = leakCounts(await resources(), await namespaceCount());
     progress(`server up; start counts ${JSON.stringify(start)}`);
@@ -186,13 +197,15 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     const pages: Page[] = [];
     for (let i = 0; i < o.chromium; i++) {
       const page = await (await browser.newContext()).newPage();
-      await page.goto(`${viewerBase}/?stream=${STREAM_ID}`);
+      // The last one watches the live stream (with one Chromium viewer, the file stream only).
+      await page.goto(`${viewerBase}/?stream=${i > 0 && i === o.chromium - 1 ? LIVE_STREAM_ID : STREAM_ID}`);
       pages.push(page);
     }
     const lives: Life[] = [];
     const churn = startChurn({
       count: o.viewers,
       url: viewerBase,
+      streamId: STREAM_ID,
       netns: topo.clientNs,
       stayMinS: o.stayMinS,
       stayMaxS: o.stayMaxS,
@@ -212,6 +225,8 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       operatorToken,
       streamId: STREAM_ID,
       source: SOURCE,
+      ingestArg: 'testsrc2',
+      publisher: live,
       serverNs: topo.serverNs,
       bottleneckDev: topo.bottleneckDev,
     };

@@ -1,0 +1,65 @@
+/**
+ * The soak's live stream: made through the operator API and fed by an RTMP
+ * publisher (FFmpeg, as OBS sends), which the publisher-drop fault kills and
+ * starts again. Like OBS (Settings, Advanced, "Automatically Reconnect"), the
+ * publisher connects again 2 s after the server closes its connection: the
+ * server ends a publisher's connection when its own ingest of it fails (its
+ * FFmpeg or encoder killed), and a live stream recovers from that only
+ * through its publisher coming back.
+ */
+import { publishRtmp, type LivePublisher } from '../livePublisher';
+
+export interface LivePublish {
+  streamId: string;
+  /** SIGKILL, then a new publisher with the same key after `awayMs`. */
+  drop(awayMs: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const RECONNECT_DELAY_MS = 2000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Makes live stream `streamId` on the server at `serverUrl` and publishes to it over RTMP at `rtmpHost:rtmpPort`. */
+export async function startLivePublish(o: { serverUrl: string; operatorToken: string; streamId: string; rtmpHost: string; rtmpPort: number }): Promise<LivePublish> {
+  const res = await fetch(`${o.serverUrl}/api/streams`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${o.operatorToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: o.streamId, source: 'live:' }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  if (!res.ok) throw new Error(`making the live stream answered ${res.status}: ${await res.text()}`);
+  const { key } = (await res.json()) as { key: string };
+  const url = `rtmp://${o.rtmpHost}:${o.rtmpPort}/live/${key}`;
+  let stopped = false;
+  /** Set while the publisher is away on purpose (dropped by the fault, or stopped). */
+  let away = false;
+  let publisher!: LivePublisher;
+  const connect = () => {
+    const p = publishRtmp(url, { seconds: 24 * 3600 });
+    publisher = p;
+    void p.exited.then(async () => {
+      if (away || stopped || publisher !== p) return;
+      await sleep(RECONNECT_DELAY_MS);
+      if (!away && !stopped && publisher === p) connect();
+    });
+  };
+  connect();
+  const kill = async () => {
+    publisher.kill();
+    await publisher.exited;
+  };
+  return {
+    streamId: o.streamId,
+    async drop(awayMs) {
+      away = true;
+      await kill();
+      await sleep(awayMs);
+      away = false;
+      if (!stopped) connect();
+    },
+    async stop() {
+      stopped = true;
+      await kill();
+    },
+  };
+}
