@@ -123,12 +123,14 @@ test('UPTA: off by default; UPTA=on with a floor of 20 dB or UPTA_FLOOR_DB; bad 
   assert.throws(() => load({ UPTA: 'on', UPTA_FLOOR_DB: 'high' }), /UPTA_FLOOR_DB must be a number/);
 });
 
-test('publish listeners: RTMP off unless on, on port 1935 or RTMP_PORT; SRT off unless on, on 8890 or SRT_PORT', () => {
-  assert.deepEqual(load({}).publish, { rtmp: undefined, srt: undefined, attemptsPerMinute: 30, reconnectMs: 30_000, maxConnections: 64 });
+test('publish listeners: RTMP off unless on, on port 1935 or RTMP_PORT; SRT off unless on, on 8890 or SRT_PORT; WHIP off unless on', () => {
+  assert.deepEqual(load({}).publish, { rtmp: undefined, srt: undefined, whip: false, attemptsPerMinute: 30, reconnectMs: 30_000, maxConnections: 64 });
   assert.deepEqual(load({ SRT: 'on' }).publish.srt, { port: 8890, latencyMs: 120 });
   assert.deepEqual(load({ SRT: 'on', SRT_PORT: '9000', SRT_LATENCY_MS: '200' }).publish.srt, { port: 9000, latencyMs: 200 });
   assert.equal(load({ SRT_PORT: '9000' }).publish.srt, undefined);
   assert.throws(() => load({ SRT: 'on', SRT_LATENCY_MS: '5' }), /SRT_LATENCY_MS must be an integer in \[20, 8000\]/);
+  assert.equal(load({ WHIP: 'on' }).publish.whip, true);
+  assert.throws(() => load({ WHIP: 'yes' }), /WHIP must be on or off/);
   const on = load({ RTMP: 'on', PUBLISH_ATTEMPTS_PER_MINUTE: '5', PUBLISH_RECONNECT_S: '10' }).publish;
   assert.deepEqual([on.rtmp, on.attemptsPerMinute, on.reconnectMs], [{ port: 1935 }, 5, 10_000]);
   assert.equal(load({ RTMP_PORT: '2000' }).publish.rtmp, undefined);

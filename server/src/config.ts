@@ -91,6 +91,8 @@ export interface PublishSettings {
   rtmp: { port: number } | undefined;
   /** SRT=on: listen for SRT callers on SRT_PORT (UDP, default 8890), with SRT_LATENCY_MS of receive latency (default 120). */
   srt: { port: number; latencyMs: number } | undefined;
+  /** WHIP=on: take WHIP publishers at POST /whip/<stream> on the HTTP port. */
+  whip: boolean;
   /** PUBLISH_ATTEMPTS_PER_MINUTE: publish attempts (a key shown) one address may make a minute. */
   attemptsPerMinute: number;
   /** PUBLISH_RECONNECT_S: a publisher that went away may come back this long and its viewers keep watching the same stream. */
@@ -252,6 +254,7 @@ function publishFrom(env: NodeJS.ProcessEnv): PublishSettings {
   return {
     rtmp,
     srt,
+    whip: switchFrom(env, 'WHIP', false),
     attemptsPerMinute: intFrom(env, 'PUBLISH_ATTEMPTS_PER_MINUTE', 30, 1, 100_000),
     reconnectMs: 1000 * intFrom(env, 'PUBLISH_RECONNECT_S', 30, 0, 3600),
     maxConnections: intFrom(env, 'PUBLISH_MAX_CONNECTIONS', 64, 1, 100_000),

@@ -32,6 +32,9 @@ import { liveRoutes } from './live/liveRoutes';
 import { PublishGate } from './live/publishGate';
 import { RtmpServer } from './live/rtmp/rtmpServer';
 import { SrtServer } from './live/srt/srtServer';
+import { WhipIngest } from './live/whip/whipRoutes';
+import { WHIP_MEDIA_CODECS } from './live/whip/whipOffer';
+import { iceServersFor } from './net/iceServers';
 import { MediaWorkerPool } from './sfu/mediaWorkerPool';
 import { SignalingServer } from './signaling/signalingServer';
 import { withOperatorToken, withStreamRemoved } from './store/operatorState';
@@ -107,8 +110,24 @@ async function main(): Promise<void> {
   });
   const metrics = new ServerMetrics({ streams, router, control, mediasoup: mediasoupWorkers, limits, dscp, channelDrops, publish: publishGate });
   const snapshotSources = { streams, router, feedback: config.feedback, control, live: () => store.state.live };
-  // Adding a source needs the media worker: until it runs, that answers 503.
+  // Adding a source needs the media worker: until it runs, that answers 503 (and so does a WHIP publisher).
   let makeStream: ((s: NewStream) => Stream) | undefined;
+  let mediaPool: MediaWorkerPool | undefined;
+  const whip = config.publish.whip
+    ? new WhipIngest({
+        gate: publishGate,
+        // A socket already gone has no address: its attempts share one bucket.
+        addressOf: (req) => addressOf(req) ?? 'unknown',
+        // Each publisher's router on the first worker, whose WebRtcServer port is RTC_PORT.
+        media: async () => {
+          if (!mediaPool) throw new RequestError('unavailable', 'starting');
+          return { router: await mediaPool.createRouter(0, WHIP_MEDIA_CODECS), webRtcServer: mediaPool.webRtcServer(0) };
+        },
+        iceServers: (sessionId) => iceServersFor(config.ice, sessionId, Date.now()),
+        maxSessions: config.publish.maxConnections,
+        log: log.child({ component: 'whip' }),
+      })
+    : undefined;
   const routes = [
     ...apiRoutes({ streams, router, feedback: config.feedback, isReady: () => ready, auth }),
     ...auth.guard([
@@ -126,6 +145,7 @@ async function main(): Promise<void> {
       ...liveRoutes({ streams, store, publish: config.publish }),
     ]),
     ...auth.guard([{ method: 'GET', path: '/metrics', handler: () => metrics.render() }], 'metrics'),
+    ...(whip?.routes ?? []),
   ];
   // With TLS_CERT_FILE and TLS_KEY_FILE: HTTPS and WSS, the certificate re-read when its files change.
   const tls = config.tls
@@ -145,6 +165,7 @@ async function main(): Promise<void> {
     setting: config.rtc.packetSink,
     drops: channelDrops,
   });
+  mediaPool = media;
   const stopLoggingDrops = logChannelDrops(channelDrops, log.child({ component: 'mediasoup' }));
   makeStream = (s) =>
     new Stream({
@@ -237,6 +258,7 @@ async function main(): Promise<void> {
     stopWatchingTls();
     rtmp?.close();
     srt?.close();
+    whip?.close();
     signaling.close();
     dashboard.close();
     mediasoupWorkers.close();

@@ -11,7 +11,7 @@ export interface LiveActions {
 
 /** A stream's key and where to publish with it, as the server answered once. */
 export function KeyBox({ streamId, answer, onDismiss }: { streamId: string; answer: StreamKeyAnswer; onDismiss(): void }) {
-  const { rtmp, srt } = answer.publish;
+  const { rtmp, srt, whip } = answer.publish;
   return (
     <div className="key-box" data-testid="stream-key-box">
       <strong>Stream key of {streamId}</strong> (shown once; the server keeps only its hash):
@@ -26,7 +26,12 @@ export function KeyBox({ streamId, answer, onDismiss }: { streamId: string; answ
           SRT: <code data-testid="publish-srt">{srt}</code>
         </div>
       )}
-      {!rtmp && !srt && <div>No publish listener is on: start the server with RTMP=on or SRT=on.</div>}
+      {whip && (
+        <div>
+          WHIP (OBS: service WHIP, this server URL, the stream key as bearer token): <code data-testid="publish-whip">{whip}</code>
+        </div>
+      )}
+      {!rtmp && !srt && !whip && <div>No publish listener is on: start the server with RTMP=on, SRT=on or WHIP=on.</div>}
       <button onClick={onDismiss}>Done</button>
     </div>
   );

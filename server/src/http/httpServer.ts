@@ -9,14 +9,16 @@ import { securityHeaders } from './securityHeaders';
 import { serveStatic } from './staticFiles';
 
 /**
- * An API route: answers with a JSON body (status 200), a TextBody, or throws a
- * RequestError. `path` may hold `:name` segments, given to the handler as params.
- * Paths outside /api/ (e.g. /metrics) are routes too when listed.
+ * An API route: answers with a JSON body (status 200), a TextBody, an
+ * HttpAnswer, or throws a RequestError. `path` may hold `:name` segments, given
+ * to the handler as params. Paths outside /api/ (e.g. /metrics) are routes too
+ * when listed. `headers` go on every answer of the route, errors included.
  */
 export interface Route {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS';
   path: string;
   handler: (req: IncomingMessage, params: RouteParams) => Promise<unknown> | unknown;
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** A non-JSON answer (e.g. Prometheus' text format). */
@@ -27,6 +29,15 @@ export class TextBody {
   ) {}
 }
 
+/** An answer with a status and headers of its own (WHIP's 201 Created with its Location), and a body or none. */
+export class HttpAnswer {
+  constructor(
+    readonly status: number,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly body?: TextBody,
+  ) {}
+}
+
 const STATUS: Record<ErrorCode, number> = { bad_request: 400, unauthorized: 401, rate_limited: 429, not_found: 404, invalid_state: 409, unavailable: 503, internal: 500 };
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -34,8 +45,8 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
 }
 
-/** Reads a JSON request body (at most 64 KiB). */
-export async function readJson(req: IncomingMessage): Promise<unknown> {
+/** Reads a request body as UTF-8 text (at most 64 KiB). */
+export async function readText(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -43,8 +54,14 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
     if (size > MAX_BODY_BYTES) throw new RequestError('bad_request', `request body over ${MAX_BODY_BYTES} bytes`);
     chunks.push(chunk);
   }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads a JSON request body (at most 64 KiB). */
+export async function readJson(req: IncomingMessage): Promise<unknown> {
+  const text = await readText(req);
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(text);
   } catch {
     throw new RequestError('bad_request', 'request body is not valid JSON');
   }
@@ -80,8 +97,13 @@ export function httpHandler(routes: readonly Route[], clientDir: string, log: Lo
           res.setHeader('allow', methods.join(', '));
           return json(res, 405, { error: { code: 'bad_request', message: `use ${methods.join(' or ')}` } });
         }
+        for (const [name, value] of Object.entries(found.route.headers ?? {})) res.setHeader(name, value);
         try {
           const body = await found.route.handler(req, found.params);
+          if (body instanceof HttpAnswer) {
+            const type = body.body ? { 'content-type': body.body.contentType } : {};
+            return void res.writeHead(body.status, { ...body.headers, ...type, 'cache-control': 'no-store' }).end(body.body?.text);
+          }
           if (body instanceof TextBody) return void res.writeHead(200, { 'content-type': body.contentType, 'cache-control': 'no-store' }).end(body.text);
           return json(res, 200, body);
         } catch (err) {

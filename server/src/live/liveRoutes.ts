@@ -19,7 +19,7 @@ import { hashStreamKey } from './streamKeys';
 export interface LiveRouteDeps {
   streams: StreamRegistry;
   store: Pick<StateStore, 'change' | 'saved' | 'state'>;
-  publish: Pick<PublishSettings, 'rtmp' | 'srt'>;
+  publish: Pick<PublishSettings, 'rtmp' | 'srt' | 'whip'>;
 }
 
 export function liveRoutes(d: LiveRouteDeps): Route[] {
@@ -35,7 +35,7 @@ export function liveRoutes(d: LiveRouteDeps): Route[] {
       path: '/api/streams/:id/key',
       handler: async (req, { id }) => {
         const { settings } = liveStream(id!);
-        const answer = newKey(req, d.publish);
+        const answer = newKey(req, d.publish, id!);
         d.store.change((s) => withLiveSettings(s, id!, { ...settings, keySha256: hashStreamKey(answer.key) }));
         await saved(d.store);
         return answer;

@@ -1,5 +1,5 @@
 /**
- * Who may publish: each attempt (RTMP, SRT) is checked here before any of its
+ * Who may publish: each attempt (RTMP, SRT, WHIP) is checked here before any of its
  * media is read. An address over its attempt rate is refused, then a key that
  * matches no live stream, then a second publisher on a stream that does not
  * let a new one take over. Every outcome is counted (metrics).
@@ -45,8 +45,8 @@ export class PublishGate {
 
   constructor(private readonly d: PublishGateDeps) {}
 
-  /** The live stream `key` publishes to; throws PublishRefused. */
-  admit(protocol: PublishProtocol, address: string, key: string): LiveTarget {
+  /** The live stream `key` publishes to (it must be `streamId` when the publisher names one, as WHIP's URL does); throws PublishRefused. */
+  admit(protocol: PublishProtocol, address: string, key: string, streamId?: string): LiveTarget {
     const refuse = (reason: RefusalReason, message: string): never => {
       this.tally.refused[protocol][reason]++;
       throw new PublishRefused(reason, message);
@@ -56,7 +56,7 @@ export class PublishGate {
     const live = this.d.live();
     const id = hash === undefined ? undefined : Object.keys(live).find((k) => live[k]!.keySha256 === hash);
     const stream = id === undefined ? undefined : this.d.stream(id);
-    if (!stream || !stream.isLive) return refuse('bad_key', 'unknown stream key');
+    if (!stream || !stream.isLive || (streamId !== undefined && stream.id !== streamId)) return refuse('bad_key', 'unknown stream key');
     if (stream.publisher && !live[stream.id]!.takeover) refuse('busy', `stream "${stream.id}" already has a publisher`);
     this.tally.accepted[protocol]++;
     return stream;

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { ProbedAudio, PublishedInput } from '../ingest/sourceSpec';
 
-export const PUBLISH_PROTOCOLS = ['rtmp', 'srt'] as const;
+export const PUBLISH_PROTOCOLS = ['rtmp', 'srt', 'whip'] as const;
 export type PublishProtocol = (typeof PUBLISH_PROTOCOLS)[number];
 
 /** One publisher's connection to a live stream, once its key was accepted. */

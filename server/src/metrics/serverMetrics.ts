@@ -103,7 +103,7 @@ export class ServerMetrics {
       workersStarted: counter('pels_mediasoup_workers_started_total', 'mediasoup workers started (more than 1: a worker died and was replaced)'),
       workerCpu: counter('pels_mediasoup_worker_cpu_seconds_total', 'CPU time of the live mediasoup workers', ['mode']),
       workerRss: gauge('pels_mediasoup_worker_max_rss_bytes', 'Peak resident memory of the live mediasoup workers'),
-      routers: gauge('pels_mediasoup_routers', 'Live mediasoup routers (one per stream)'),
+      routers: gauge('pels_mediasoup_routers', 'Live mediasoup routers (one per stream and media worker, one per WHIP publisher)'),
       transports: gauge('pels_mediasoup_transports', 'Live mediasoup transports of viewers (two per viewer; any after every viewer left is a leak)'),
       consumers: gauge('pels_mediasoup_consumers', 'Live mediasoup consumers (a few per viewer; any after every viewer left is a leak)'),
       limitRejections: counter('pels_limit_rejections_total', 'Refusals and closes by a server limit (see docs/configuration.md)', ['limit']),

@@ -32,7 +32,7 @@ export interface OperatorRouteDeps extends SnapshotSources {
   /** Keeps the operator's changes across restarts: each is on disk before its answer. */
   store: Pick<StateStore, 'change' | 'saved' | 'state'>;
   /** The publish listeners, to name where a new live stream's publisher sends. */
-  publish: Pick<PublishSettings, 'rtmp' | 'srt'>;
+  publish: Pick<PublishSettings, 'rtmp' | 'srt' | 'whip'>;
 }
 
 /**
@@ -65,7 +65,7 @@ export function operatorRoutes(d: OperatorRouteDeps): Route[] {
         // Saved as given: the next start puts it through the source policy again.
         d.store.change((s) => withStreamAdded(s, { id, name, source: body.source }));
         // A live stream's key is shown in this answer only: the server keeps its hash.
-        const key = source.kind === 'live' ? newKey(req, d.publish) : undefined;
+        const key = source.kind === 'live' ? newKey(req, d.publish, id) : undefined;
         if (key) d.store.change((s) => withLiveSettings(s, id, { keySha256: hashStreamKey(key.key), takeover: body.takeover ?? false }));
         try {
           await stream.start();

@@ -1,4 +1,4 @@
-/** Writes RTP packets (RFC 3550): fixed 12-byte header, no CSRCs, no extensions. */
+/** RTP packets (RFC 3550): written with the fixed 12-byte header, no CSRCs, no extensions; read with any. */
 export interface RtpHeaderFields {
   payloadType: number;
   sequenceNumber: number;
@@ -29,4 +29,29 @@ export function stampRtpHeader(pkt: Buffer, h: RtpHeaderFields): void {
   pkt.writeUInt16BE(h.sequenceNumber & 0xffff, 2);
   pkt.writeUInt32BE(h.timestamp >>> 0, 4);
   pkt.writeUInt32BE(h.ssrc >>> 0, 8);
+}
+
+export interface ParsedRtpPacket extends RtpHeaderFields {
+  payload: Buffer;
+}
+
+/** Reads an RTP packet (CSRCs, a header extension and padding skipped); null when it is not one. */
+export function parseRtpPacket(pkt: Buffer): ParsedRtpPacket | null {
+  if (pkt.length < RTP_HEADER_BYTES || pkt[0]! >> 6 !== 2) return null;
+  let start = RTP_HEADER_BYTES + 4 * (pkt[0]! & 0x0f);
+  if (pkt[0]! & 0x10) {
+    if (pkt.length < start + 4) return null;
+    start += 4 + 4 * pkt.readUInt16BE(start + 2);
+  }
+  let end = pkt.length;
+  if (pkt[0]! & 0x20) end -= pkt[pkt.length - 1]!;
+  if (start > end) return null;
+  return {
+    payloadType: pkt[1]! & 0x7f,
+    marker: (pkt[1]! & 0x80) !== 0,
+    sequenceNumber: pkt.readUInt16BE(2),
+    timestamp: pkt.readUInt32BE(4),
+    ssrc: pkt.readUInt32BE(8),
+    payload: pkt.subarray(start, end),
+  };
 }

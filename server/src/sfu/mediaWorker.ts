@@ -94,9 +94,10 @@ export class MediaWorker extends EventEmitter<MediaWorkerEvents> {
     return this.worker?.pid;
   }
 
-  async createRouter(): Promise<ms.Router> {
+  /** A router with the viewers' codecs, or others (a WHIP publisher's). */
+  async createRouter(mediaCodecs: ms.RouterRtpCodecCapability[] = MEDIA_CODECS): Promise<ms.Router> {
     if (!this.worker || this.worker.closed) throw new Error('media worker is not running');
-    return this.worker.createRouter({ mediaCodecs: MEDIA_CODECS });
+    return this.worker.createRouter({ mediaCodecs });
   }
 
   close(): void {

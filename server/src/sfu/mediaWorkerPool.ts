@@ -61,8 +61,8 @@ export class MediaWorkerPool extends EventEmitter<MediaWorkerPoolEvents> {
     return this.viewers;
   }
 
-  createRouter(index: number): Promise<ms.Router> {
-    return this.worker(index).createRouter();
+  createRouter(index: number, mediaCodecs?: ms.RouterRtpCodecCapability[]): Promise<ms.Router> {
+    return this.worker(index).createRouter(mediaCodecs);
   }
 
   /** Where worker `index`'s producers get the flows' packets; throws while it is not running. */

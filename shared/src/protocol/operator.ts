@@ -33,6 +33,8 @@ export interface PublishUrls {
   rtmp?: string;
   /** srt://host:port?streamid=<key>. */
   srt?: string;
+  /** http(s)://host:port/whip/<stream> (OBS: service WHIP, this server URL, the key as bearer token). */
+  whip?: string;
 }
 
 /** POST /api/streams (a live one) and POST /api/streams/:id/key: the key, shown once (the server keeps only its hash). */

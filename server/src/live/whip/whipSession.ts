@@ -1,0 +1,168 @@
+/**
+ * One WHIP publisher on the media worker: a router of its own (H.264 and
+ * Opus), a WebRtcTransport on the worker's WebRtcServer port built from the
+ * offer, and a producer per taken section. The video producer is consumed on
+ * a DirectTransport: its RTP becomes H.264 access units (h264Frames.ts) that
+ * go, in Annex B, to the stream's FFmpeg ingest as the publisher's media. The
+ * publisher is asked for a keyframe when the decoder starts and whenever a
+ * frame was lost. Closing the session closes its router, and with it every
+ * transport, producer and consumer it made.
+ */
+import { randomBytes } from 'node:crypto';
+import { PassThrough } from 'node:stream';
+import type { types as ms } from 'mediasoup';
+import type { Logger } from '../../log';
+import { SERVER_TRANSPORT } from '../../metrics/mediasoupWorkers';
+import { parseRtpPacket } from '../../rtp/rtpPacket';
+import type { Publisher } from '../publisher';
+import { H264FrameAssembler } from './h264Frames';
+import { answerSdp, type PublishPlan } from './whipOffer';
+
+/** An access unit delimiter after each frame: FFmpeg's H.264 parser ends the frame there instead of waiting for the next one. */
+const AUD = Buffer.from([0, 0, 0, 1, 0x09, 0xf0]);
+/** Time between the assembler's flushes and keyframe requests' checks. */
+const TICK_MS = 50;
+/** Keyframe requests while the decoder waits for one, at most one per this. */
+const KEYFRAME_REQUEST_GAP_MS = 500;
+/**
+ * What the ingest may hold of the publisher's media (seconds at a few Mb/s):
+ * further behind, frames are dropped up to the next keyframe, so the stream
+ * stays live rather than late.
+ */
+const MEDIA_BUFFER_BYTES = 1024 * 1024;
+
+export interface WhipSessionOptions {
+  router: ms.Router;
+  webRtcServer: ms.WebRtcServer;
+  address: string;
+  /** The publisher must connect (ICE and DTLS) this soon after the answer. */
+  connectTimeoutMs: number;
+  /** Seconds without ICE consent after which the publisher is gone. */
+  iceConsentTimeoutS: number;
+  log: Logger;
+  /** Called once, with the session's id, when it ends. */
+  onClose: (id: string) => void;
+}
+
+export class WhipSession {
+  /** The session's resource: /whip/<stream>/<id>. */
+  readonly id = randomBytes(16).toString('base64url');
+  readonly publisher: Publisher & { media: PassThrough };
+  private readonly media = new PassThrough();
+  private readonly assembler = new H264FrameAssembler();
+  private transport: ms.WebRtcTransport | null = null;
+  private consumer: ms.Consumer | null = null;
+  private readonly timer: NodeJS.Timeout;
+  private lastKeyframeRequest = -Infinity;
+  private behind = false;
+  private closed = false;
+  /** Frames handed to the ingest. */
+  framesOut = 0;
+
+  private constructor(private readonly o: WhipSessionOptions) {
+    this.media.on('error', () => undefined);
+    this.publisher = {
+      protocol: 'whip',
+      address: o.address,
+      input: { kind: 'published', format: 'h264' },
+      // The publisher's Opus is not passed on yet: video only.
+      audio: null,
+      media: this.media,
+      since: Date.now(),
+      close: (reason) => this.close(reason),
+    };
+    this.timer = setInterval(() => this.tick(), TICK_MS);
+    o.router.observer.once('close', () => this.close('the media worker closed'));
+  }
+
+  /** Builds the session from `plan`; returns it with the SDP answer. On failure, nothing is left open. */
+  static async open(plan: PublishPlan, o: WhipSessionOptions): Promise<{ session: WhipSession; answer: string }> {
+    const s = new WhipSession(o);
+    try {
+      const answer = await s.build(plan);
+      return { session: s, answer };
+    } catch (err) {
+      s.close('the offer could not be set up');
+      throw err;
+    }
+  }
+
+  private async build(plan: PublishPlan): Promise<string> {
+    const { router } = this.o;
+    const transport = await router.createWebRtcTransport({
+      webRtcServer: this.o.webRtcServer,
+      enableUdp: true,
+      enableTcp: true,
+      preferUdp: true,
+      iceConsentTimeout: this.o.iceConsentTimeoutS,
+      appData: SERVER_TRANSPORT,
+    });
+    this.transport = transport;
+    const connectTimer = setTimeout(() => this.close(`the publisher did not connect within ${this.o.connectTimeoutMs} ms`), this.o.connectTimeoutMs);
+    transport.on('dtlsstatechange', (state) => {
+      if (state === 'connected') clearTimeout(connectTimer);
+      if (state === 'failed' || state === 'closed') this.close(`DTLS ${state}`);
+    });
+    transport.on('icestatechange', (state) => {
+      if (state === 'disconnected' || state === 'closed') this.close(`ICE ${state}`);
+    });
+    transport.observer.once('close', () => clearTimeout(connectTimer));
+    await transport.connect({ dtlsParameters: plan.remoteDtls });
+    for (const s of plan.sections) {
+      if (!('taken' in s)) continue;
+      const producer = await transport.produce({ kind: s.taken.kind, rtpParameters: s.taken.rtpParameters });
+      if (s.taken.kind === 'video') await this.consumeVideo(producer);
+    }
+    const fingerprint = transport.dtlsParameters.fingerprints.find((f) => f.algorithm === 'sha-256') ?? transport.dtlsParameters.fingerprints[0]!;
+    return answerSdp(plan, { ice: transport.iceParameters, candidates: transport.iceCandidates, fingerprint, setup: plan.remoteDtls.role === 'client' ? 'passive' : 'active' }, String(Date.now()));
+  }
+
+  private async consumeVideo(producer: ms.Producer): Promise<void> {
+    const direct = await this.o.router.createDirectTransport({ appData: SERVER_TRANSPORT });
+    const consumer = await direct.consume({ producerId: producer.id, rtpCapabilities: this.o.router.rtpCapabilities });
+    this.consumer = consumer;
+    consumer.on('rtp', (packet) => {
+      const p = parseRtpPacket(packet);
+      if (p) this.deliver(this.assembler.push(p, Date.now()));
+    });
+    this.requestKeyframe();
+  }
+
+  private tick(): void {
+    this.deliver(this.assembler.flush(Date.now()));
+    if (this.assembler.needsKeyframe || this.behind) this.requestKeyframe();
+  }
+
+  private deliver(frames: { keyframe: boolean; data: Buffer }[]): void {
+    for (const f of frames) {
+      if (this.closed) return;
+      if (this.media.writableLength > MEDIA_BUFFER_BYTES) this.behind = true;
+      if (this.behind && !f.keyframe) continue;
+      this.behind = false;
+      this.media.write(Buffer.concat([f.data, AUD]));
+      this.framesOut++;
+    }
+  }
+
+  private requestKeyframe(): void {
+    const now = Date.now();
+    if (!this.consumer || this.consumer.closed || now - this.lastKeyframeRequest < KEYFRAME_REQUEST_GAP_MS) return;
+    this.lastKeyframeRequest = now;
+    this.consumer.requestKeyFrame().catch(() => undefined);
+  }
+
+  /** Ends the publish: the router goes with everything on it, and the ingest sees the media end. A second call does nothing. */
+  close(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.timer);
+    if (!this.o.router.closed) this.o.router.close();
+    this.media.destroy();
+    this.o.log.info({ session: this.id, address: this.o.address, reason, framesOut: this.framesOut, framesDropped: this.assembler.dropped }, 'WHIP session closed');
+    this.o.onClose(this.id);
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+}
