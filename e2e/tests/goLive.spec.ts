@@ -112,6 +112,16 @@ test('RTMP: a live stream waits for its broadcast, plays what FFmpeg publishes, 
   const { viewerId } = await hook(page);
   await decodesMore(page);
   expect((await liveStream('show')).live?.publisher?.protocol).toBe('rtmp');
+  // Live latency: each frame's entry at the server to its display, in the player's stats and, reported, on the dashboard.
+  await page.waitForFunction(() => window.pels?.stats().latencyMs != null, null, { timeout: 20_000 });
+  const latency = await page.evaluate(() => window.pels!.stats().latencyMs!);
+  console.log(`RTMP live latency (entry at the server to display): p50 ${latency.p50} ms, p95 ${latency.p95} ms`);
+  expect(latency.p50).toBeGreaterThan(0);
+  expect(latency.p95).toBeGreaterThanOrEqual(latency.p50);
+  await expect(page.getByTestId('live-latency')).toHaveText(/\d+ ms \(p95 \d+\)/);
+  await expect
+    .poll(async () => (await call<OperatorSnapshot>('GET', '/api/operator/snapshot')).json.viewers.find((v) => v.streamId === 'show')?.display?.latencyMs?.p50 ?? null, { timeout: 20_000 })
+    .toBeGreaterThan(0);
   // The publisher's AAC reaches the player as Opus: over a second of 20 ms packets.
   await page.waitForFunction(() => (window.pels?.stats().audio?.packetsReceived ?? 0) >= 50, null, { timeout: 20_000 });
 

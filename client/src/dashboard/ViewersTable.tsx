@@ -57,6 +57,7 @@ const COLUMNS: Column[] = [
     cell: (r) => <span className={`diagnosis-${r.diagnosis}`}>{`${r.diagnosis} · ${r.repaired || '–'}`}</span>,
   },
   { key: 'psnrDb', label: 'PSNR', title: 'Y-PSNR of what the viewer displayed, dB', cell: (r) => fixed(r.psnrDb, 1) },
+  { key: 'latencyMs', label: 'Latency', title: "live latency as the player reports it: from a frame's entry at the server to its display, median over the last 10 s, ms", cell: (r) => fixed(r.latencyMs, 0) },
   {
     key: 'rendition',
     label: 'Rend.',

@@ -26,6 +26,8 @@ export interface ViewerRow {
   /** Initials of the colors whose retransmissions reach the viewer now, e.g. "GY"; empty: none. */
   repaired: string;
   psnrDb: number | null;
+  /** Live latency as the player reports it (frame entry at the server to display), median over its last 10 s, ms; null before a report. */
+  latencyMs: number | null;
   /** The rendition sent (0: full size) and the switches so far. */
   rendition: number;
   renditionSwitches: number;
@@ -71,6 +73,7 @@ export function toRow(v: OperatorViewer): ViewerRow {
     diagnosis: v.congestion.diagnosis,
     repaired: v.rtx.repaired.map((c) => c[0]!.toUpperCase()).join(''),
     psnrDb: v.psnrDb,
+    latencyMs: v.display?.latencyMs?.p50 ?? null,
     rendition: v.rendition.current,
     renditionSwitches: v.rendition.switches,
     upta: v.upta?.state ?? null,

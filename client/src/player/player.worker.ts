@@ -13,6 +13,7 @@ import { Vp8Decoder } from './decoder';
 import { FrameDisplay } from './display';
 import { classifyVp8Frame, WriteBackPolicy } from './frameClassifier';
 import { FrameMerger, type MergerDecision, type TemporalId } from './frameMerger';
+import { LiveLatency } from './liveLatency';
 import { KeyframeRequestThrottle, retransmissionWaitMs, retransmittedSlots } from './retransmission';
 import { CanvasRenderer } from './renderer';
 import { StatsCollector } from './stats';
@@ -53,6 +54,9 @@ class Player {
   private readonly renditions: Init['renditions'];
   /** Lip sync, once the stream's sound is consumed. */
   private avSync: AvSync | null = null;
+  /** Entry at the server to display, per frame; and the server's clock against this one. */
+  private readonly latency = new LiveLatency();
+  private clockOffsetMs: number | null = null;
   /** The last decoded frame's index: where the sound's timestamps are read near. */
   private lastIndex: number;
 
@@ -68,7 +72,10 @@ class Player {
       frameMs,
       renderer: new CanvasRenderer(init.canvas, init.renditions[0]),
       onSamples: (samples) => this.quality.displayed(samples),
-      onDrawn: (index, atMs) => this.avSync?.drawn(index, atMs),
+      onDrawn: (index, atMs) => {
+        this.avSync?.drawn(index, atMs);
+        this.latency.drawn(index, performance.timeOrigin + atMs);
+      },
       onError: (message) => this.stats.error(message),
     });
     this.merger = new FrameMerger({ ticksPerFrame: init.ticksPerFrame, playoutDeadlineMs: init.playoutDeadlineMs });
@@ -81,7 +88,7 @@ class Player {
     });
     setInterval(() => {
       const now = performance.now();
-      const stats = { ...this.stats.snapshot(now, this.quality.stats()), avSyncMs: this.avSync?.offsetMs ?? null };
+      const stats = { ...this.stats.snapshot(now, this.quality.stats()), avSyncMs: this.avSync?.offsetMs ?? null, latencyMs: this.latency.stats(this.clockOffsetMs).fromIngest };
       post({ type: 'stats', stats, soundLeadMs: this.display.soundLeadMs(now) });
       post({ type: 'quality', update: this.quality.update(now) });
     }, STATS_INTERVAL_MS);
@@ -101,6 +108,16 @@ class Player {
   network(message: Extract<PageToWorker, { type: 'network' }>): void {
     this.merger.setRetransmission(retransmittedSlots(message.retransmitted), retransmissionWaitMs(message.rttMs, this.frameMs));
     this.stats.recovered(message.packetsRecovered);
+  }
+
+  /** Rows of the quality table: their scores, and when their frames entered the server. */
+  addRows(frames: QualityFrame[]): void {
+    this.quality.addRows(frames);
+    for (const f of frames) if (f.ingestMs !== undefined && !f.rendition) this.latency.frameTimes(f.index, { ingestMs: f.ingestMs });
+  }
+
+  clockOffset(offsetMs: number): void {
+    this.clockOffsetMs = offsetMs;
   }
 
   /** The sound's timestamps: from now on the display waits for the sound. */
@@ -218,6 +235,8 @@ let player: Player | undefined;
 const waiting: RTCRtpScriptTransformer[] = [];
 /** PSNR table rows that arrive while the player starts; they cover its first frames. */
 const earlyRows: QualityFrame[] = [];
+/** The server's clock offset, if it comes while the player starts. */
+let earlyOffset: number | undefined;
 /** The sound's timing, if it comes while the player starts. */
 let earlyTiming: AudioTiming | undefined;
 
@@ -233,7 +252,7 @@ scope.onmessage = (event: MessageEvent<PageToWorker>) => {
       void start(message);
       break;
     case 'quality':
-      if (player) player.quality.addRows(message.frames);
+      if (player) player.addRows(message.frames);
       else earlyRows.push(...message.frames);
       break;
     case 'network':
@@ -245,6 +264,10 @@ scope.onmessage = (event: MessageEvent<PageToWorker>) => {
       break;
     case 'audioPlayed':
       player?.audioPlayed(message.rtpTimestamp, message.atEpochMs);
+      break;
+    case 'clockOffset':
+      if (player) player.clockOffset(message.offsetMs);
+      else earlyOffset = message.offsetMs;
       break;
   }
 };
@@ -259,5 +282,6 @@ async function start(init: Init): Promise<void> {
   }
   for (const t of waiting.splice(0)) player.attach(t);
   if (earlyTiming) player.audioTiming(earlyTiming);
-  player.quality.addRows(earlyRows.splice(0));
+  if (earlyOffset !== undefined) player.clockOffset(earlyOffset);
+  player.addRows(earlyRows.splice(0));
 }

@@ -7,6 +7,7 @@
  * (transport.consume x3, during which connectTransport), setColors when not all colors
  * are wanted, resume.
  */
+import { ClockOffset } from './clockOffset';
 import { Device, type types } from 'mediasoup-client';
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import { qualityBatchSchema, viewerStateUpdateSchema, type Notification, type RenditionChoice, type StreamInfo, type ViewerStateUpdate } from '@pels/shared/protocol/signaling';
@@ -70,6 +71,11 @@ export interface SessionEvents {
 
 const TRANSPORT_STATS_INTERVAL_MS = 1000;
 
+/** The clock round trips: a burst of this many at the start, this far apart, then one at this interval. */
+const CLOCK_BURST = 5;
+const CLOCK_BURST_GAP_MS = 300;
+const CLOCK_INTERVAL_MS = 10_000;
+
 /** Thrown inside run() when close() was called during an await. */
 class SessionClosed extends Error {}
 
@@ -87,6 +93,9 @@ export class PlayerSession {
   private colors: Color[];
   private rendition: RenditionChoice;
   private statsTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Signaling round trips for the server's clock offset (the live latency's), and when the next one goes. */
+  private readonly clock = new ClockOffset();
+  private clockTimer: ReturnType<typeof setTimeout> | undefined;
   private rlmTimer: ReturnType<typeof setInterval> | undefined;
   /** The colors whose retransmissions the server lets through now (its viewer state says); null before it has said. */
   private repaired: Color[] | null = null;
@@ -144,6 +153,7 @@ export class PlayerSession {
     // Sent before the socket closes; the answer no longer matters.
     if (this.joined) this.signaling?.request('leave', {}).catch(() => undefined);
     clearTimeout(this.statsTimer);
+    clearTimeout(this.clockTimer);
     clearInterval(this.rlmTimer);
     this.stopAudioClock?.();
     this.transport?.close();
@@ -185,6 +195,7 @@ export class PlayerSession {
     this.events.joined(joined.viewerId, joined.stream);
     // Before any await: the server's quality notifications start now, and go to the worker.
     const worker = this.startWorker(joined.stream, joined.timestampBase);
+    this.sampleClock(signaling, worker, 0);
 
     const device = await Device.factory();
     await device.load({ routerRtpCapabilities: joined.routerRtpCapabilities as types.RtpCapabilities });
@@ -339,12 +350,32 @@ export class PlayerSession {
     return worker;
   }
 
+  /**
+   * One signaling round trip for the server's clock; a burst at the start (the
+   * shortest of them gives the offset), then one every CLOCK_INTERVAL_MS.
+   */
+  private sampleClock(signaling: SignalingClient, worker: Worker, n: number): void {
+    if (this.closed) return;
+    const sentMs = Date.now();
+    signaling.request('clock', {}).then(
+      ({ serverMs }) => {
+        const before = this.clock.offsetMs;
+        this.clock.add({ sentMs, receivedMs: Date.now(), serverMs });
+        const offsetMs = this.clock.offsetMs;
+        if (offsetMs !== null && offsetMs !== before && !this.closed) worker.postMessage({ type: 'clockOffset', offsetMs } satisfies PageToWorker);
+      },
+      () => undefined, // the next round trip tries again
+    );
+    this.clockTimer = setTimeout(() => this.sampleClock(signaling, worker, n + 1), n < CLOCK_BURST ? CLOCK_BURST_GAP_MS : CLOCK_INTERVAL_MS);
+  }
+
   /** Tells the server what the display scored, every few seconds, for the operator's dashboard. */
   private reportQuality(stats: PlayerStats): void {
     const now = Date.now();
     if (!this.joined || !this.signaling || now - this.lastQualityReport < QUALITY_REPORT_MS) return;
     this.lastQualityReport = now;
-    const report = { psnrMeanDb: stats.psnr.mean, freezes: stats.freezes, checksumMismatches: stats.checksumMismatches, fps: stats.fps.total };
+    const latencyMs = stats.latencyMs ? { p50: stats.latencyMs.p50, p95: stats.latencyMs.p95 } : null;
+    const report = { psnrMeanDb: stats.psnr.mean, freezes: stats.freezes, checksumMismatches: stats.checksumMismatches, fps: stats.fps.total, latencyMs };
     this.signaling.request('reportQuality', report).catch(() => undefined); // monitoring only: a lost report is harmless
   }
 

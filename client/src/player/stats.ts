@@ -27,6 +27,7 @@ export function emptyStats(): PlayerStats {
     avSyncMs: null,
     audio: null,
     soundDelayMs: null,
+    latencyMs: null,
     freezes: 0,
     checksumMismatches: 0,
     checksumsCompared: 0,

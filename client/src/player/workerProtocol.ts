@@ -30,7 +30,9 @@ export type PageToWorker =
   /** The sound's timestamps against the video's (signaling `consumeAudio`): the worker times the display by the sound from now on. */
   | { type: 'audioTiming'; timing: AudioTiming }
   /** The audio receiver was playing out `rtpTimestamp` at `atEpochMs` (ms since the epoch). */
-  | { type: 'audioPlayed'; rtpTimestamp: number; atEpochMs: number };
+  | { type: 'audioPlayed'; rtpTimestamp: number; atEpochMs: number }
+  /** The server's clock minus the page's (clockOffset.ts), for the live latency; sent when it changes. */
+  | { type: 'clockOffset'; offsetMs: number };
 
 /** What the display did since the last update, for the page's charts, strip and test hook. */
 export interface QualityUpdate {

@@ -71,6 +71,10 @@ export function StatsPanel({ stats, transportState, mediaTransport, viewerId }: 
           {stats.avSyncMs === null ? '–' : `${stats.avSyncMs >= 0 ? '+' : ''}${stats.avSyncMs.toFixed(0)} ms`}
           {stats.soundDelayMs ? ` (sound held ${stats.soundDelayMs} ms for the picture)` : ''}
         </dd>
+        <dt>Live latency</dt>
+        <dd data-testid="live-latency" title="From when each frame entered the server to when it went on screen (the server's clock offset measured over signaling): median and 95th percentile over the last 10 s">
+          {stats.latencyMs ? `${stats.latencyMs.p50} ms (p95 ${stats.latencyMs.p95})` : '–'}
+        </dd>
         <dt>Sound lost / concealed</dt>
         <dd data-testid="audio-loss">
           {stats.audio ? `${stats.audio.packetsLost} / ${concealedPct(stats.audio)}` : '–'}

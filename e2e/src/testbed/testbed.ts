@@ -372,6 +372,12 @@ export interface ViewerResult {
    * per-second readings over the second half, ms. null: the player had no sound.
    */
   audio?: { packetsReceived: number; packetsLost: number; concealedRatio: number | null; avSyncMs: number | null } | null;
+  /**
+   * Live latency, from a frame's entry at the server to its display (the player's
+   * figures over its last 10 s, sampled each second): the medians of its p50 and
+   * p95 over the second half; null: never known.
+   */
+  latencyMs?: { p50: number | null; p95: number | null } | null;
   /** The controller's reading of the loss over the second half (the viewer state's `congestion`); null: the server gives none. */
   congestion?: CongestionSummary | null;
   /**
@@ -529,6 +535,7 @@ function summarize(
       rtx: { sent: b?.rtx.packetsSent ?? null, recovered: end.stats.packetsRecovered, overheadPct: rtxOverheadPct(a, b, server.sentKbps, elapsed) },
       pliSent: end.stats.pliSent,
       audio: audioSummary(half.map((x) => x.players[i]?.stats)),
+      latencyMs: latencySummary(half.map((x) => x.players[i]?.stats)),
       ...(server.rendition ? { rendition: { ...server.rendition, playerSwitches: end.stats.renditionSwitches } } : {}),
       errors,
     };
@@ -737,6 +744,12 @@ export function timeseriesCsv(samples: Sample[]): string {
 }
 
 /** The sound of one player over the second half (its stats each second), for the JSON. */
+export function latencySummary(stats: (PlayerStats | undefined)[]): ViewerResult['latencyMs'] {
+  const known = stats.flatMap((x) => (x?.latencyMs ? [x.latencyMs] : []));
+  if (!known.length) return null;
+  return { p50: round(median(known.map((l) => l.p50)), 0), p95: round(median(known.map((l) => l.p95)), 0) };
+}
+
 export function audioSummary(stats: (PlayerStats | undefined)[]): ViewerResult['audio'] {
   const withAudio = stats.filter((x): x is PlayerStats & { audio: NonNullable<PlayerStats['audio']> } => !!x?.audio);
   const a = withAudio[0]?.audio;

@@ -69,8 +69,12 @@ function exitMessage(name: string, code: number | null, signal: NodeJS.Signals |
 }
 
 type IngestEvents = {
-  /** An encoded frame of rendition `rendition` (0: the stream's own encoding). */
-  frame: [IvfFrame, number];
+  /**
+   * An encoded frame of rendition `rendition` (0: the stream's own encoding),
+   * and when its source frame entered the server (epoch ms): a publisher's, when
+   * it arrived; a source the server reads itself, when the encoder gave it.
+   */
+  frame: [IvfFrame, number, number];
   status: [IngestStatus];
   /** A run (FFmpeg and the encoder) started: the frames (their pts), reference bytes and audio packets that follow are its own; `audio` says what it does with the sound. */
   run: [AudioPlan];
@@ -274,7 +278,8 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
           }
           this.armStallTimer(run);
         }
-        this.emit('frame', f, rendition);
+        const now = Date.now();
+        this.emit('frame', f, rendition, publisher?.arrivals.arrival((Number(f.pts) * 1000) / this.encode.frameRate) ?? now);
       }),
     );
     const ffmpegStderr: string[] = [];

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { ProbedAudio, PublishedInput } from '../ingest/sourceSpec';
+import type { MediaArrivals } from './mediaArrivals';
 
 export const PUBLISH_PROTOCOLS = ['rtmp', 'srt', 'whip'] as const;
 export type PublishProtocol = (typeof PUBLISH_PROTOCOLS)[number];
@@ -15,6 +16,8 @@ export interface Publisher {
   audio: ProbedAudio | null;
   /** Its media bytes; the stream closes when the publisher goes (and the ingest's run ends with it). */
   media: Readable;
+  /** When its video frames arrived, by its own timestamps: the entry time of each frame the ingest makes of them. */
+  arrivals: MediaArrivals;
   /** When it was accepted (ms since the epoch). */
   since: number;
   /** Ends the publisher's connection (taken over, key revoked, the ingest failed); a second call does nothing. */

@@ -156,6 +156,8 @@ export class ViewerConnection {
       case 'reportTransport':
         await this.requireViewer().reportTransport(r.data.relay);
         return {};
+      case 'clock':
+        return { serverMs: Date.now() };
     }
   }
 

@@ -19,6 +19,7 @@ import type { Publisher } from '../live/publisher';
 import type { Logger } from '../log';
 import type { DscpMarker } from '../net/dscpMarker';
 import { QualityAnalyzer } from '../quality/qualityAnalyzer';
+import { FrameEntryTimes } from './frameEntryTimes';
 import { QualityFeed, type QualityListener } from '../quality/qualityFeed';
 import { IntelligibilityCache } from '../quality/intelligibilityCache';
 import type { MediaWorkerPool } from '../sfu/mediaWorkerPool';
@@ -102,6 +103,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   private readonly quality: QualityAnalyzer[];
   /** Each rendition's PSNR table has its own feed: their rows share indexes. */
   private readonly qualityFeeds: QualityFeed[];
+  /** When each frame entered the server, for the players' latency (with the quality rows). */
+  private readonly entryTimes: FrameEntryTimes;
   /** Each rendition's expected quality under loss, from its PSNR table (UPTA). */
   private readonly intelligibility: IntelligibilityCache[];
   private readonly keyframes: KeyframeRequests[];
@@ -129,6 +132,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.layerRates = renditionIndexes.map(() => new LayerRateMeter());
     this.probeBoard = probeBoardFor(opts.renditionPolicy);
     const fps = opts.encode.frameRate;
+    this.entryTimes = new FrameEntryTimes(QUALITY_WINDOW_S * fps);
     this.qualityFeeds = renditionIndexes.map(() => new QualityFeed({ windowFrames: QUALITY_WINDOW_S * fps, backlogFrames: QUALITY_BACKLOG_S * fps, intervalMs: QUALITY_BATCH_MS }));
     this.intelligibility = this.qualityFeeds.map((f) => new IntelligibilityCache(() => f.recentRows()));
     this.quality = renditionIndexes.map((r) => {
@@ -138,7 +142,7 @@ export class Stream extends EventEmitter<StreamEvents> {
         height: opts.encode.height,
         ...(lower ? { rendition: { index: r, width: lower.width, height: lower.height } } : {}),
         frameRate: fps,
-        onRows: (rows) => this.qualityFeeds[r]!.add(rows),
+        onRows: (rows) => this.qualityFeeds[r]!.add(this.entryTimes.stamp(rows)),
         log: opts.log.child({ stream: opts.id, component: 'quality', rendition: r }),
       });
     });
@@ -156,7 +160,8 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.ingest.on('reference', (chunk) => {
       for (const q of this.quality) q.onReference(chunk);
     });
-    this.ingest.on('frame', (f, rendition) => {
+    this.ingest.on('frame', (f, rendition, enteredMs) => {
+      if (rendition === 0) this.entryTimes.note(this.renditionFrames.runStartIndex + Number(f.pts), enteredMs);
       let sets;
       try {
         sets = this.renditionFrames.push(rendition, f.data, Number(f.pts));

@@ -407,7 +407,7 @@ export class ViewerSession {
       dscp: this.opts.dscp.status,
       psnrDb: this.displayReport?.psnrMeanDb ?? null,
       display: this.displayReport
-        ? { freezes: this.displayReport.freezes, checksumMismatches: this.displayReport.checksumMismatches, fps: this.displayReport.fps }
+        ? { freezes: this.displayReport.freezes, checksumMismatches: this.displayReport.checksumMismatches, fps: this.displayReport.fps, latencyMs: this.displayReport.latencyMs ?? null }
         : null,
       rtx: this.stats.rtx({
         ssrcs: this.rtxSsrcs(),

@@ -98,8 +98,11 @@ export interface ViewerState {
   dscp: DscpStatus;
   /** Mean Y-PSNR of the frames the viewer displayed this session, as its player reports it; null before a report. */
   psnrDb: number | null;
-  /** As the player reports them: freezes (a frame shown over 200 ms), checksum mismatches, decoded fps. */
-  display: { freezes: number; checksumMismatches: number; fps: number } | null;
+  /**
+   * As the player reports them: freezes (a frame shown over 200 ms), checksum mismatches, decoded fps, and its
+   * live latency (frame entry at the server to display, ms, over its last 10 s; null until known).
+   */
+  display: { freezes: number; checksumMismatches: number; fps: number; latencyMs?: { p50: number; p95: number } | null } | null;
   rtx: RtxState;
   /** Key-frame requests (PLI and FIR) the viewer sent on each color stream. */
   keyframeRequests: Record<Color, number>;

@@ -81,6 +81,21 @@ export interface PlayerStats extends QualityStats {
   audio: AudioReceiveStats | null;
   /** How long the player asks the sound's receiver to hold it for a picture that comes later (its jitter buffer target), ms; 0: not held; null without sound. */
   soundDelayMs: number | null;
+  /**
+   * Live latency: from when each frame entered the server to when it went on
+   * screen, ms, over the last 10 s (the player's liveLatency.ts); null until the
+   * server's clock offset and the first frames' times are known.
+   */
+  latencyMs: LatencySummary | null;
+}
+
+/** Percentiles of the live latency over the frames drawn in a window, ms. */
+export interface LatencySummary {
+  p50: number;
+  p95: number;
+  last: number;
+  /** Frames the figures are of. */
+  frames: number;
 }
 
 /** A displayed frame period. */

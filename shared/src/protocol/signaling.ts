@@ -83,12 +83,16 @@ export const requestSchema = z.discriminatedUnion('method', [
       freezes: z.number().int().nonnegative(),
       checksumMismatches: z.number().int().nonnegative(),
       fps: z.number().nonnegative().max(1000),
+      /** Live latency (frame entry at the server to display), ms, over the player's last 10 s; null before it is known. */
+      latencyMs: z.object({ p50: z.number().min(-60_000).max(600_000), p95: z.number().min(-60_000).max(600_000) }).nullable().optional(),
     }),
   }),
   // The quality menu: hold one of the stream's renditions (0: full size) whatever the rate, or let the rate choose again.
   z.object({ id: z.number().int(), method: z.literal('setRendition'), data: z.object({ rendition: renditionChoiceSchema }) }),
   // Whether the player's selected ICE candidate is a TURN relay: the server cannot tell from the packets it gets.
   z.object({ id: z.number().int(), method: z.literal('reportTransport'), data: z.object({ relay: z.boolean() }) }),
+  // The server's clock, for the player's offset to it (its live latency counts from server times).
+  z.object({ id: z.number().int(), method: z.literal('clock'), data: z.object({}).optional() }),
 ]);
 export type Request = z.infer<typeof requestSchema>;
 export type Method = Request['method'];
@@ -192,6 +196,8 @@ export interface ResponseData {
   reportQuality: Record<string, never>;
   reportTransport: Record<string, never>;
   setRendition: { rendition: RenditionChoice };
+  /** The server's epoch ms when it answered. */
+  clock: { serverMs: number };
 }
 
 /** `unauthorized` and `rate_limited` (too many wrong tokens from one address) are the operator API's; signaling never sends them. */
@@ -221,6 +227,8 @@ export const qualityFrameSchema = z.object({
   psnr: z.array(z.number().nullable()).max(256),
   /** Which rendition's decode the row is of (absent: 0, the stream's own encoding); every rendition is scored at the stream's size. */
   rendition: z.number().int().positive().optional(),
+  /** When the frame entered the server (epoch ms, the server's clock): a publisher's frame when it arrived, others when encoded. The player's live latency counts from it. */
+  ingestMs: z.number().nonnegative().optional(),
 });
 export type QualityFrame = z.infer<typeof qualityFrameSchema>;
 

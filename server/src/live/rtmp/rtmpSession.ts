@@ -18,6 +18,7 @@ import type { Publisher, PublishTarget } from '../publisher';
 import { decodeAmf0, encodeAmf0, firstValueLength, type Amf0Value } from './amf0';
 import { ChunkReader, encodeMessage, MSG, RtmpError, uint32, type RtmpMessage } from './chunkStream';
 import { flvHeader, flvTag } from './flvTags';
+import { MediaArrivals } from '../mediaArrivals';
 
 /** The application publishers connect to: rtmp://host/live/<stream key>. */
 export const RTMP_APP = 'live';
@@ -65,6 +66,7 @@ export class RtmpSession {
   private connected = false;
   /** Accepted, its media held until its first video frame. */
   private pending: Pending | null = null;
+  private readonly arrivals = new MediaArrivals();
   private publisher: (Publisher & { media: PassThrough }) | null = null;
   private bytesIn = 0;
   private ackedAt = 0;
@@ -225,6 +227,7 @@ export class RtmpSession {
       address: this.address,
       input: { kind: 'published', format: 'flv' },
       audio: pending.audio,
+      arrivals: this.arrivals,
       media,
       since: Date.now(),
       close: (reason) => this.end(reason),
@@ -244,6 +247,7 @@ export class RtmpSession {
       metadata = values[1];
       tag = flvTag(18, m.timestamp, data);
     } else tag = flvTag(m.type as 8 | 9, m.timestamp, m.payload);
+    if (m.type === MSG.video && !isSequenceHeader(m)) this.arrivals.note(m.timestamp, Date.now());
     if (this.pending) return this.beforeFirstFrame(this.pending, m, tag, metadata);
     if (!this.publisher) throw new RtmpError('media before an accepted publish');
     const media = this.publisher.media;

@@ -19,6 +19,7 @@ import type { Logger } from '../../log';
 import { childEnv } from '../../process/childEnv';
 import { PublishRefused, type RefusalReason } from '../publishGate';
 import type { Publisher, PublishTarget } from '../publisher';
+import { MediaArrivals } from '../mediaArrivals';
 import { keyOfStreamId, StreamIdError } from './srtStreamId';
 import { findProgram } from './tsProgram';
 
@@ -123,7 +124,7 @@ export class SrtServer {
         if (this.closed) return;
         o.log.error({ code, signal, stderr: stderr.trim() }, 'the SRT listener ended; starting it again');
         setTimeout(() => {
-          if (!this.closed) this.spawnListener().catch((err: unknown) => o.log.error({ err }, 'the SRT listener did not start again'));
+          if (!this.closed) this.spawnListener().then((port) => (this.boundPort = port), (err: unknown) => o.log.error({ err }, 'the SRT listener did not start again'));
         }, RESTART_MS).unref();
       });
     });
@@ -213,6 +214,8 @@ export class SrtServer {
         address,
         input: { kind: 'published', format: 'mpegts' },
         audio: program.audio,
+        // The entry time of its frames is when the encoder gave them (MPEG-TS timestamps are not read here).
+        arrivals: new MediaArrivals(),
         media,
         since: Date.now(),
         close: (reason) => {

@@ -14,6 +14,7 @@ import type { types as ms } from 'mediasoup';
 import type { Logger } from '../../log';
 import { SERVER_TRANSPORT } from '../../metrics/mediasoupWorkers';
 import { parseRtpPacket } from '../../rtp/rtpPacket';
+import { MediaArrivals } from '../mediaArrivals';
 import type { Publisher } from '../publisher';
 import { H264FrameAssembler } from './h264Frames';
 import { answerSdp, type PublishPlan } from './whipOffer';
@@ -67,6 +68,8 @@ export class WhipSession {
       input: { kind: 'published', format: 'h264' },
       // The publisher's Opus is not passed on yet: video only.
       audio: null,
+      // Its frames' entry times are when the encoder gave them: RTP arrivals are not noted yet.
+      arrivals: new MediaArrivals(),
       media: this.media,
       since: Date.now(),
       close: (reason) => this.close(reason),
