@@ -21,7 +21,7 @@ import { PublishRefused, type RefusalReason } from '../publishGate';
 import type { Publisher, PublishTarget } from '../publisher';
 import { MediaArrivals } from '../mediaArrivals';
 import { keyOfStreamId, StreamIdError } from './srtStreamId';
-import { findProgram } from './tsProgram';
+import { findProgram, PesTimestamps } from './tsProgram';
 
 /** Where scripts/setup.sh builds it. */
 export const SRT_LISTENER_PATH = fileURLToPath(new URL('../../../../srt/out/pels-srt', import.meta.url));
@@ -205,6 +205,11 @@ export class SrtServer {
       clearTimeout(timer);
       socket.off('data', onData);
       const media = new PassThrough({ highWaterMark: MEDIA_BUFFER_BYTES });
+      // Each video frame's arrival, by its PTS: when the frames the ingest makes of it entered the server.
+      const arrivals = new MediaArrivals();
+      const pes = program.videoPid === null ? null : new PesTimestamps(program.videoPid, (ms) => arrivals.note(ms, Date.now()));
+      pes?.push(held);
+      if (pes) socket.on('data', (chunk: Buffer) => pes.push(chunk));
       media.write(held);
       socket.pipe(media);
       // What the ingest has not read yet is late once the caller is gone: its run ends now.
@@ -214,8 +219,7 @@ export class SrtServer {
         address,
         input: { kind: 'published', format: 'mpegts' },
         audio: program.audio,
-        // The entry time of its frames is when the encoder gave them (MPEG-TS timestamps are not read here).
-        arrivals: new MediaArrivals(),
+        arrivals,
         media,
         since: Date.now(),
         close: (reason) => {

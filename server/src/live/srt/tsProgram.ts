@@ -16,6 +16,8 @@ const VIDEO_TYPES: Record<number, string> = { 0x01: 'mpeg1video', 0x02: 'mpeg2vi
 
 export interface TsProgram {
   video: string | null;
+  /** The video stream's packet id, whose PES headers carry its frames' timestamps. */
+  videoPid: number | null;
   audio: ProbedAudio | null;
 }
 
@@ -66,15 +68,61 @@ function firstPmtPid(section: Buffer): number | undefined {
 
 function programOf(section: Buffer): TsProgram {
   const b = body(section);
-  const program: TsProgram = { video: null, audio: null };
+  const program: TsProgram = { video: null, videoPid: null, audio: null };
   if (b.length < 4) return program;
   let i = 4 + (((b[2]! & 0x0f) << 8) | b[3]!);
   while (i + 5 <= b.length) {
     const type = b[i]!;
-    program.video ??= VIDEO_TYPES[type] ?? null;
+    if (program.video === null && VIDEO_TYPES[type]) {
+      program.video = VIDEO_TYPES[type];
+      program.videoPid = ((b[i + 1]! & 0x1f) << 8) | b[i + 2]!;
+    }
     // Channels are in the stream itself: any but Opus is encoded, whatever they are.
     if (AUDIO_TYPES[type]) program.audio ??= { codec: AUDIO_TYPES[type], channels: 2 };
     i += 5 + (((b[i + 3]! & 0x0f) << 8) | b[i + 4]!);
   }
   return program;
+}
+
+/**
+ * The presentation timestamps (ms, from the 90 kHz PTS) of one stream's PES
+ * packets as its TS packets go by, in chunks cut anywhere: each frame's time
+ * in the publisher's clock, for when it reached the server.
+ */
+export class PesTimestamps {
+  private carry = Buffer.alloc(0);
+
+  constructor(
+    private readonly pid: number,
+    private readonly onPts: (ms: number) => void,
+  ) {}
+
+  push(chunk: Buffer): void {
+    const bytes = this.carry.length ? Buffer.concat([this.carry, chunk]) : chunk;
+    let at = bytes.indexOf(SYNC);
+    while (at >= 0 && at + TS_PACKET <= bytes.length) {
+      if (bytes[at] !== SYNC) {
+        at = bytes.indexOf(SYNC, at + 1);
+        continue;
+      }
+      const pid = ((bytes[at + 1]! & 0x1f) << 8) | bytes[at + 2]!;
+      if (pid === this.pid && bytes[at + 1]! & 0x40) {
+        const ms = pesPtsMs(bytes.subarray(at, at + TS_PACKET));
+        if (ms !== undefined) this.onPts(ms);
+      }
+      at += TS_PACKET;
+    }
+    this.carry = at >= 0 && at < bytes.length ? Buffer.from(bytes.subarray(at)) : Buffer.alloc(0);
+  }
+}
+
+/** The PTS of the PES packet a TS packet starts, in ms; undefined without one. */
+function pesPtsMs(packet: Buffer): number | undefined {
+  const afc = (packet[3]! >> 4) & 3;
+  if (!(afc & 1)) return undefined;
+  const p = 4 + (afc & 2 ? 1 + packet[4]! : 0);
+  if (p + 14 > packet.length || packet[p] !== 0 || packet[p + 1] !== 0 || packet[p + 2] !== 1 || !(packet[p + 7]! & 0x80)) return undefined;
+  const b = (k: number) => packet[p + 9 + k]!;
+  const pts = ((b(0) >> 1) & 0x07) * 2 ** 30 + ((b(1) << 22) | ((b(2) >> 1) << 15) | (b(3) << 7) | (b(4) >> 1));
+  return Math.floor(pts / 90);
 }
