@@ -188,6 +188,10 @@ test('SRT: FFmpeg publishes with the key in its streamid, the player plays it wi
   await decodesMore(page);
   await page.waitForFunction(() => (window.pels?.stats().audio?.packetsReceived ?? 0) >= 50, null, { timeout: 20_000 });
   expect((await liveStream('srtshow')).live?.publisher?.protocol).toBe('srt');
+  await page.waitForFunction(() => window.pels?.stats().latencyMs != null, null, { timeout: 20_000 });
+  const latency = await page.evaluate(() => window.pels!.stats().latencyMs!);
+  console.log(`SRT live latency (entry at the server to display): p50 ${latency.p50} ms, p95 ${latency.p95} ms`);
+  expect(latency.p50).toBeGreaterThan(0);
 
   const wrong = publishSrt(`srt://127.0.0.1:${srtPort}?streamid=${'x'.repeat(43)}`, { seconds: 5 });
   expect((await wrong.exited).code).not.toBe(0);
