@@ -57,15 +57,17 @@ test.describe('docker compose', () => {
     expect(config).toMatch(new RegExp(`server:[\\s\\S]*volumes:\\s*\\n\\s*- pels-state:${stateDir}`));
   });
 
-  test('the server publishes exactly HTTP and the one media port, UDP and TCP, as RTC_PORT in the image says; TLS files are mounted read-only', () => {
+  test('the server publishes exactly HTTP, the one media port (UDP and TCP, as RTC_PORT in the image says) and the publishers\' RTMP and SRT ports; TLS files are mounted read-only', () => {
     test.skip(!pythonYaml, 'python3-yaml is not installed');
     const server = composeConfig([]).services.server!;
+    const env = server.environment as Record<string, string>;
     const ports = (server.ports as { protocol: string; published: number | string; target: number }[]).map((p) => `${p.published}:${p.target}/${p.protocol}`);
     const rtcPort = /^ENV .*\bRTC_PORT=(\d+)/m.exec(readFileSync(`${ROOT}/Dockerfile`, 'utf8'))?.[1];
     expect(rtcPort).toBe('40000');
-    expect(ports.sort()).toEqual(['40000:40000/tcp', '40000:40000/udp', '8080:8080/tcp']);
-    expect(readFileSync(`${ROOT}/Dockerfile`, 'utf8')).toMatch(/^EXPOSE 8080\/tcp 40000\/udp 40000\/tcp$/m);
-    const env = server.environment as Record<string, string>;
+    expect(ports.sort()).toEqual(['1935:1935/tcp', '40000:40000/tcp', '40000:40000/udp', '8080:8080/tcp', '8890:8890/udp']);
+    expect(readFileSync(`${ROOT}/Dockerfile`, 'utf8')).toMatch(/^EXPOSE 8080\/tcp 40000\/udp 40000\/tcp 1935\/tcp 8890\/udp$/m);
+    // The listeners stay off unless the operator turns them on.
+    expect(env).toMatchObject({ RTMP: 'off', SRT: 'off', WHIP: 'off' });
     for (const name of ['TLS_CERT_FILE', 'TLS_KEY_FILE', 'ICE_SERVERS', 'TURN_URL', 'TURN_SECRET']) expect(env).toHaveProperty(name, '');
     expect(JSON.stringify(server.volumes)).toMatch(/\/etc\/pels\/tls/);
     expect(JSON.stringify(server.volumes)).toMatch(/"read_only":true|:ro"/);
