@@ -178,9 +178,10 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     res.add(() => server.stop());
     const resources = () => readResources(server.pid, server.port, server.url, operatorToken, topo.serverNs);
     const viewerBase = `http://${topo.serverIp}:${server.port}`;
+    // Running with a second of frames: by then the stream's every process (encoders, quality decoders) has started.
     const streamRunning = async (id: string) => {
-      const { streams } = JSON.parse((await getOnce(`${server.url}/api/streams`)).body) as { streams: Array<{ id: string; state: string }> };
-      return streams.some((s) => s.id === id && s.state === 'running');
+      const { streams } = JSON.parse((await getOnce(`${server.url}/api/streams`)).body) as { streams: Array<{ id: string; state: string; framesIngested: number }> };
+      return streams.some((s) => s.id === id && s.state === 'running' && s.framesIngested >= 30);
     };
     for (const deadline = Date.now() + 30_000; !(await streamRunning(STREAM_ID)); await sleep(250)) {
       if (Date.now() > deadline) throw new Error('the stream did not start in 30 s');
@@ -190,6 +191,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     for (const deadline = Date.now() + 30_000; !(await streamRunning(LIVE_STREAM_ID)); await sleep(250)) {
       if (Date.now() > deadline) throw new Error('the live stream did not start in 30 s of its publisher');
     }
+    await sleep(2000);
     const start = leakCounts(await resources(), await namespaceCount());
     progress(`server up; start counts ${JSON.stringify(start)}`);
 
