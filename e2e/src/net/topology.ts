@@ -50,23 +50,25 @@ function alive(pid: number): boolean {
 
 /** The namespaces on the machine but those of other runs still going (what this run and dead runs leave). */
 export async function namespacesOfThisRun(): Promise<string[]> {
+  return (await namespaceNames()).filter((name) => {
+    const m = NAME.exec(name);
+    return !m || Number(m[1]) === process.pid || !alive(Number(m[1]));
+  });
+}
+
+/** Every network namespace on the machine, by name. */
+async function namespaceNames(): Promise<string[]> {
   const out = await run('ip', ['netns', 'list']);
   return out
     .split('\n')
     .map((line) => line.split(' ')[0] ?? '')
-    .filter((name) => {
-      if (!name) return false;
-      const m = NAME.exec(name);
-      return !m || Number(m[1]) === process.pid || !alive(Number(m[1]));
-    });
+    .filter(Boolean);
 }
 
 /** Removes namespaces (and with them their veths, qdiscs and processes' sockets) left by runs that died. */
 export async function removeStaleNamespaces(): Promise<string[]> {
-  const out = await run('ip', ['netns', 'list']);
   const removed: string[] = [];
-  for (const line of out.split('\n')) {
-    const name = line.split(' ')[0] ?? '';
+  for (const name of await namespaceNames()) {
     const m = NAME.exec(name);
     if (m && !alive(Number(m[1]))) {
       await killNamespaceProcesses(name);
