@@ -95,9 +95,9 @@ test('a file replaced by a link to outside the media directories since it was ad
   }
 });
 
-/** The pid of the FFmpeg whose command line holds `unique` (each test's lavfi graph is its own). */
+/** The pid of this process's FFmpeg whose command line holds `unique` (each test's lavfi graph is its own; another run of these tests may be on the machine). */
 function ffmpegPid(unique: string): number {
-  const pids = execFileSync('pgrep', ['-f', unique], { encoding: 'utf8' }).trim().split('\n').map(Number);
+  const pids = execFileSync('pgrep', ['-P', String(process.pid), '-f', unique], { encoding: 'utf8' }).trim().split('\n').map(Number);
   assert.equal(pids.length, 1, `one ffmpeg with ${unique}`);
   return pids[0]!;
 }
@@ -112,7 +112,7 @@ function recordStates(ingest: FfmpegIngest): string[] {
 
 test('a running source that sends nothing is stalled after the notice time, and running again with its next frame, not restarted', async (t) => {
   const graph = 'testsrc2=size=164x92:rate=30';
-  const ingest = new FfmpegIngest(await resolveSource(`lavfi:${graph}`, []), small, log, { ...fast, stallNoticeMs: 300, stallTimeoutMs: 60_000 });
+  const ingest = new FfmpegIngest(await resolveSource(`lavfi:${graph}`, []), small, log, { ...fast, stallNoticeMs: 1000, stallTimeoutMs: 60_000 });
   const states = recordStates(ingest);
   t.after(() => ingest.close());
   ingest.start();
@@ -132,7 +132,7 @@ test('a running source that sends nothing is stalled after the notice time, and 
 
 test('a stall that lasts: stalled, then FFmpeg is replaced (restarting) and the source runs again', async (t) => {
   const graph = 'testsrc2=size=166x94:rate=30';
-  const ingest = new FfmpegIngest(await resolveSource(`lavfi:${graph}`, []), small, log, { ...fast, stallNoticeMs: 300, stallTimeoutMs: 1500 });
+  const ingest = new FfmpegIngest(await resolveSource(`lavfi:${graph}`, []), small, log, { ...fast, stallNoticeMs: 1000, stallTimeoutMs: 3000 });
   const states = recordStates(ingest);
   t.after(() => ingest.close());
   ingest.start();
@@ -145,9 +145,9 @@ test('a stall that lasts: stalled, then FFmpeg is replaced (restarting) and the 
   assert.deepEqual(states, ['starting', 'running', 'stalled', 'restarting', 'running', 'stopped']);
 });
 
-/** The pid of the encoder whose encode width is `width` (each test that looks for one has its own). */
+/** The pid of this process's encoder whose encode width is `width` (each test that looks for one has its own). */
 function encoderPid(width: number): number {
-  const pids = execFileSync('pgrep', ['-f', `pels-vp8enc --width ${width} `], { encoding: 'utf8' }).trim().split('\n').map(Number);
+  const pids = execFileSync('pgrep', ['-P', String(process.pid), '-f', `pels-vp8enc --width ${width} `], { encoding: 'utf8' }).trim().split('\n').map(Number);
   assert.equal(pids.length, 1, `one encoder of width ${width}`);
   return pids[0]!;
 }
@@ -214,7 +214,7 @@ test('when the encoder dies, FFmpeg is ended with it and both start again, at th
 test('an encoder that stops sending: stalled, then FFmpeg and the encoder are both replaced', async (t) => {
   const enc = { ...small, width: 186, height: 104 };
   const graph = 'testsrc2=size=186x104:rate=30';
-  const ingest = new FfmpegIngest(await resolveSource(`lavfi:${graph}`, []), enc, log, { ...fast, stallNoticeMs: 300, stallTimeoutMs: 1500 });
+  const ingest = new FfmpegIngest(await resolveSource(`lavfi:${graph}`, []), enc, log, { ...fast, stallNoticeMs: 1000, stallTimeoutMs: 3000 });
   const states = recordStates(ingest);
   t.after(() => ingest.close());
   ingest.start();
@@ -235,7 +235,7 @@ test('an encoder that is not there: failed with the reason, and FFmpeg is not st
   const s = await waitFor(ingest, (x) => x.state === 'failed');
   ingest.close();
   assert.equal(s.error, 'vp8 encoder did not start: cannot run /nonexistent/pels-vp8enc: spawn /nonexistent/pels-vp8enc ENOENT (scripts/setup.sh builds it)');
-  assert.equal(spawnSync('pgrep', ['-f', graph]).status, 1, 'no FFmpeg');
+  assert.equal(spawnSync('pgrep', ['-P', String(process.pid), '-f', graph]).status, 1, 'no FFmpeg');
 });
 
 test('lower renditions come from the same decode: one encoder each, the same frames (pts) at their own size, keyframes asked for per rendition', async () => {

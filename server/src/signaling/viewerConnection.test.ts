@@ -142,7 +142,7 @@ test('a joined player is told when its source stalls and when it runs again', as
   const player = await Player.connect();
   t.after(() => player.ws.close());
   await player.request('join', { streamId: 't' });
-  const [pid] = execFileSync('pgrep', ['-f', GRAPH], { encoding: 'utf8' }).trim().split('\n').map(Number);
+  const [pid] = execFileSync('pgrep', ['-P', String(process.pid), '-f', GRAPH], { encoding: 'utf8' }).trim().split('\n').map(Number);
   process.kill(pid!, 'SIGSTOP');
   let stalled: Notification;
   try {
