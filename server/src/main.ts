@@ -43,6 +43,7 @@ import { StateStore } from './store/stateStore';
 import { streamsAtStart } from './store/streamsAtStart';
 import { Stream } from './streams/stream';
 import { StreamRegistry } from './streams/streamRegistry';
+import { refuseViewers } from './cluster/viewerRefusal';
 
 const log = createLogger();
 /** A publisher has this long from connecting to showing its key. */
@@ -50,6 +51,7 @@ const PUBLISH_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, fileURLToPath(new URL('../../client/dist', import.meta.url)));
+  if (config.cluster.role === 'edge') throw new ConfigError('ROLE=edge is not built yet: run the origin as ROLE=all to serve viewers');
   // The default clip has no sound: it plays with the sound track the server gives it (unless MEDIA_DIR leaves that folder out).
   if (config.source === DEFAULT_SOURCE) {
     const withSound = await demoClipWithSound(DEFAULT_SOURCE, DEMO_DIR).then((clip) => resolveSource(clip, config.mediaDirs)).catch((err: unknown) => {
@@ -233,12 +235,14 @@ async function main(): Promise<void> {
       })
     : undefined;
   const signaling = new SignalingServer(streams, limits, config.ice, log, addressOf);
+  // An origin serves its edges, not players.
+  const refusal = config.cluster.role === 'origin' ? refuseViewers() : undefined;
   const dashboard = new DashboardFeed({ auth, addressOf, snapshot: () => takeSnapshot(snapshotSources), log: log.child({ component: 'dashboard' }) });
   // The origin first: a foreign page's upgrade takes no place.
   const guarded = (kind: SocketKind, handler: UpgradeHandler) =>
     config.allowedOrigins.guard(limits.sockets.guard(kind, handler, addressOf), () => limits.rejections.add('foreign_origin'));
   routeUpgrades(http, {
-    '/ws': guarded('signaling', (req, socket, head) => signaling.handleUpgrade(req, socket, head)),
+    '/ws': guarded('signaling', refusal?.handler ?? ((req, socket, head) => signaling.handleUpgrade(req, socket, head))),
     [DASHBOARD_WS_PATH]: guarded('dashboard', (req, socket, head) => dashboard.handleUpgrade(req, socket, head)),
   }, log);
   ready = true;
@@ -246,7 +250,7 @@ async function main(): Promise<void> {
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const scheme = tls ? 'https' : 'http';
   log.info(
-    { port, rtcPort: config.rtc.port, ...(rtmp ? { rtmpPort: rtmp.port } : {}), ...(srt ? { srtPort: srt.port } : {}), streams: streams.all().map((s) => s.id), stateFile: store.file, dashboard: `${scheme}://localhost:${port}/dashboard` },
+    { port, role: config.cluster.role, rtcPort: config.rtc.port, ...(rtmp ? { rtmpPort: rtmp.port } : {}), ...(srt ? { srtPort: srt.port } : {}), streams: streams.all().map((s) => s.id), stateFile: store.file, dashboard: `${scheme}://localhost:${port}/dashboard` },
     `serving the player at ${scheme}://localhost:${port}`,
   );
 
@@ -260,6 +264,7 @@ async function main(): Promise<void> {
     srt?.close();
     whip?.close();
     signaling.close();
+    refusal?.close();
     dashboard.close();
     mediasoupWorkers.close();
     streams.closeAll();
