@@ -25,3 +25,12 @@ test('no rate before a second of frames', () => {
   m.add(0, 1000, 1200);
   assert.notEqual(m.rates(1200), null);
 });
+
+test('no rate while the window holds no base frame: a source that stalled after enhancement frames gives no floor of 0', () => {
+  const m = new LayerRateMeter(4000);
+  for (let i = 0; i < 60; i++) m.add(([0, 2, 1, 2] as const)[i % 4]!, 1000, (i * 1000) / 30);
+  // The source stops after a TID 2 frame at 2.1 s; nearly 4 s later it alone is inside the window.
+  m.add(2, 1000, 2100);
+  assert.notEqual(m.rates(2100), null);
+  assert.equal(m.rates(2100 + 3990), null);
+});

@@ -21,13 +21,18 @@ export class LayerRateMeter {
     this.evict(atMs);
   }
 
-  /** Null until the window holds at least a second of frames. */
+  /**
+   * Null until the window holds at least a second of frames, and while it holds
+   * no base frame (a stalled source leaves a few enhancement frames behind): a
+   * base rate of 0 is no floor a controller can use.
+   */
   rates(nowMs: number): LayerKbps | null {
     this.evict(nowMs);
     const first = this.frames[0];
     if (!first || nowMs - first.atMs < 1000) return null;
     const bytes = [0, 0, 0];
     for (const f of this.frames) bytes[f.tid]! += f.bytes;
+    if (bytes[0] === 0) return null;
     const kbps = (b: number) => (b * 8) / (nowMs - first.atMs);
     const [tid0, tid1, tid2] = bytes.map(kbps) as [number, number, number];
     return { tid0, tid1, tid2, total: tid0 + tid1 + tid2 };
