@@ -74,3 +74,25 @@ test("PELS consumes green and yellow with RTX where nftables can mark yellow's (
   assert.deepEqual(gated.repaired, ['green']);
   assert.equal(gated.repairUnavailable, null);
 });
+
+test('a viewer that leaves while its last consumer is being made leaves no consumer and no kernel mark behind', async (t) => {
+  const router = await env.media.createRouter();
+  t.after(() => router.close());
+  // The earlier tests' viewers are closed; their marks go in the background.
+  await until('no SSRC marked', () => env.dscp.markedSsrcs === 0);
+  const session = await ViewerSession.create(env.viewerOptions(router, 'v-leaves'));
+  t.after(() => session.close());
+  let live = 0;
+  router.observer.on('newtransport', (transport) =>
+    transport.observer.on('newconsumer', (consumer) => {
+      live++;
+      consumer.observer.once('close', () => live--);
+      // The player's socket closes while mediasoup answers for the red consumer, the last of the three.
+      if (consumer.appData.color === 'red') session.close('left');
+    }),
+  );
+  await session.createTransport();
+  await assert.rejects(session.consume(router.rtpCapabilities as Parameters<ViewerSession['consume']>[0]));
+  await until('every consumer closed', () => live === 0);
+  await until('its marks removed', () => env.dscp.markedSsrcs === 0);
+});

@@ -265,6 +265,8 @@ export class ViewerSession {
         const enableRtx = retransmitted.includes(color);
         const consumer = await this.opts.requests.timed('consume', () => t.consume({ producerId: producer.id, rtpCapabilities: caps, paused: true, enableRtx, appData: { color } }));
         this.consumers.set(color, consumer);
+        // Closed meanwhile (the player left): mediasoup still made the consumer, on a transport already closed, so nothing else would close it.
+        this.assertOpen();
         this.encodings.set(color, consumer.rtpParameters.encodings?.[0] ?? {});
         out.push({ id: consumer.id, producerId: producer.id, kind: 'video', rtpParameters: consumer.rtpParameters, color });
       }
