@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
+import { errors as msErrors } from 'mediasoup';
 import { pino } from 'pino';
+import { RequestError } from '../errors';
 import { WorkerRequests } from './workerRequests';
 
 function logged(): { log: pino.Logger; lines: Record<string, unknown>[] } {
@@ -44,4 +46,17 @@ test('a failed request is counted out and its error passed on', async () => {
   const requests = new WorkerRequests(log, () => null, 1000);
   await assert.rejects(requests.timed('resume', async () => Promise.reject(new Error('gone'))), /gone/);
   assert.deepEqual(requests.state, { pending: 0, channelBacklogBytes: null });
+});
+
+test("a worker that died under a request, or lost what it asked about, is a RequestError the player may retry; other errors pass as they are", async () => {
+  const requests = new WorkerRequests(pino({ level: 'silent' }), () => null);
+  for (const err of [new msErrors.WorkerClosedError('Channel closed, pending request aborted [method:TRANSPORT_CONSUME, id:1]'), new msErrors.NotFoundError('Channel request handler with ID x not found [method:transport.produce]')]) {
+    await assert.rejects(
+      requests.timed('consume', () => Promise.reject(err)),
+      (e: unknown) => e instanceof RequestError && e.code === 'unavailable' && e.message === 'the media worker restarted or closed what consume needed, try again',
+    );
+  }
+  const other = new TypeError('bad rtpCapabilities');
+  await assert.rejects(requests.timed('consume', () => Promise.reject(other)), (e: unknown) => e === other);
+  assert.equal(requests.state.pending, 0);
 });

@@ -7,6 +7,8 @@
  * and the requests still waiting are logged, once when it passes the mark
  * and once with its answer.
  */
+import { errors as msErrors } from 'mediasoup';
+import { RequestError } from '../errors';
 import type { Logger } from '../log';
 
 export const SLOW_REQUEST_MS = 1000;
@@ -32,7 +34,11 @@ export class WorkerRequests {
     return { pending: this.pending, channelBacklogBytes: this.backlog() };
   }
 
-  /** `request()`'s answer; `what` names it in the log should it be slow. */
+  /**
+   * `request()`'s answer; `what` names it in the log should it be slow. A worker that died
+   * meanwhile (its channel closed) or lost the object asked about (closed under the request)
+   * is the player's cue to try again, not the server's fault: `unavailable`.
+   */
   async timed<T>(what: string, request: () => Promise<T>): Promise<T> {
     const startedAt = Date.now();
     this.pending++;
@@ -43,6 +49,11 @@ export class WorkerRequests {
     }, this.slowMs);
     try {
       return await request();
+    } catch (err) {
+      if (err instanceof msErrors.WorkerClosedError || err instanceof msErrors.NotFoundError) {
+        throw new RequestError('unavailable', `the media worker restarted or closed what ${what} needed, try again`);
+      }
+      throw err;
     } finally {
       clearTimeout(slow);
       this.pending--;
