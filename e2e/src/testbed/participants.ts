@@ -1,0 +1,113 @@
+/**
+ * Who takes part in a testbed run: the server (in the server's namespace when
+ * there is one), the Chromium viewers and the synthetic receivers (in the
+ * viewers'), and the bulk TCP flows across the bottleneck.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import type { Topology } from '../net/topology';
+import { startServer, type RunningServer } from '../serverProcess';
+import { TcpFlows, type TcpOptions } from '../tcp/tcpFlows';
+import { launchBrowser } from './browser';
+import type { Resources } from './resources';
+import { startSyntheticViewers, type SyntheticViewers } from './syntheticViewers';
+import type { Progress, TestbedOptions } from './testbed';
+
+/** Synthetic viewers joining a second: one join takes a few hundred ms, mostly DSCP marking and ICE. */
+const SYNTHETIC_RAMP_PER_SECOND = 10;
+
+export interface TestbedServer {
+  server: RunningServer;
+  /** The server's base URL as the viewers reach it (across the bottleneck when there is one). */
+  viewerBase: string;
+  operatorToken: string;
+  routerToken: string;
+  /** Headers for the operator API. */
+  operator: { authorization: string };
+}
+
+/** The server, with this run's own operator and router tokens (the viewer list is operator API, router feedback the router agent's). */
+export async function startTestbedServer(o: TestbedOptions, topo: Topology | null, res: Resources, progress: Progress): Promise<TestbedServer> {
+  const operatorToken = randomBytes(24).toString('base64url');
+  const routerToken = randomBytes(24).toString('base64url');
+  const server = await startServer({
+    env: {
+      OPERATOR_TOKEN: operatorToken,
+      ROUTER_TOKEN: routerToken,
+      FEEDBACK: o.feedback,
+      ...(o.source ? { SOURCE: o.source } : {}),
+      ...(topo ? { RTC_LISTEN_IP: topo.serverIp, HOST: '0.0.0.0' } : {}),
+      // Every viewer joins from the viewers' one address: the per-address and viewer limits must not turn them away.
+      MAX_VIEWERS_PER_ADDRESS: String(o.viewers + o.synthetic),
+      MAX_SOCKETS_PER_ADDRESS: String(o.viewers + o.synthetic + 16),
+      ...(o.synthetic > 0 ? { MAX_VIEWERS: String(o.viewers + o.synthetic) } : {}),
+      ...o.serverEnv,
+    },
+    ...(topo ? { netns: topo.serverNs, controlHost: topo.serverControlIp } : {}),
+    onLog: (line) => progress(`server: ${line}`),
+  });
+  res.add(() => server.stop());
+  const viewerBase = topo ? `http://${topo.serverIp}:${server.port}` : server.url;
+  return { server, viewerBase, operatorToken, routerToken, operator: { authorization: `Bearer ${operatorToken}` } };
+}
+
+/** One Chromium viewer's page, the errors it threw and the signaling bytes it received. */
+export interface ViewerPage {
+  page: Page;
+  pageErrors: string[];
+  signaling: { bytes: number };
+}
+
+/** The Chromium viewers, each in a context of its own, with the flow mode and its rate controller (cycled over `o.controllers`) in the URL. */
+export async function openViewers(o: TestbedOptions, topo: Topology | null, viewerBase: string, res: Resources): Promise<{ browser: Browser | null; pages: ViewerPage[] }> {
+  const browser = o.viewers > 0 ? await launchBrowser(topo, viewerBase, res) : null;
+  const pages: ViewerPage[] = [];
+  for (let i = 0; i < o.viewers; i++) {
+    const page = await (await browser!.newContext()).newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    const signaling = { bytes: 0 };
+    page.on('websocket', (ws) => ws.on('framereceived', (f) => (signaling.bytes += typeof f.payload === 'string' ? Buffer.byteLength(f.payload) : f.payload.length)));
+    const cc = o.controllers.length > 0 ? `&cc=${o.controllers[i % o.controllers.length]}` : '';
+    const loaded = await page.goto(`${viewerBase}/?mode=${o.mode}${cc}`);
+    // Say why rather than run a viewer without a player (e.g. the player not built: 503).
+    if (loaded && !loaded.ok()) throw new Error(`the player's page answered ${loaded.status()}: ${(await loaded.text()).trim()}`);
+    pages.push({ page, pageErrors, signaling });
+  }
+  return { browser, pages };
+}
+
+/** The synthetic viewers, once all have joined or failed; null: none asked for. They report over the second half of the run, as the other averages. */
+export async function joinSyntheticViewers(o: TestbedOptions, topo: Topology | null, viewerBase: string, res: Resources, progress: Progress): Promise<SyntheticViewers | null> {
+  if (o.synthetic <= 0) return null;
+  const synthetic = startSyntheticViewers({ count: o.synthetic, url: viewerBase, mode: o.mode, netns: topo?.clientNs, warmupSeconds: Math.floor(o.seconds / 2), rampPerSecond: SYNTHETIC_RAMP_PER_SECOND, log: progress });
+  res.add(() => synthetic.stop());
+  const { failed } = await synthetic.joined;
+  if (failed > 0) progress(`${failed} synthetic viewer(s) failed to join`);
+  return synthetic;
+}
+
+/** The run's bulk TCP flows (namespaces required: `createNetwork` refuses TCP flows without them). */
+export async function startTcpFlows(o: TcpOptions, topo: Topology, res: Resources, progress: Progress): Promise<TcpFlows> {
+  const tcp = await TcpFlows.start(topo, o);
+  res.add(() => tcp.stop());
+  progress(`${o.flows} TCP flow(s) started (${tcp.congestionControl}, ${o.queue} queue)`);
+  return tcp;
+}
+
+/** Each viewer's page as it is, and the dashboard (opened in the viewers' browser, so it reaches the server the same way). */
+export async function screenshots(dir: string, pages: Page[], browser: Browser | null, dashboardUrl: string, progress: Progress): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await Promise.all(pages.map((page, i) => page.screenshot({ path: join(dir, `viewer-${i + 1}.png`), fullPage: true })));
+  if (browser) {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await page.goto(dashboardUrl);
+    // The dashboard's first snapshot over its WebSocket.
+    await page.waitForTimeout(3000);
+    await page.screenshot({ path: join(dir, 'dashboard.png') });
+    await page.context().close();
+  }
+  progress(`screenshots in ${dir}`);
+}
