@@ -12,21 +12,19 @@ import { probeBoardFor, type RenditionPolicyParams } from '@pels/shared/pels/ren
 import type { ProbeBoard } from '@pels/shared/pels/probeBoard';
 import type { ViewerGateParams } from '@pels/shared/upta/viewerGate';
 import type { EncodeSettings, Rendition, SourceSpec } from '../ingest/sourceSpec';
-import { LayerRateMeter } from '../layering/layerRates';
 import type { Fanout, FeedbackSource } from '../config';
 import type { Limits } from '../limits/limits';
 import type { Publisher } from '../live/publisher';
 import type { Logger } from '../log';
 import type { DscpMarker } from '../net/dscpMarker';
-import { QualityAnalyzer } from '../quality/qualityAnalyzer';
 import { FrameEntryTimes } from './frameEntryTimes';
-import { QualityFeed, type QualityListener } from '../quality/qualityFeed';
-import { IntelligibilityCache } from '../quality/intelligibilityCache';
+import type { QualityListener } from '../quality/qualityFeed';
 import type { MediaWorkerPool } from '../sfu/mediaWorkerPool';
 import { SharedFanout } from '../viewer/sharedFanout';
 import { ViewerSession } from '../viewer/viewerSession';
-import { KeyframeRequests, type KeyframeReason } from './keyframeRequests';
+import type { KeyframeReason } from './keyframeRequests';
 import { RenditionFrames } from './renditionFrames';
+import { RenditionPipeline } from './renditionPipeline';
 import { StreamAudio } from './streamAudio';
 import { PacerClock } from '../flow/pacerClock';
 import type { AudioPlan } from '../ingest/sourceSpec';
@@ -76,6 +74,12 @@ type StreamEvents = {
   viewerclose: [ViewerState];
 };
 
+/** What the stream has on one media worker: its router there and, with a shared fan-out, the producers every viewer there consumes. */
+interface WorkerSlot {
+  router: ms.Router | null;
+  fanout: SharedFanout | null;
+}
+
 /**
  * One source: its ingest (FFmpeg and an encoder per rendition), its mediasoup
  * router and its viewers. Frames flow one way: ingest -> layering, one set of
@@ -85,29 +89,22 @@ type StreamEvents = {
  */
 export class Stream extends EventEmitter<StreamEvents> {
   readonly id: string;
-  /** By media worker, as the next two. */
-  private readonly routers: (ms.Router | null)[];
-  private readonly fanouts: (SharedFanout | null)[];
-  private readonly viewerWorker = new Map<string, number>();
+  /** By media worker. */
+  private readonly workers: WorkerSlot[];
   private readonly ingest: FfmpegIngest;
   private readonly renditionFrames: RenditionFrames;
-  private readonly viewers = new Map<string, ViewerSession>();
+  /** Each viewer and the media worker it is on. */
+  private readonly viewers = new Map<string, { session: ViewerSession; worker: number }>();
   private framesIngested = 0;
   private closed = false;
   /** The operator's rate controller for this stream; null: RATE_CONTROLLER's. */
   private controllerChoice: RateControllerName | null = null;
   private readonly ticksPerFrame: number;
-  /** By rendition, as the next three. */
-  private readonly layerRates: LayerRateMeter[];
+  /** By rendition (0: the full size). */
+  private readonly pipelines: RenditionPipeline[];
   private readonly boundsTimer: NodeJS.Timeout;
-  private readonly quality: QualityAnalyzer[];
-  /** Each rendition's PSNR table has its own feed: their rows share indexes. */
-  private readonly qualityFeeds: QualityFeed[];
   /** When each frame entered the server, for the players' latency (with the quality rows). */
   private readonly entryTimes: FrameEntryTimes;
-  /** Each rendition's expected quality under loss, from its PSNR table (UPTA). */
-  private readonly intelligibility: IntelligibilityCache[];
-  private readonly keyframes: KeyframeRequests[];
   private readonly probeBoard: ProbeBoard;
   /** The one ticker of the stream's pacers (its viewers' flows, its shared fan-outs). */
   private readonly pacerClock = new PacerClock();
@@ -121,28 +118,26 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.setMaxListeners(0);
     this.id = opts.id;
     this.ticksPerFrame = Math.round(90000 / opts.encode.frameRate);
-    this.routers = Array.from({ length: opts.media.size }, () => null);
-    this.fanouts = Array.from({ length: opts.media.size }, () => null);
+    this.workers = Array.from({ length: opts.media.size }, () => ({ router: null, fanout: null }));
     const count = 1 + opts.renditions.length;
     this.renditionFrames = new RenditionFrames(count, this.ticksPerFrame);
     this.ingest = new FfmpegIngest(opts.source, opts.encode, opts.log.child({ stream: opts.id }), { renditions: opts.renditions, ...(opts.reconnectMs !== undefined ? { reconnectMs: opts.reconnectMs } : {}) });
     this.ingest.on('status', () => this.emit('info', this.publicInfo()));
-    const renditionIndexes = Array.from({ length: count }, (_, r) => r);
-    this.keyframes = renditionIndexes.map((r) => new KeyframeRequests(opts.keyframeMinGapMs, () => this.ingest.requestKeyframe(r)));
-    this.layerRates = renditionIndexes.map(() => new LayerRateMeter());
     this.probeBoard = probeBoardFor(opts.renditionPolicy);
     const fps = opts.encode.frameRate;
     this.entryTimes = new FrameEntryTimes(QUALITY_WINDOW_S * fps);
-    this.qualityFeeds = renditionIndexes.map(() => new QualityFeed({ windowFrames: QUALITY_WINDOW_S * fps, backlogFrames: QUALITY_BACKLOG_S * fps, intervalMs: QUALITY_BATCH_MS }));
-    this.intelligibility = this.qualityFeeds.map((f) => new IntelligibilityCache(() => f.recentRows()));
-    this.quality = renditionIndexes.map((r) => {
+    this.pipelines = Array.from({ length: count }, (_, r) => {
       const lower = r === 0 ? undefined : opts.renditions[r - 1]!;
-      return new QualityAnalyzer({
+      return new RenditionPipeline({
+        index: r,
         width: opts.encode.width,
         height: opts.encode.height,
-        ...(lower ? { rendition: { index: r, width: lower.width, height: lower.height } } : {}),
+        lower: lower && { width: lower.width, height: lower.height },
         frameRate: fps,
-        onRows: (rows) => this.qualityFeeds[r]!.add(this.entryTimes.stamp(rows)),
+        keyframeMinGapMs: opts.keyframeMinGapMs,
+        requestKeyframe: () => this.ingest.requestKeyframe(r),
+        stampRows: (rows) => this.entryTimes.stamp(rows),
+        quality: { windowFrames: QUALITY_WINDOW_S * fps, backlogFrames: QUALITY_BACKLOG_S * fps, intervalMs: QUALITY_BATCH_MS },
         log: opts.log.child({ stream: opts.id, component: 'quality', rendition: r }),
       });
     });
@@ -150,7 +145,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.ingest.on('run', (audio) => {
       this.renditionFrames.newRun();
       this.audio.onRun(this.renditionFrames.runStartIndex);
-      for (const q of this.quality) q.newRun();
+      for (const p of this.pipelines) p.newRun();
       if (audio !== this.audioPlan) {
         this.audioPlan = audio;
         this.emit('info', this.publicInfo());
@@ -158,7 +153,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     });
     this.ingest.on('audio', (p) => this.audio.send(p));
     this.ingest.on('reference', (chunk) => {
-      for (const q of this.quality) q.onReference(chunk);
+      for (const p of this.pipelines) p.onReference(chunk);
     });
     this.ingest.on('frame', (f, rendition, enteredMs) => {
       if (rendition === 0) this.entryTimes.note(this.renditionFrames.runStartIndex + Number(f.pts), enteredMs);
@@ -172,15 +167,12 @@ export class Stream extends EventEmitter<StreamEvents> {
       for (const { pts, frames } of sets) {
         this.framesIngested++;
         const now = Date.now();
-        frames.forEach((frame, r) => {
-          if (frame.keyframe) this.keyframes[r]!.onKeyframe();
-          this.layerRates[r]!.add(frame.temporalId, frame.bytes, now);
-        });
+        frames.forEach((frame, r) => this.pipelines[r]!.onFrame(frame, now));
         // The shared fan-out (a measurement baseline) forwards the full-size rendition to everyone, once per worker.
-        if (this.opts.fanout === 'shared') for (const f of this.fanouts) f?.sendFrame(frames[0]!, now);
-        else for (const v of this.viewers.values()) v.sendFrame(frames, now);
+        if (this.opts.fanout === 'shared') for (const w of this.workers) w.fanout?.sendFrame(frames[0]!, now);
+        else for (const v of this.viewers.values()) v.session.sendFrame(frames, now);
         // After the viewers: measuring quality never delays a frame.
-        frames.forEach((frame, r) => this.quality[r]!.onFrame(frame, pts));
+        frames.forEach((frame, r) => this.pipelines[r]!.measure(frame, pts));
       }
     });
     this.boundsTimer = setInterval(() => this.updateRateBounds(), BOUNDS_UPDATE_MS);
@@ -193,8 +185,8 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   private rateBounds(): { minKbps: number; maxKbps: number; startKbps: number } {
     const now = Date.now();
-    const top = this.layerRates[0]!.rates(now);
-    const lowest = this.layerRates.at(-1)!.rates(now);
+    const top = this.pipelines[0]!.layerRates.rates(now);
+    const lowest = this.pipelines.at(-1)!.layerRates.rates(now);
     if (!top || !lowest) return { minKbps: this.opts.control.mkc.minKbps, maxKbps: this.opts.control.mkc.maxKbps, startKbps: this.opts.control.mkc.minKbps };
     return { minKbps: lowest.tid0, maxKbps: Math.max(top.tid0, top.total * CEILING_HEADROOM), startKbps: top.tid0 };
   }
@@ -202,35 +194,36 @@ export class Stream extends EventEmitter<StreamEvents> {
   private updateRateBounds(): void {
     const { minKbps, maxKbps } = this.rateBounds();
     const now = Date.now();
-    const rates = this.layerRates.map((m) => m.rates(now));
+    const rates = this.pipelines.map((p) => p.layerRates.rates(now));
     const bases = rates.map((r) => r?.tid0 ?? null);
     const fulls = rates.map((r) => r?.total ?? null);
-    for (const v of this.viewers.values()) {
-      v.setRateBounds(minKbps, maxKbps, now);
-      v.setRenditionRates(bases, fulls);
+    for (const { session } of this.viewers.values()) {
+      session.setRateBounds(minKbps, maxKbps, now);
+      session.setRenditionRates(bases, fulls);
     }
-    if (fulls[0]) for (const f of this.fanouts) f?.setTargetKbps(fulls[0]);
+    if (fulls[0]) for (const w of this.workers) w.fanout?.setTargetKbps(fulls[0]);
   }
 
   async start(): Promise<void> {
-    await Promise.all(this.routers.map((_, i) => this.makeRouter(i)));
+    await Promise.all(this.workers.map((_, i) => this.makeRouter(i)));
     this.ingest.start();
   }
 
   /** Media worker `index` was replaced: the viewers on its old router are gone. */
   async onMediaWorkerRestarted(index: number): Promise<void> {
-    for (const [id, v] of [...this.viewers]) if (this.viewerWorker.get(id) === index) v.close('media worker restarted');
+    for (const { session, worker } of [...this.viewers.values()]) if (worker === index) session.close('media worker restarted');
     await this.makeRouter(index);
   }
 
   private async makeRouter(index: number): Promise<void> {
-    this.routers[index] = null;
-    this.fanouts[index]?.close();
-    this.fanouts[index] = null;
+    const slot = this.workers[index]!;
+    slot.router = null;
+    slot.fanout?.close();
+    slot.fanout = null;
     const router = await this.opts.media.createRouter(index);
     await this.audio.attach(index, router, `pels-${this.id}`);
-    if (this.opts.fanout === 'shared') this.fanouts[index] = await SharedFanout.create(router, this.id, (reason) => this.keyframes[0]!.request(reason), this.pacerClock);
-    this.routers[index] = router;
+    if (this.opts.fanout === 'shared') slot.fanout = await SharedFanout.create(router, this.id, (reason) => this.pipelines[0]!.keyframes.request(reason), this.pacerClock);
+    slot.router = router;
   }
 
   /**
@@ -291,14 +284,14 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   /** Measured bitrate of each layer of the top rendition; null until a second of frames has come. */
   layerKbps(): LayerKbps | null {
-    return this.layerRates[0]!.rates(Date.now());
+    return this.pipelines[0]!.layerRates.rates(Date.now());
   }
 
   /** Keyframe requests of the viewers by reason, and the keyframes they forced, over all renditions. */
   keyframeCounts(): KeyframeCounts {
     const sum: KeyframeCounts = { requests: { join: 0, pli: 0, switch: 0 }, forced: 0 };
-    for (const k of this.keyframes) {
-      const t = k.totals;
+    for (const p of this.pipelines) {
+      const t = p.keyframes.totals;
       for (const reason of Object.keys(sum.requests) as KeyframeReason[]) sum.requests[reason] += t.requests[reason];
       sum.forced += t.forced;
     }
@@ -312,7 +305,7 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   /** The same on every worker's router (one codec list). */
   get routerRtpCapabilities(): ms.RtpCapabilities {
-    const router = this.routers.find((r) => r && !r.closed);
+    const router = this.workers.find((w) => w.router && !w.router.closed)?.router;
     if (!router) throw new RequestError('unavailable', 'media router is not available, try again');
     return router.rtpCapabilities;
   }
@@ -329,17 +322,17 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   /** One rendition's PSNR table rows, in batches; returns the unsubscribe function. */
   subscribeQuality(rendition: number, listener: QualityListener): () => void {
-    const feed = this.qualityFeeds[rendition];
+    const feed = this.pipelines[rendition]?.qualityFeed;
     if (!feed) throw new RangeError(`stream ${this.id} has no rendition ${rendition}`);
     return feed.subscribe(listener);
   }
 
   viewerStates(): ViewerState[] {
-    return [...this.viewers.values()].map((v) => v.state());
+    return [...this.viewers.values()].map((v) => v.session.state());
   }
 
   forEachViewer(fn: (v: ViewerSession) => void): void {
-    for (const v of this.viewers.values()) fn(v);
+    for (const v of this.viewers.values()) fn(v.session);
   }
 
   /** The rate controller of viewers that join from now on: the operator's choice for this stream, or RATE_CONTROLLER. */
@@ -362,43 +355,39 @@ export class Stream extends EventEmitter<StreamEvents> {
     address?: string,
   ): Promise<ViewerSession> {
     if (this.closed) throw new ClosedError(`stream ${this.id}`);
-    const worker = this.opts.media.leastLoaded();
-    const router = this.routers[worker];
+    const { media } = this.opts;
+    const worker = media.leastLoaded();
+    const { router, fanout } = this.workers[worker]!;
     if (!router || router.closed) throw new RequestError('unavailable', 'media router is not available, try again');
-    const webRtcServer = this.opts.media.webRtcServer(worker);
-    const packetSinks = this.opts.media.packetSinks(worker);
-    const requests = this.opts.media.requests(worker);
     const releasePlace = this.opts.limits.viewers.take(this.id, address);
-    const releaseWorker = this.opts.media.take(worker);
+    const releaseWorker = media.take(worker);
     const release = () => {
       releasePlace();
       releaseWorker();
-      this.viewerWorker.delete(id);
     };
     const { startKbps, ...bounds } = this.rateBounds();
     const { mkc } = this.opts.control;
     const viewer = await ViewerSession.create({
       id,
-      streamId: this.id,
-      router,
       mode,
-      control: { ...this.opts.control, controller, mkc: { ...mkc, ...bounds, initialKbps: Math.max(mkc.initialKbps, startKbps) } },
-      feedback: this.opts.feedback,
-      ...(this.opts.controlRecordDir !== undefined ? { controlRecordDir: this.opts.controlRecordDir } : {}),
-      dscp: this.opts.dscp,
-      webRtcServer,
-      packetSinks,
-      pacerClock: this.pacerClock,
-      requests,
-      limits: this.opts.limits,
-      log: this.opts.log,
-      renditions: this.keyframes.length,
-      renditionPolicy: this.opts.renditionPolicy,
-      probeBoard: this.probeBoard,
-      onKeyframeRequest: (reason, rendition) => this.keyframes[rendition]?.request(reason),
-      fanout: this.fanouts[worker] ?? undefined,
-      audio: { producer: this.audio.producer(worker), timestampBase: this.audio.timestampBase },
-      ...(this.opts.upta ? { upta: { params: this.opts.upta, model: (r: number) => this.intelligibility[r]?.current(Date.now()) ?? null } } : {}),
+      worker: { router, webRtcServer: media.webRtcServer(worker), packetSinks: media.packetSinks(worker), requests: media.requests(worker) },
+      stream: {
+        id: this.id,
+        renditions: this.pipelines.length,
+        renditionPolicy: this.opts.renditionPolicy,
+        probeBoard: this.probeBoard,
+        pacerClock: this.pacerClock,
+        onKeyframeRequest: (reason, rendition) => this.pipelines[rendition]?.keyframes.request(reason),
+        fanout: fanout ?? undefined,
+        audio: { producer: this.audio.producer(worker), timestampBase: this.audio.timestampBase },
+        ...(this.opts.upta ? { upta: { params: this.opts.upta, model: (r: number) => this.pipelines[r]?.intelligibility.current(Date.now()) ?? null } } : {}),
+      },
+      control: {
+        loop: { ...this.opts.control, controller, mkc: { ...mkc, ...bounds, initialKbps: Math.max(mkc.initialKbps, startKbps) } },
+        feedback: this.opts.feedback,
+        ...(this.opts.controlRecordDir !== undefined ? { recordDir: this.opts.controlRecordDir } : {}),
+      },
+      server: { dscp: this.opts.dscp, limits: this.opts.limits, log: this.opts.log },
       onClose: (closed) => {
         release();
         this.viewers.delete(id);
@@ -409,8 +398,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       release();
       throw err;
     });
-    this.viewers.set(id, viewer);
-    this.viewerWorker.set(id, worker);
+    this.viewers.set(id, { session: viewer, worker });
     this.emit('newviewer', viewer);
     return viewer;
   }
@@ -419,12 +407,11 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.boundsTimer);
-    for (const v of [...this.viewers.values()]) v.close('stream closed');
-    for (const k of this.keyframes) k.close();
+    for (const v of [...this.viewers.values()]) v.session.close('stream closed');
+    for (const p of this.pipelines) p.keyframes.close();
     this.ingest.close();
-    for (const q of this.quality) q.close();
-    for (const f of this.qualityFeeds) f.close();
-    for (const r of this.routers) r?.close();
+    for (const p of this.pipelines) p.close();
+    for (const w of this.workers) w.router?.close();
     this.audio.close();
     this.pacerClock.close();
   }

@@ -28,3 +28,42 @@ export function modeInForce(requested: FlowModeName, transport: MediaTransport |
   // nack and best effort carry one DSCP anyway: only PELS needs a path that keeps colors.
   return requested === 'pels' && !canColor(transport) ? 'best-effort' : requested;
 }
+
+/** A viewer's mode: the one asked for (at its join, then by the operator) and the one in force on the path ICE chose. */
+export class ViewerPath {
+  /** In force: the requested mode, or best effort on a path that cannot carry colors. */
+  private current: FlowModeName;
+  /** The protocol of the ICE tuple in use, null before ICE has chosen one. */
+  private tupleProtocol: 'udp' | 'tcp' | null = null;
+  /** The player's report that its selected candidate is a TURN relay. */
+  private relayed = false;
+
+  constructor(public requested: FlowModeName) {
+    this.current = requested;
+  }
+
+  get mode(): FlowModeName {
+    return this.current;
+  }
+
+  /** How the media reaches the viewer, null until ICE has chosen. */
+  get transport(): MediaTransport | null {
+    return mediaTransport(this.tupleProtocol, this.relayed);
+  }
+
+  setTuple(protocol: 'udp' | 'tcp'): void {
+    this.tupleProtocol = protocol;
+  }
+
+  setRelayed(relayed: boolean): void {
+    this.relayed = relayed;
+  }
+
+  /** The mode now in force when it differs from the one before (and is now the current one); null: unchanged. */
+  update(): FlowModeName | null {
+    const mode = modeInForce(this.requested, this.transport);
+    if (mode === this.current) return null;
+    this.current = mode;
+    return mode;
+  }
+}

@@ -14,7 +14,9 @@ import { localMediaWorker } from '../sfu/localMediaWorker';
 import type { types as ms } from 'mediasoup';
 import { Limits } from '../limits/limits';
 import type { MediaWorker } from '../sfu/mediaWorker';
-import type { ViewerSessionOptions } from './viewerSession';
+import type { FlowModeName } from '@pels/shared/protocol/api';
+import { probeBoardFor } from '@pels/shared/pels/renditionPolicy';
+import type { ViewerSessionOptions, ViewerStream } from './viewerSessionOptions';
 import { PacerClock } from '../flow/pacerClock';
 
 export const log = pino({ level: 'silent' });
@@ -25,38 +27,42 @@ export const frames: LayeredFrame[] = (() => {
   return new IvfReader().push(readFileSync(new URL('../../testdata/city-24.ivf', import.meta.url))).map((f) => layering.next(f.data));
 })();
 
+export interface ViewerOptionsExtra {
+  mode?: FlowModeName;
+  dscp?: DscpMarker;
+  stream?: Partial<ViewerStream>;
+}
+
 export interface RealMedia {
   media: MediaWorker;
   dscp: DscpMarker;
   /** The viewers' pacers' ticker, as a stream has one. */
   pacerClock: PacerClock;
-  /** A PELS viewer of stream `s` on `router` with the default config; `extra` replaces any of it. */
-  viewerOptions(router: ms.Router, id: string, extra?: Partial<ViewerSessionOptions>): ViewerSessionOptions;
+  /** A PELS viewer of stream `s` on `router` with the default config; `extra` replaces its mode, DSCP marker or any of the stream's part. */
+  viewerOptions(router: ms.Router, id: string, extra?: ViewerOptionsExtra): ViewerSessionOptions;
 }
 
 /** Registers the hooks; the worker and marker are there once the file's tests run. */
 export function realMedia(): RealMedia {
   const env = {
     pacerClock: new PacerClock(),
-    viewerOptions: (router, id, extra = {}) => ({
+    viewerOptions: (router: ms.Router, id: string, extra: ViewerOptionsExtra = {}): ViewerSessionOptions => ({
       id,
-      streamId: 's',
-      router,
-      mode: 'pels',
-      control: config.control,
-      feedback: 'rtcp',
-      dscp: env.dscp,
-      webRtcServer: env.media.webRtcServer,
-      packetSinks: env.media.packetSinks,
-      pacerClock: env.pacerClock,
-      requests: env.media.requests,
-      limits: new Limits(config.limits),
-      log,
-      renditions: 1,
-      renditionPolicy: config.renditionPolicy,
-      onKeyframeRequest: () => {},
+      mode: extra.mode ?? 'pels',
+      worker: { router, webRtcServer: env.media.webRtcServer, packetSinks: env.media.packetSinks, requests: env.media.requests },
+      stream: {
+        id: 's',
+        renditions: 1,
+        renditionPolicy: config.renditionPolicy,
+        probeBoard: probeBoardFor(config.renditionPolicy),
+        pacerClock: env.pacerClock,
+        onKeyframeRequest: () => {},
+        audio: { producer: null, timestampBase: 0 },
+        ...extra.stream,
+      },
+      control: { loop: config.control, feedback: 'rtcp' },
+      server: { dscp: extra.dscp ?? env.dscp, limits: new Limits(config.limits), log },
       onClose: () => {},
-      ...extra,
     }),
   } as RealMedia;
   before(async () => {

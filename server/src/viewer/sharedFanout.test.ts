@@ -21,7 +21,7 @@ test('shared fan-out: every viewer consumes the same three producers, each frame
   const transportsBefore = (await router.dump()).transportIds.length;
   const viewers = await Promise.all(
     ['v1', 'v2'].map((id) =>
-      ViewerSession.create(env.viewerOptions(router, id, { fanout })),
+      ViewerSession.create(env.viewerOptions(router, id, { stream: { fanout } })),
     ),
   );
   t.after(() => viewers.forEach((v) => v.close()));

@@ -25,7 +25,7 @@ test('a viewer asks for a keyframe when it starts receiving, and for each PLI on
   const router = await env.media.createRouter();
   t.after(() => router.close());
   const reasons: KeyframeReason[] = [];
-  const session = await ViewerSession.create(env.viewerOptions(router, 'v1', { onKeyframeRequest: (reason) => reasons.push(reason) }));
+  const session = await ViewerSession.create(env.viewerOptions(router, 'v1', { stream: { onKeyframeRequest: (reason) => reasons.push(reason) } }));
   t.after(() => session.close());
   await session.createTransport();
   const consumed = await session.consume(router.rtpCapabilities as Parameters<ViewerSession['consume']>[0]);

@@ -14,9 +14,9 @@ const upta = { params: { ...VIEWER_GATE_DEFAULTS, floorDb: 20 }, model: () => nu
 test('with UPTA a viewer starts with every layer; without it, or in rlm, it has no UPTA state', async (t) => {
   const router = await env.media.createRouter();
   t.after(() => router.close());
-  const on = await ViewerSession.create(env.viewerOptions(router, 'on', { upta }));
+  const on = await ViewerSession.create(env.viewerOptions(router, 'on', { stream: { upta } }));
   const off = await ViewerSession.create(env.viewerOptions(router, 'off'));
-  const rlm = await ViewerSession.create(env.viewerOptions(router, 'rlm', { upta, mode: 'rlm' }));
+  const rlm = await ViewerSession.create(env.viewerOptions(router, 'rlm', { stream: { upta }, mode: 'rlm' }));
   t.after(() => [on, off, rlm].forEach((v) => v.close()));
   const state = on.state().upta;
   assert.equal(state?.state, 'full');
