@@ -124,15 +124,15 @@ test('UPTA: off by default; UPTA=on with a floor of 20 dB or UPTA_FLOOR_DB; bad 
 });
 
 test('publish listeners: RTMP off unless on, on port 1935 or RTMP_PORT; SRT off unless on, on 8890 or SRT_PORT; WHIP off unless on', () => {
-  assert.deepEqual(load({}).publish, { rtmp: undefined, srt: undefined, whip: false, attemptsPerMinute: 30, reconnectMs: 30_000, maxConnections: 64 });
+  assert.deepEqual(load({}).publish, { rtmp: undefined, srt: undefined, whip: false, attemptsPerMinute: 30, keyFailuresPerMinute: 10, reconnectMs: 30_000, maxConnections: 64 });
   assert.deepEqual(load({ SRT: 'on' }).publish.srt, { port: 8890, latencyMs: 120 });
   assert.deepEqual(load({ SRT: 'on', SRT_PORT: '9000', SRT_LATENCY_MS: '200' }).publish.srt, { port: 9000, latencyMs: 200 });
   assert.equal(load({ SRT_PORT: '9000' }).publish.srt, undefined);
   assert.throws(() => load({ SRT: 'on', SRT_LATENCY_MS: '5' }), /SRT_LATENCY_MS must be an integer in \[20, 8000\]/);
   assert.equal(load({ WHIP: 'on' }).publish.whip, true);
   assert.throws(() => load({ WHIP: 'yes' }), /WHIP must be on or off/);
-  const on = load({ RTMP: 'on', PUBLISH_ATTEMPTS_PER_MINUTE: '5', PUBLISH_RECONNECT_S: '10' }).publish;
-  assert.deepEqual([on.rtmp, on.attemptsPerMinute, on.reconnectMs], [{ port: 1935 }, 5, 10_000]);
+  const on = load({ RTMP: 'on', PUBLISH_ATTEMPTS_PER_MINUTE: '5', PUBLISH_KEY_FAILURES_PER_MINUTE: '2', PUBLISH_RECONNECT_S: '10' }).publish;
+  assert.deepEqual([on.rtmp, on.attemptsPerMinute, on.keyFailuresPerMinute, on.reconnectMs], [{ port: 1935 }, 5, 2, 10_000]);
   assert.equal(load({ RTMP_PORT: '2000' }).publish.rtmp, undefined);
   assert.throws(() => load({ RTMP: 'yes' }), /RTMP must be on or off/);
   assert.throws(() => load({ RTMP: 'on', RTMP_PORT: '99999' }), /RTMP_PORT must be an integer in \[0, 65535\]/);

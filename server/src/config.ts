@@ -98,6 +98,8 @@ export interface PublishSettings {
   whip: boolean;
   /** PUBLISH_ATTEMPTS_PER_MINUTE: publish attempts (a key shown) one address may make a minute. */
   attemptsPerMinute: number;
+  /** PUBLISH_KEY_FAILURES_PER_MINUTE: wrong stream keys one address may show a minute before it is locked out. */
+  keyFailuresPerMinute: number;
   /** PUBLISH_RECONNECT_S: a publisher that went away may come back this long and its viewers keep watching the same stream. */
   reconnectMs: number;
   /** PUBLISH_MAX_CONNECTIONS: publish connections at once per protocol, accepted or still handshaking. */
@@ -266,6 +268,7 @@ function publishFrom(env: NodeJS.ProcessEnv): PublishSettings {
     srt,
     whip: switchFrom(env, 'WHIP', false),
     attemptsPerMinute: intFrom(env, 'PUBLISH_ATTEMPTS_PER_MINUTE', 30, 1, 100_000),
+    keyFailuresPerMinute: intFrom(env, 'PUBLISH_KEY_FAILURES_PER_MINUTE', 10, 1, 100_000),
     reconnectMs: 1000 * intFrom(env, 'PUBLISH_RECONNECT_S', 30, 0, 3600),
     maxConnections: intFrom(env, 'PUBLISH_MAX_CONNECTIONS', 64, 1, 100_000),
   };

@@ -14,6 +14,7 @@ import { keepCertificateCurrent, readTlsPair, TlsFilesError } from './http/tlsCe
 import { resolveSource } from './ingest/mediaFiles';
 import { SourceError } from './ingest/sourcePolicy';
 import { redactCredentials } from './ingest/sourceRedaction';
+import { AddressRateLimit } from './limits/addressRateLimit';
 import { Limits } from './limits/limits';
 import type { SocketKind } from './limits/socketsPerAddress';
 import { createLogger } from './log';
@@ -27,7 +28,6 @@ import { operatorRoutes, type NewStream } from './operator/operatorRoutes';
 import { takeSnapshot } from './operator/snapshot';
 import { logChannelDrops } from './sfu/channelDropLog';
 import { noDrops } from './sfu/mediaWorker';
-import { AttemptLimiter } from './live/attemptLimiter';
 import { liveRoutes } from './live/liveRoutes';
 import { PublishGate } from './live/publishGate';
 import { RtmpServer } from './live/rtmp/rtmpServer';
@@ -108,7 +108,8 @@ async function main(): Promise<void> {
   const publishGate = new PublishGate({
     live: () => store.state.live,
     stream: (id) => (streams.has(id) ? streams.get(id) : undefined),
-    limiter: new AttemptLimiter(config.publish.attemptsPerMinute),
+    attempts: new AddressRateLimit({ burst: config.publish.attemptsPerMinute, perMinute: config.publish.attemptsPerMinute }),
+    keyFailures: new AddressRateLimit({ burst: config.publish.keyFailuresPerMinute, perMinute: config.publish.keyFailuresPerMinute }),
   });
   const metrics = new ServerMetrics({ streams, router, control, mediasoup: mediasoupWorkers, limits, dscp, channelDrops, publish: publishGate });
   const snapshotSources = { streams, router, feedback: config.feedback, control, live: () => store.state.live };

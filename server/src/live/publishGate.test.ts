@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AttemptLimiter } from './attemptLimiter';
+import { AddressRateLimit } from '../limits/addressRateLimit';
 import { PublishGate, PublishRefused } from './publishGate';
 import type { LiveTarget, Publisher } from './publisher';
 import { generateStreamKey, hashStreamKey, STREAM_KEY_PATTERN } from './streamKeys';
@@ -15,8 +15,11 @@ const target = (id: string, publishing = false): LiveTarget => ({
   attachPublisher: () => undefined,
 });
 
-function gate(streams: Record<string, LiveTarget>, settings: Record<string, { keySha256: string | null; takeover: boolean }> = live, perMinute = 100) {
-  return new PublishGate({ live: () => settings, stream: (id) => streams[id], limiter: new AttemptLimiter(perMinute), now: () => 0 });
+let clock = 0;
+const limit = (perMinute: number) => new AddressRateLimit({ burst: perMinute, perMinute }, () => clock);
+
+function gate(streams: Record<string, LiveTarget>, settings: Record<string, { keySha256: string | null; takeover: boolean }> = live, perMinute = 100, keyFailuresPerMinute = 100) {
+  return new PublishGate({ live: () => settings, stream: (id) => streams[id], attempts: limit(perMinute), keyFailures: limit(keyFailuresPerMinute) });
 }
 
 const refusal = (reason: string) => (e: unknown) => e instanceof PublishRefused && e.reason === reason;
@@ -56,4 +59,25 @@ test('an address over its attempt rate is refused before its key is looked at; o
   assert.throws(() => g.admit('rtmp', 'a', key), refusal('rate_limited'));
   assert.equal(g.admit('rtmp', 'b', key).id, 'show');
   assert.equal(g.counts.refused.rtmp.rate_limited, 1);
+});
+
+test('wrong keys lock their address out, right key or wrong, until its allowance refills; another address and its right key go on', () => {
+  clock = 0;
+  const g = gate({ show: target('show') }, live, 100, 3);
+  for (const k of [other, 'short', '']) assert.throws(() => g.admit('whip', '10.0.0.1', k), refusal('bad_key'));
+  assert.throws(
+    () => g.admit('rtmp', '10.0.0.1', key),
+    (e: unknown) => refusal('locked_out')(e) && (e as PublishRefused).retryAfterS === 20 && /too many wrong stream keys/.test((e as Error).message),
+  );
+  assert.equal(g.admit('srt', '10.0.0.2', key).id, 'show');
+  // An IPv6 publisher is counted by its /64, as viewers are: hopping addresses inside it does not reset the count.
+  for (const host of ['1', '2', '3']) assert.throws(() => g.admit('rtmp', `2001:db8:1:2::${host}`, other), refusal('bad_key'));
+  assert.throws(() => g.admit('rtmp', '2001:db8:1:2::99', key), refusal('locked_out'));
+  assert.equal(g.counts.refused.rtmp.locked_out, 2);
+  assert.equal(g.counts.refused.whip.bad_key, 3);
+  clock = 20_000;
+  assert.equal(g.admit('rtmp', '10.0.0.1', key).id, 'show');
+  // One wrong key back, one used: locked again at once.
+  assert.throws(() => g.admit('rtmp', '10.0.0.1', other), refusal('bad_key'));
+  assert.throws(() => g.admit('rtmp', '10.0.0.1', key), refusal('locked_out'));
 });

@@ -111,7 +111,7 @@ export class ServerMetrics {
       socketsOpen: gauge('pels_websockets_open', 'WebSockets open: the players\' signaling and the dashboards\' feed', ['kind']),
       channelDropped: counter('pels_channel_packets_dropped_total', "Packets not written to a media worker's channel because its backlog was over the cap (red first, then yellow, never green)", ['color']),
       publishAccepted: counter('pels_publish_accepted_total', 'Publishers accepted on a live stream, by protocol', ['protocol']),
-      publishRefused: counter('pels_publish_refused_total', 'Publish attempts refused: rate_limited (address over PUBLISH_ATTEMPTS_PER_MINUTE), bad_key (no live stream has it), busy (the stream has a publisher and takeover is off), malformed (a protocol error)', ['protocol', 'reason']),
+      publishRefused: counter('pels_publish_refused_total', 'Publish attempts refused: locked_out (address past PUBLISH_KEY_FAILURES_PER_MINUTE wrong keys), rate_limited (address over PUBLISH_ATTEMPTS_PER_MINUTE), bad_key (no live stream has it), busy (the stream has a publisher and takeover is off), malformed (a protocol error)', ['protocol', 'reason']),
       dscpMarked: gauge('pels_dscp_marked_ssrcs', 'RTP streams (SSRCs) whose DSCP the kernel marks now'),
     };
     d.streams.observer.on('newstream', (s) => this.watch(s));

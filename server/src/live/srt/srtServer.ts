@@ -33,7 +33,7 @@ const MEDIA_BUFFER_BYTES = 512 * 1024;
 const RESTART_MS = 1000;
 
 /** SRT's access-control rejection codes (REJX_*) for each refusal: what the caller's SRT library reports. */
-const REJECTION: Record<RefusalReason, number> = { bad_key: 1401, rate_limited: 1402, busy: 1409, malformed: 1400 };
+const REJECTION: Record<RefusalReason, number> = { bad_key: 1401, locked_out: 1402, rate_limited: 1402, busy: 1409, malformed: 1400 };
 /** REJX_BAD_MODE: a caller that asked to play. */
 const REJECT_BAD_MODE = 1405;
 

@@ -83,7 +83,7 @@ export class WhipIngest {
       target = this.d.gate.admit('whip', address, auth?.[1] ?? '', streamId);
     } catch (err) {
       if (!(err instanceof PublishRefused)) throw err;
-      if (err.reason === 'rate_limited') throw new RequestError('rate_limited', err.message, 60);
+      if (err.reason === 'rate_limited' || err.reason === 'locked_out') throw new RequestError('rate_limited', err.message, err.retryAfterS);
       if (err.reason === 'busy') throw new RequestError('invalid_state', `${err.message}; the stream's operator may allow a takeover`);
       throw new RequestError('unauthorized', auth ? err.message : 'no stream key: send it as "Authorization: Bearer <key>"');
     }
