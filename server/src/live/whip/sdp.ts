@@ -67,7 +67,7 @@ export function parseSdpOffer(text: string): SdpOffer {
   const session: [string, string][] = [];
   const sections: Section[] = [];
   for (const line of lines) {
-    if (!/^[a-z]=/.test(line)) throw new SdpError(`malformed SDP line "${line.slice(0, 60)}": each line is <letter>=<value>`);
+    if (!/^[a-z]=/.test(line)) throw new SdpError(`malformed SDP line ${quoted(line)}: each line is <letter>=<value>`);
     const type = line[0]!;
     const value = line.slice(2);
     if (type === 'm') sections.push({ m: value, attrs: [] });
@@ -84,26 +84,26 @@ export function parseSdpOffer(text: string): SdpOffer {
 
 function parseMedia(s: Section, session: [string, string][], index: number): SdpMedia {
   const [kind, port, protocol, ...formats] = s.m.split(' ');
-  const where = `media section ${index + 1} (${kind ?? '?'})`;
-  if (!kind || !protocol || !/^\d+$/.test(port ?? '')) throw new SdpError(`${where}: malformed m= line "${s.m.slice(0, 60)}"`);
+  const where = `media section ${index + 1} (${(kind ?? '?').slice(0, 20)})`;
+  if (!kind || !protocol || !/^\d+$/.test(port ?? '')) throw new SdpError(`${where}: malformed m= line ${quoted(s.m)}`);
   const get = (k: string) => s.attrs.find(([a]) => a === k)?.[1] ?? session.find(([a]) => a === k)?.[1];
   const all = (k: string) => s.attrs.filter(([a]) => a === k).map(([, v]) => v);
   const fingerprints = [...all('fingerprint'), ...(all('fingerprint').length ? [] : session.filter(([a]) => a === 'fingerprint').map(([, v]) => v))].map((v) => {
     const [algorithm, value] = v.split(' ');
-    if (!algorithm || !value) throw new SdpError(`${where}: malformed fingerprint "${v}"`);
+    if (!algorithm || !value) throw new SdpError(`${where}: malformed fingerprint ${quoted(v)}`);
     return { algorithm: algorithm.toLowerCase(), value: value.toUpperCase() };
   });
   const iceUfrag = get('ice-ufrag');
   const icePwd = get('ice-pwd');
   const setup = get('setup') ?? 'actpass';
   const port0 = Number(port);
-  if (!(SETUPS as readonly string[]).includes(setup)) throw new SdpError(`${where}: a=setup:${setup} is not actpass, active or passive`);
+  if (!(SETUPS as readonly string[]).includes(setup)) throw new SdpError(`${where}: a=setup ${quoted(setup)} is not actpass, active or passive`);
   const direction = DIRECTIONS.find((d) => s.attrs.some(([a]) => a === d)) ?? 'sendrecv';
 
   const codecs: SdpCodec[] = [];
   for (const v of all('rtpmap')) {
     const m = /^(\d+) ([^/\s]+)\/(\d+)(?:\/(\d+))?$/.exec(v.trim());
-    if (!m) throw new SdpError(`${where}: malformed a=rtpmap:${v}`);
+    if (!m) throw new SdpError(`${where}: malformed a=rtpmap ${quoted(v)}`);
     const payloadType = Number(m[1]);
     if (payloadType > 127) throw new SdpError(`${where}: payload type ${payloadType} is over 127`);
     codecs.push({ payloadType, name: m[2]!, clockRate: Number(m[3]), channels: m[4] ? Number(m[4]) : undefined, fmtp: '', feedback: [] });
@@ -120,15 +120,15 @@ function parseMedia(s: Section, session: [string, string][], index: number): Sdp
   }
   const extensions = all('extmap').map((v) => {
     const m = /^(\d+)(?:\/\w+)? (\S+)/.exec(v);
-    if (!m || Number(m[1]) < 1 || Number(m[1]) > 255) throw new SdpError(`${where}: malformed a=extmap:${v}`);
+    if (!m || Number(m[1]) < 1 || Number(m[1]) > 255) throw new SdpError(`${where}: malformed a=extmap ${quoted(v)}`);
     return { id: Number(m[1]), uri: m[2]! };
   });
   const ssrcs = [...new Set(all('ssrc').map((v) => Number(/^(\d+)/.exec(v)?.[1] ?? NaN)))];
-  if (ssrcs.some((x) => !(x >= 0 && x < 2 ** 32))) throw new SdpError(`${where}: malformed a=ssrc`);
+  if (!ssrcs.every(isSsrc)) throw new SdpError(`${where}: malformed a=ssrc`);
   const fid = all('ssrc-group')
     .filter((v) => v.startsWith('FID '))
     .map((v) => v.split(' ').slice(1).map(Number))
-    .filter((g): g is [number, number] => g.length === 2 && g.every((x) => x >= 0 && x < 2 ** 32));
+    .filter((g): g is [number, number] => g.length === 2 && g.every(isSsrc));
   return {
     kind,
     port: port0,
@@ -147,4 +147,14 @@ function parseMedia(s: Section, session: [string, string][], index: number): Sdp
     fingerprints,
     setup: setup as SdpMedia['setup'],
   };
+}
+
+/** An SSRC: a 32-bit unsigned integer. */
+function isSsrc(x: number): boolean {
+  return Number.isInteger(x) && x >= 0 && x < 2 ** 32;
+}
+
+/** Part of the offer quoted back in an error: its start only, so an error stays a line whatever was sent. */
+function quoted(text: string): string {
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}...` : text);
 }
