@@ -3,7 +3,8 @@
  * with a header that may leave out what the chunk stream's previous one said.
  * ChunkReader reassembles the publisher's messages from bytes as they come;
  * encodeMessage cuts the server's. Pure; malformed input throws RtmpError,
- * and what the reader holds stays bounded (MAX_MESSAGE_BYTES, MAX_CHUNK_STREAMS).
+ * and what the reader holds stays bounded: its unfinished messages, over all
+ * chunk streams, at most `maxMessageBytes` together (MAX_CHUNK_STREAMS of them).
  */
 export class RtmpError extends Error {
   override name = 'RtmpError';
@@ -57,6 +58,11 @@ export class ChunkReader {
   private pending: Buffer = Buffer.alloc(0);
   private chunkSize = 128;
   private readonly streams = new Map<number, ChunkStreamState>();
+  /** Bytes of unfinished messages held, over all chunk streams. */
+  private held = 0;
+
+  /** `maxMessageBytes`: the largest message, and what all unfinished ones may hold together; the caller may change it (e.g. once a publisher is accepted). */
+  constructor(public maxMessageBytes = MAX_MESSAGE_BYTES) {}
 
   /** The messages completed by `bytes`, in order. */
   push(bytes: Buffer): RtmpMessage[] {
@@ -113,10 +119,12 @@ export class ChunkReader {
     }
     const inProgress = st !== undefined && st.received > 0;
     if (inProgress && fmt !== 3) throw new RtmpError(`chunk stream ${csid}: a new message header before the last message's ${st!.length - st!.received} remaining bytes`);
-    if (!inProgress && length > MAX_MESSAGE_BYTES) throw new RtmpError(`message of ${length} bytes (over ${MAX_MESSAGE_BYTES})`);
+    if (!inProgress && length > this.maxMessageBytes) throw new RtmpError(`message of ${length} bytes (over ${this.maxMessageBytes})`);
     const remaining = inProgress ? st!.length - st!.received : length;
     const take = Math.min(this.chunkSize, remaining);
     if (buf.length < o + take) return 0;
+    // A whole message in one chunk is never held; parts of unfinished ones are, over all chunk streams.
+    if (take < remaining && this.held + take > this.maxMessageBytes) throw new RtmpError(`unfinished messages over ${this.maxMessageBytes} bytes held on ${this.streams.size} chunk streams`);
     if (!inProgress) {
       const timestamp = fmt === 0 ? field : ((st?.timestamp ?? 0) + field) >>> 0;
       st = { timestamp, delta: field, length, type, streamId, extended, parts: [], received: 0 };
@@ -125,8 +133,10 @@ export class ChunkReader {
     st = st!;
     st.parts.push(Buffer.from(buf.subarray(o, o + take)));
     st.received += take;
+    this.held += take;
     o += take;
     if (st.received === st.length) {
+      this.held -= st.received;
       const payload = st.parts.length === 1 ? st.parts[0]! : Buffer.concat(st.parts);
       st.parts = [];
       st.received = 0;
@@ -146,6 +156,7 @@ export class ChunkReader {
       if (m.payload.length < 4) throw new RtmpError('Abort message shorter than 4 bytes');
       const st = this.streams.get(m.payload.readUInt32BE(0));
       if (st) {
+        this.held -= st.received;
         st.parts = [];
         st.received = 0;
       }

@@ -16,7 +16,7 @@ import type { Logger } from '../../log';
 import { PublishRefused } from '../publishGate';
 import type { Publisher, PublishTarget } from '../publisher';
 import { decodeAmf0, encodeAmf0, firstValueLength, type Amf0Value } from './amf0';
-import { ChunkReader, encodeMessage, MSG, RtmpError, uint32, type RtmpMessage } from './chunkStream';
+import { ChunkReader, encodeMessage, MAX_MESSAGE_BYTES, MSG, RtmpError, uint32, type RtmpMessage } from './chunkStream';
 import { flvHeader, flvTag } from './flvTags';
 import { MediaArrivals } from '../mediaArrivals';
 
@@ -26,6 +26,8 @@ const HANDSHAKE_BYTES = 1536;
 const OUT_CHUNK_SIZE = 4096;
 const WINDOW_BYTES = 5_000_000;
 const PUBLISH_STREAM_ID = 1;
+/** Until its publish is accepted a connection sends commands only (a few hundred bytes): an unknown peer holds no more of the server's memory than this. */
+const COMMAND_BYTES = 64 * 1024;
 /** After a refusal or a close, the answer has this long to leave before the socket is destroyed. */
 const LINGER_MS = 1000;
 /**
@@ -62,7 +64,7 @@ const FLV_AUDIO_CODECS: Record<number, string> = { 0: 'pcm', 1: 'adpcm', 2: 'mp3
 export class RtmpSession {
   private phase: Phase = 'c0c1';
   private handshake: Buffer = Buffer.alloc(0);
-  private readonly reader = new ChunkReader();
+  private readonly reader = new ChunkReader(COMMAND_BYTES);
   private connected = false;
   /** Accepted, its media held until its first video frame. */
   private pending: Pending | null = null;
@@ -210,6 +212,7 @@ export class RtmpSession {
     this.command('onStatus', 0, null, status('status', 'NetStream.Publish.Start', `publishing to stream ${stream.id}`), PUBLISH_STREAM_ID);
     this.d.log.info({ stream: stream.id, address: this.address }, 'RTMP publisher accepted');
     this.pending = { stream, tags: [], bytes: 0, audio: null };
+    this.reader.maxMessageBytes = MAX_MESSAGE_BYTES;
   }
 
   /**
