@@ -4,74 +4,45 @@
  * limits set low. Each probe is one of the security pass's findings.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomInt } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
+import { childrenOf, startServer, type ServerUnderTest } from './serverUnderTest';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TOKEN = 'operator-token-for-security-test';
 const TURN_SECRET = 'turn-secret-for-security-test';
 const dir = mkdtempSync(join(tmpdir(), 'pels-security-'));
 const clientDir = join(dir, 'client');
-let server: ChildProcess;
+let server: ServerUnderTest;
 let base: string;
-const logLines: string[] = [];
+let logLines: string[];
 
 before(async () => {
   mkdirSync(clientDir);
   writeFileSync(join(clientDir, 'index.html'), '<!doctype html><title>player</title>');
   writeFileSync(join(dir, 'outside.txt'), 'outside the client folder');
   symlinkSync(join(dir, 'outside.txt'), join(clientDir, 'leak.txt'));
-  server = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      RTC_PORT: String(randomInt(30_000, 39_000)),
-      LOG_LEVEL: 'info',
-      STATE_DIR: join(dir, 'state'),
-      CLIENT_DIR: clientDir,
-      SOURCE: 'lavfi:testsrc2=size=160x90:rate=15',
-      OPERATOR_TOKEN: TOKEN,
-      TURN_URL: 'turn:turn.example.org:3478',
-      TURN_SECRET,
-      MAX_VIEWERS_PER_ADDRESS: '2',
-      MAX_SOCKETS_PER_ADDRESS: '3',
-      MAX_STREAMS: '2',
-      AUTH_FAILURES_PER_MINUTE: '3',
-      TURN_CREDENTIALS_PER_MINUTE: '2',
-      TRUSTED_PROXIES: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  server = await startServer({
+    STATE_DIR: join(dir, 'state'),
+    CLIENT_DIR: clientDir,
+    SOURCE: 'lavfi:testsrc2=size=160x90:rate=15',
+    OPERATOR_TOKEN: TOKEN,
+    TURN_URL: 'turn:turn.example.org:3478',
+    TURN_SECRET,
+    MAX_VIEWERS_PER_ADDRESS: '2',
+    MAX_SOCKETS_PER_ADDRESS: '3',
+    MAX_STREAMS: '2',
+    AUTH_FAILURES_PER_MINUTE: '3',
+    TURN_CREDENTIALS_PER_MINUTE: '2',
+    TRUSTED_PROXIES: '',
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${logLines.slice(-5).join('\n')}`)), 30_000);
-    for (const s of [server.stdout!, server.stderr!]) {
-      s.setEncoding('utf8').on('data', (text: string) => {
-        for (const line of text.split('\n').filter(Boolean)) {
-          logLines.push(line);
-          const m = /"port":(\d+).*serving the player/.exec(line);
-          if (m) {
-            clearTimeout(timer);
-            resolve(Number(m[1]));
-          }
-        }
-      });
-    }
-    server.once('exit', (code) => reject(new Error(`server exited (${code}): ${logLines.slice(-5).join('\n')}`)));
-  });
-  base = `http://127.0.0.1:${port}`;
+  ({ base, logLines } = server);
 });
 
 after(async () => {
-  server.kill('SIGTERM');
-  if (server.exitCode === null) await new Promise((r) => server.once('exit', r));
+  await server.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -202,21 +173,12 @@ test('operator input: unknown keys, unbounded gains, oversized lavfi and too man
 });
 
 test("no child of the server (FFmpeg, the encoder, the mediasoup worker) has the operator token or TURN secret in its environment", () => {
-  const children = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === server.pid;
-    } catch {
-      return false;
-    }
-  });
-  const names = children.map((p) => readFileSync(`/proc/${p}/comm`, 'utf8').trim());
-  // esbuild is tsx's, which runs the server here from its TypeScript; a deployed server has no such child.
-  children.splice(0, children.length, ...children.filter((_, i) => names[i] !== 'esbuild'));
+  const children = childrenOf(server.proc.pid!);
+  const names = children.map((c) => c.name);
   assert.ok(names.includes('ffmpeg') && names.some((n) => n.startsWith('mediasoup')), names.join(', '));
-  for (const p of children) {
-    const environ = readFileSync(`/proc/${p}/environ`, 'utf8');
-    assert.ok(!environ.includes(TOKEN) && !environ.includes(TURN_SECRET), `child ${p} (${readFileSync(`/proc/${p}/comm`, 'utf8').trim()})`);
+  for (const c of children) {
+    const environ = readFileSync(`/proc/${c.pid}/environ`, 'utf8');
+    assert.ok(!environ.includes(TOKEN) && !environ.includes(TURN_SECRET), `child ${c.pid} (${c.name})`);
   }
 });
 

@@ -116,9 +116,10 @@ export class RtmpSession {
   private onHandshake(bytes: Buffer): Buffer {
     this.handshake = Buffer.concat([this.handshake, bytes]);
     if (this.phase === 'c0c1') {
-      if (this.handshake.length < 1 + HANDSHAKE_BYTES) return Buffer.alloc(0);
+      // The version is the first byte: a peer that speaks something else is refused at once, not after its C1.
       const version = this.handshake[0]!;
       if (version !== 3) throw new RtmpError(`RTMP version ${version} is not supported (3 is; encrypted RTMPE is not)`);
+      if (this.handshake.length < 1 + HANDSHAKE_BYTES) return Buffer.alloc(0);
       const c1 = this.handshake.subarray(1, 1 + HANDSHAKE_BYTES);
       const s1 = Buffer.concat([Buffer.alloc(8), randomBytes(HANDSHAKE_BYTES - 8)]);
       this.socket.write(Buffer.concat([Buffer.from([3]), s1, c1]));
