@@ -82,6 +82,8 @@ test('a certificate renewed by replacing the files is served to new connections 
       s.setEncoding('utf8').on('data', (d: string) => (got += d)).on('end', () => resolve(got)).on('error', reject);
     });
     assert.match(health, /^HTTP\/1\.1 200[\s\S]*\{"ok":true\}/);
+    // Under TLS only: browsers then refuse plain HTTP to this host for a year.
+    assert.match(health, /\r\nstrict-transport-security: max-age=31536000\r\n/i);
     // Written beside and renamed into place, key first, as renewal tools do.
     for (const f of ['key.pem', 'cert.pem']) {
       writeFileSync(join(live, `${f}.new`), readFileSync(join(dir, 'b', f)));
