@@ -9,7 +9,7 @@ import { RequestError } from './errors';
 import { RouterFeedbackHub } from './feedback/routerFeedbackHub';
 import { apiRoutes } from './http/apiRoutes';
 import { clientAddress } from './http/clientAddress';
-import { httpHandler, routeUpgrades, type UpgradeHandler } from './http/httpServer';
+import { httpHandler, REQUEST_TIMEOUTS, routeUpgrades, type UpgradeHandler } from './http/httpServer';
 import { keepCertificateCurrent, readTlsPair, TlsFilesError } from './http/tlsCertificate';
 import { resolveSource } from './ingest/mediaFiles';
 import { SourceError } from './ingest/sourcePolicy';
@@ -157,8 +157,8 @@ async function main(): Promise<void> {
       }) }
     : undefined;
   const handler = httpHandler(routes, config.clientDir, log, { tls: tls !== undefined });
-  const https = tls ? createHttpsServer(tls.pair, handler) : undefined;
-  const http: Server = https ?? createServer(handler);
+  const https = tls ? createHttpsServer({ ...tls.pair, ...REQUEST_TIMEOUTS }, handler) : undefined;
+  const http: Server = https ?? createServer(REQUEST_TIMEOUTS, handler);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(config.port, config.host, resolve);

@@ -67,9 +67,18 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
+/**
+ * How long a client may take to send its request: the headers within 10 s, all
+ * of it within 30 s (an API body or a WHIP offer is a few kilobytes), checked
+ * each second. Node's defaults (60 s and 300 s, checked every 30 s) let a
+ * client that sends its headers a byte at a time hold a connection, and one of
+ * the server's fds, for minutes. A WebSocket, once upgraded, is not bound by them.
+ */
+export const REQUEST_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000 } as const;
+
 /** A plain HTTP server answering with httpHandler. */
 export function createHttpServer(routes: readonly Route[], clientDir: string, log: Logger): Server {
-  return createServer(httpHandler(routes, clientDir, log, { tls: false }));
+  return createServer(REQUEST_TIMEOUTS, httpHandler(routes, clientDir, log, { tls: false }));
 }
 
 /**
