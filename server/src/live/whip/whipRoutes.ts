@@ -109,8 +109,8 @@ export class WhipIngest {
         onClose: (id) => this.sessions.delete(id),
       });
     } catch (err) {
-      // What mediasoup refused of the offer (an SSRC or payload type it cannot take): the offer's fault.
-      log.warn({ err }, 'WHIP offer refused by the media worker');
+      // What mediasoup refused of the offer (an SSRC or payload type it cannot take): the offer's fault, one line without a stack.
+      log.warn({ reason: (err as Error).message }, 'WHIP offer refused by the media worker');
       this.d.gate.countMalformed('whip');
       throw new RequestError('bad_request', `bad SDP offer: ${(err as Error).message}`);
     }
