@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import { pino } from 'pino';
-import { SendNotification, useFastChannelEncoding, type ChannelBuilder } from './channelEncoding';
+import { CachingUtf8Encoder, MAX_CACHED_STRINGS, SendNotification, useFastChannelEncoding, type ChannelBuilder } from './channelEncoding';
 import { localMediaWorker } from './localMediaWorker';
 
 const require = createRequire(import.meta.url);
@@ -68,4 +68,13 @@ test('with the fast encoding, a packet sent into a producer reaches its consumer
   producer.send(Buffer.concat([header, payload]));
   const packet = await received;
   assert.deepEqual(packet.subarray(packet.length - payload.length), payload);
+});
+
+test("the ids' UTF-8 kept is bounded: a server's joins, each with new ids, do not grow it past the bound", () => {
+  const enc = new CachingUtf8Encoder();
+  const hot = enc.encode('producer-1');
+  assert.equal(enc.encode('producer-1'), hot, 'a hot id is encoded once');
+  for (let i = 0; i < 3 * MAX_CACHED_STRINGS; i++) enc.encode(`transport-${i}`);
+  assert.ok(enc.size <= MAX_CACHED_STRINGS, `${enc.size} kept`);
+  assert.deepEqual(enc.encode('prodücer-2'), new TextEncoder().encode('prodücer-2'));
 });

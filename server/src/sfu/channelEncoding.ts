@@ -26,17 +26,29 @@ export const SendNotification = require(join(dirname(require.resolve('mediasoup'
   createDataVector: CreateDataVector;
 };
 
-/** Handler ids (producers', transports', consumers') encoded before; cleared when full, so it never grows past a bound. */
-const MAX_CACHED_STRINGS = 100_000;
+/**
+ * The builder encodes every string of every request with this (transport and consumer ids,
+ * ICE and DTLS parameters: each join's are new, and were kept), and a packet's producer id
+ * per packet: the hot few, a few per viewer. A bound a little over the producers of a full
+ * server keeps those and lets a join's strings go when it fills (it empties whole: a
+ * producer's id is encoded again at its next packet).
+ */
+export const MAX_CACHED_STRINGS = 4096;
 
-class CachingUtf8Encoder {
+export class CachingUtf8Encoder {
   private readonly encoder = new TextEncoder();
   private readonly cache = new Map<string, Uint8Array>();
+
+  constructor(private readonly max = MAX_CACHED_STRINGS) {}
+
+  get size(): number {
+    return this.cache.size;
+  }
 
   encode(s: string): Uint8Array {
     let utf8 = this.cache.get(s);
     if (!utf8) {
-      if (this.cache.size >= MAX_CACHED_STRINGS) this.cache.clear();
+      if (this.cache.size >= this.max) this.cache.clear();
       utf8 = this.encoder.encode(s);
       this.cache.set(s, utf8);
     }
