@@ -18,8 +18,13 @@ export function installTestHook(controller: PlayerController): void {
     qualitySamples: () => controller.getSnapshot().quality.qualitySamples(),
     setColors: (colors) => controller.setColors(colors),
     audio: () => {
-      const src = controller.audio.element.srcObject;
-      return { state: controller.audio.state, track: src instanceof MediaStream ? (src.getAudioTracks()[0] ?? null) : null };
+      const el = controller.audio.element;
+      const src = el.srcObject;
+      return {
+        state: controller.audio.state,
+        track: src instanceof MediaStream ? (src.getAudioTracks()[0] ?? null) : null,
+        element: { muted: el.muted, paused: el.paused },
+      };
     },
   };
   /** Optional fields are absent, not undefined, when there is nothing to say. */

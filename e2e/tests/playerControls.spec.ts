@@ -2,7 +2,9 @@
  * The controls people expect, in Chromium against the real server: a phone-sized
  * page has the video and the controls and scrolls only down; space pauses and
  * plays, `f` and a double-click go fullscreen and back; the quality menu pins a
- * rendition at the server and Auto gives the choice back to the viewer's rate.
+ * rendition at the server and Auto gives the choice back to the viewer's rate;
+ * where the browser blocks sound without a gesture, the sound starts muted under
+ * an Unmute button, and a click on it lets it be heard.
  * Each state is saved as a screenshot in the test's output (docs/img has them).
  */
 import { expect, test, type APIRequestContext, type Page, type TestInfo } from '@playwright/test';
@@ -180,5 +182,50 @@ test('mute and volume show for a stream with sound, m mutes and unmutes; a strea
   } finally {
     await removeSound();
     await removeSilent();
+  }
+});
+
+/** The player's sound as the test hook tells it, with how often the page refused an unmuted play(). */
+const sound = (page: Page) =>
+  page.evaluate(() => {
+    const a = window.pels!.audio();
+    const refused = (window as unknown as { refusedPlays?: number }).refusedPlays ?? 0;
+    return { muted: a.state.muted, blocked: a.state.blocked, track: a.track !== null, element: a.element, refused: refused > 0 };
+  });
+
+test('where the browser blocks sound without a gesture, the sound starts muted under an Unmute button; a click on it lets it be heard', async ({ page, request }, info) => {
+  // Headless Chromium lets every page play sound, whatever --autoplay-policy says (tried: document-user-activation-required,
+  // user-gesture-required, headless=new). So the page gets the rule of Chromium's desktop policy itself: an unmuted
+  // element's play() is refused with NotAllowedError until the user has interacted with the page (a real click here).
+  await page.addInitScript(() => {
+    const w = window as unknown as { refusedPlays: number };
+    w.refusedPlays = 0;
+    const play = HTMLMediaElement.prototype.play;
+    HTMLMediaElement.prototype.play = function (this: HTMLMediaElement) {
+      if (!this.muted && !navigator.userActivation.hasBeenActive) {
+        w.refusedPlays++;
+        return Promise.reject(new DOMException("play() failed because the user didn't interact with the document first.", 'NotAllowedError'));
+      }
+      return play.call(this);
+    };
+  });
+  const removeSound = await addStream(request, 'e2e-autoplay', 'lavfi:testsrc2=size=240x112:rate=30|sine=frequency=440');
+  try {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await playAt(page, 'e2e-autoplay');
+    // The player's unmuted play() was refused, and it plays on muted, saying the sound is blocked.
+    await expect
+      .poll(() => sound(page), { timeout: 10_000 })
+      .toEqual({ muted: true, blocked: true, track: true, element: { muted: true, paused: false }, refused: true });
+    const unmute = page.getByTestId('unmute');
+    await expect(unmute).toBeVisible();
+    await expect(page.getByTestId('mute')).toHaveAttribute('aria-label', 'Unmute');
+    await shot(page, info, 'player-unmute');
+    await unmute.click();
+    await expect.poll(() => sound(page)).toEqual({ muted: false, blocked: false, track: true, element: { muted: false, paused: false }, refused: true });
+    await expect(unmute).toHaveCount(0);
+    await expect(page.getByTestId('mute')).toHaveAttribute('aria-label', 'Mute');
+  } finally {
+    await removeSound();
   }
 });

@@ -161,6 +161,9 @@ export interface PelsTestHook<Track = unknown> {
   qualitySamples(): QualitySample[];
   /** Green is always included; resolves once the server has applied the change. */
   setColors(colors: Color[]): Promise<void>;
-  /** The sound: its state (available, muted, volume, blocked by the autoplay rule) and the track played, null before it is consumed. */
-  audio(): { state: AudioOutputState; track: Track | null };
+  /**
+   * The sound: its state (available, muted, volume, blocked by the autoplay rule), the track played (null before it is
+   * consumed), and what the <audio> element that plays it does: muted, paused.
+   */
+  audio(): { state: AudioOutputState; track: Track | null; element: { muted: boolean; paused: boolean } };
 }
