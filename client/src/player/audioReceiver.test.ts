@@ -7,6 +7,8 @@ const at = (atMs: number, emitted: number, delayS: number): AudioReceiveStats =>
   packetsLost: 0,
   concealedSamples: 0,
   totalSamplesReceived: 0,
+  silentConcealedSamples: 0,
+  fecPacketsReceived: 0,
   jitterBufferDelay: delayS,
   jitterBufferEmittedCount: emitted,
   atMs,

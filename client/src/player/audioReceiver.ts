@@ -61,6 +61,8 @@ export function audioReceiveStats(report: RTCStatsReport): AudioReceiveStats | n
       packetsLost: n('packetsLost'),
       concealedSamples: n('concealedSamples'),
       totalSamplesReceived: n('totalSamplesReceived'),
+      silentConcealedSamples: n('silentConcealedSamples'),
+      fecPacketsReceived: n('fecPacketsReceived'),
       jitterBufferDelay: n('jitterBufferDelay'),
       jitterBufferEmittedCount: n('jitterBufferEmittedCount'),
       atMs: n('timestamp'),

@@ -329,13 +329,13 @@ function joinToFirstFrameMs(samples: Sample[], i: number, firstFrameAtMs: number
   return Math.round(firstFrameAtMs - joined);
 }
 
-/** One row per second: per viewer rate, gamma, p, recent loss per color, frames decoded, colors subscribed, rendition, round trip; the router's counters; each TCP flow's bytes. */
+/** One row per second: per viewer rate, gamma, p, recent loss per color, frames decoded, colors subscribed, rendition, round trip, its sound's counters; the router's counters; each TCP flow's bytes. */
 export function timeseriesCsv(samples: Sample[]): string {
   const n = Math.max(0, ...samples.map((s) => s.api.length));
   const queues = ['green', 'yellow', 'red', 'video', 'internet', 'upta', 'random'] as const;
   const head = ['t', 'routerP'];
   for (let i = 1; i <= n; i++) {
-    head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded', 'colors', 'rendition', 'fullBaseKbps', 'rttMs'].map((k) => `v${i}.${k}`));
+    head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded', 'colors', 'rendition', 'fullBaseKbps', 'rttMs', 'audioPackets', 'audioLost', 'audioSamples', 'audioConcealed', 'audioSilentConcealed', 'audioFec', 'soundDelayMs'].map((k) => `v${i}.${k}`));
   }
   head.push(...queues.flatMap((q) => [`${q}.sent`, `${q}.dropped`]), 'capacityKbps');
   const tcpFlows = Math.max(0, ...samples.map((s) => s.tcpBytes?.length ?? 0));
@@ -354,6 +354,9 @@ export function timeseriesCsv(samples: Sample[]): string {
       // The full size's base rate as measured: the rendition choice's up and down thresholds are multiples of its highest and lowest over a window.
       row.push(v?.rendition.baseKbps[0] ?? '');
       row.push(v?.rttMs ?? '');
+      // The sound as received, counted since the session began: a second's concealment is the difference of two rows.
+      const a = p?.stats.audio;
+      row.push(a?.packetsReceived ?? '', a?.packetsLost ?? '', a?.totalSamplesReceived ?? '', a?.concealedSamples ?? '', a?.silentConcealedSamples ?? '', a?.fecPacketsReceived ?? '', p?.stats.soundDelayMs ?? '');
     }
     for (const q of queues) row.push(s.router?.[q]?.packets ?? '', s.router?.[q]?.dropped ?? '');
     row.push(s.capacityKbps ?? '');

@@ -43,6 +43,10 @@ export interface AudioReceiveStats {
   /** Samples the receiver made up for lost or late packets, and all samples it played out. */
   concealedSamples: number;
   totalSamplesReceived: number;
+  /** Of the concealed samples, those made up as silence (no sound to extend: nothing had come yet, or for long). */
+  silentConcealedSamples: number;
+  /** Packets the receiver recovered from the next packet's in-band FEC. */
+  fecPacketsReceived: number;
   /** The jitter buffer's delay summed over the samples it emitted (s), and their count. */
   jitterBufferDelay: number;
   jitterBufferEmittedCount: number;
