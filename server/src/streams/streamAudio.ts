@@ -8,6 +8,16 @@
  * as the video's `index * ticksPerFrame` at 90 kHz. A run's sound starts where
  * its first frame's index does; a packet that would start before the sound
  * already sent (the last run's tail) is dropped, so timestamps only go forward.
+ *
+ * Each packet goes out twice: again with the next one, a packet time (20 ms)
+ * later. Chromium does not negotiate NACK for Opus, and libopus codes its
+ * in-band FEC only for frames its voice detector finds active (a steady sound,
+ * as the default stream's rumble, gets almost none), so without the copy a
+ * lost packet is a concealed one. The receiver's SRTP replay check drops the
+ * copy of a packet it has; a consumer with NACK (a player that negotiates it)
+ * drops it at the server (mediasoup keeps its retransmission buffer) and
+ * repairs on request instead. The copies are counted in the viewer's rate as
+ * sent (AudioStats).
  */
 import { randomInt } from 'node:crypto';
 import type { types as ms } from 'mediasoup';
@@ -30,6 +40,8 @@ export class StreamAudio {
   /** First sample not yet sent (the first packet may start before 0, by the encoder's delay). */
   private nextSample = -Infinity;
   private newRun = true;
+  /** The last packet sent, sent again with the next. */
+  private previous: Buffer | null = null;
   /** By media worker, as the stream's routers. */
   private readonly producers: (ms.Producer | null)[];
   private readonly transports: (ms.DirectTransport | null)[];
@@ -93,6 +105,12 @@ export class StreamAudio {
     this.newRun = false;
     this.packetsSent++;
     this.bytesSent += packet.length;
+    this.toProducers(packet);
+    if (this.previous) this.toProducers(this.previous);
+    this.previous = packet;
+  }
+
+  private toProducers(packet: Buffer): void {
     for (const producer of this.producers) if (producer && !producer.closed) producer.send(packet);
   }
 
