@@ -14,6 +14,8 @@ export interface QualityAnalyzerOptions {
   rendition?: { index: number; width: number; height: number };
   frameRate: number;
   ffmpegPath?: string;
+  /** How long a plane may wait for the quality thread before it is dropped (QUEUE_LIMIT_MS). */
+  queueLimitMs?: number;
   /** Rows of the stream's PSNR table, in index order. */
   onRows(frames: QualityFrame[]): void;
   log: Logger;
@@ -36,7 +38,7 @@ export class QualityAnalyzer {
 
   constructor(private readonly opts: QualityAnalyzerOptions) {
     const r = opts.rendition;
-    this.thread = new QualityThread(r ? (rows) => opts.onRows(rows.map((row) => ({ ...row, rendition: r.index }))) : opts.onRows, opts.log);
+    this.thread = new QualityThread(r ? (rows) => opts.onRows(rows.map((row) => ({ ...row, rendition: r.index }))) : opts.onRows, opts.log, opts.queueLimitMs);
     this.splitter = new PlaneSplitter(opts.width * opts.height);
   }
 

@@ -1,9 +1,11 @@
 import { Worker } from 'node:worker_threads';
 import type { QualityFrame } from '@pels/shared/protocol/signaling';
 import type { Logger } from '../log';
-import type { FromQualityWorker, ToQualityWorker } from './qualityWorkerProtocol';
+import { QUEUE_LIMIT_MS, type FromQualityWorker, type QualityWork, type QualityWorkerData, type ToQualityWorker } from './qualityWorkerProtocol';
 
 const RESTART_DELAY_MS = 1000;
+/** Planes dropped by the worker (it fell behind) are logged at most this often. */
+const DROP_LOG_MS = 10_000;
 
 /**
  * The main thread's handle on the quality worker: posts planes, hands back rows,
@@ -13,17 +15,22 @@ export class QualityThread {
   private worker: Worker | null = null;
   private restartTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  private dropped = 0;
+  private lastDropLog = -Infinity;
 
   constructor(
     private readonly onRows: (frames: QualityFrame[]) => void,
     private readonly log: Logger,
+    /** How long a plane may wait in the worker's queue (QUEUE_LIMIT_MS; a test's own). */
+    private readonly queueLimitMs = QUEUE_LIMIT_MS,
   ) {
     this.start();
   }
 
-  post(message: ToQualityWorker): void {
+  /** `sentAt`: when the plane was handed over (now; a test's own time). */
+  post(work: QualityWork, sentAt = Date.now()): void {
     // The plane's buffer moves to the worker: the caller does not use it again.
-    this.worker?.postMessage(message, [message.plane.buffer as ArrayBuffer]);
+    this.worker?.postMessage({ ...work, sentAt } satisfies ToQualityWorker, [work.plane.buffer as ArrayBuffer]);
   }
 
   close(): void {
@@ -34,10 +41,22 @@ export class QualityThread {
     this.worker = null;
   }
 
+  private noteDropped(n: number): void {
+    this.dropped += n;
+    const now = Date.now();
+    if (now - this.lastDropLog < DROP_LOG_MS) return;
+    this.log.warn({ planes: this.dropped, queueLimitMs: this.queueLimitMs }, 'quality measurement fell behind (the machine is short of CPU): planes dropped unscored, their frames get no PSNR row');
+    this.dropped = 0;
+    this.lastDropLog = now;
+  }
+
   private start(): void {
-    const worker = new Worker(bootstrap(new URL('./qualityWorker.ts', import.meta.url)), { eval: true, name: 'pels-quality' });
+    const worker = new Worker(bootstrap(new URL('./qualityWorker.ts', import.meta.url)), { eval: true, name: 'pels-quality', workerData: { queueLimitMs: this.queueLimitMs } satisfies QualityWorkerData });
     this.worker = worker;
-    worker.on('message', (m: FromQualityWorker) => this.onRows(m.frames));
+    worker.on('message', (m: FromQualityWorker) => {
+      if (m.dropped) this.noteDropped(m.dropped);
+      if (m.frames.length) this.onRows(m.frames);
+    });
     worker.on('error', (err) => this.log.error({ err }, 'quality worker failed'));
     worker.on('exit', (code) => {
       if (this.closed || this.worker !== worker) return;
