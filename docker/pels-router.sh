@@ -14,7 +14,7 @@
 # Leaf queues are drop-tail FIFOs; with netem they are netem queues, which
 # add LOSS_PCT random loss and DELAY_MS delay. Without netem, random loss is a
 # classic BPF filter sending the chosen packets to a blackhole class, and a
-# delay cannot be made. The HTB-only variant is what e2e/src/net/pelsRouter.ts
+# delay cannot be made. The HTB-only variant is what e2e/src/net/pelsBottleneck.ts
 # builds for the testbed on kernels without prio and netem.
 #
 # MODE=best-effort puts all UDP (video and RTCP) in one FIFO whatever its DSCP.

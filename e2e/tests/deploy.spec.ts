@@ -7,7 +7,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { parseQdiscStats } from '../src/net/pelsRouter';
+import { parseQdiscStats } from '../src/net/pelsBottleneck';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SCRIPT = `${ROOT}/docker/pels-router.sh`;

@@ -6,7 +6,7 @@ import { DASHBOARD_WS_PATH } from '@pels/shared/protocol/dashboard';
 import { loadConfig, ConfigError, DEFAULT_SOURCE, DEMO_DIR } from './config';
 import { demoClipWithSound } from './ingest/demoClip';
 import { RequestError } from './errors';
-import { RouterFeedbackHub } from './feedback/routerFeedbackHub';
+import { BottleneckFeedbackHub } from './feedback/bottleneckFeedbackHub';
 import { apiRoutes } from './http/apiRoutes';
 import { clientAddress } from './http/clientAddress';
 import { httpHandler, REQUEST_TIMEOUTS, routeUpgrades, type UpgradeHandler } from './http/httpServer';
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
   }
   // Listen first: a taken port fails fast, before FFmpeg and mediasoup start.
   let ready = false;
-  const router = new RouterFeedbackHub((fn) => streams.forEachViewer(fn));
+  const router = new BottleneckFeedbackHub((fn) => streams.forEachViewer(fn));
   // Before the first mediasoup worker, so its resource usage is seen.
   const mediasoupWorkers = new MediasoupWorkers();
   const dscp = await createDscpMarker({

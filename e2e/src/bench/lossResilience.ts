@@ -9,7 +9,7 @@
  * SFU with NACK does. One testbed run per cell and repeat.
  */
 import { FLOW_MODES } from '@pels/shared/protocol/api';
-import { queueDropRate, type RouterMode } from '../net/pelsRouter';
+import { queueDropRate, type BottleneckKind } from '../net/pelsBottleneck';
 import { round, type CongestionSummary } from '../testbed/metrics';
 import { runTestbed, TESTBED_DEFAULTS, type TestbedOptions, type ViewerResult } from '../testbed/testbed';
 
@@ -93,7 +93,7 @@ export interface LossRow {
   link: LossLink;
   capacityKbps: number;
   /** The router that ran, as the testbed reports it. */
-  router: RouterMode | null;
+  router: BottleneckKind | null;
   mode: LossMode;
   /** 1-based repeat of the cell. */
   run: number;

@@ -11,7 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import { ArrivalRate, lossAtShare, maxMinShare, UselessFlowGate } from '@pels/shared/upta/upta';
-import { ROUTER_CLASSES } from './pelsRouter';
+import { BOTTLENECK_CLASSES } from './pelsBottleneck';
 import { run } from './run';
 
 export interface UptaAgentOptions {
@@ -158,7 +158,7 @@ export class UptaAgent {
     await run('tc', ['filter', 'del', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '2'], ns).catch(() => {});
     for (const flow of next) {
       const port = flow.slice('udp:'.length);
-      await run('tc', ['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '2', 'u32', 'match', 'ip', 'protocol', '17', '0xff', 'match', 'ip', 'dport', port, '0xffff', 'flowid', ROUTER_CLASSES.upta], ns);
+      await run('tc', ['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '2', 'u32', 'match', 'ip', 'protocol', '17', '0xff', 'match', 'ip', 'dport', port, '0xffff', 'flowid', BOTTLENECK_CLASSES.upta], ns);
     }
     this.dropped = next;
   }

@@ -12,7 +12,7 @@ import { dirname } from 'node:path';
 import type { Page } from 'playwright-core';
 import { mulberry32 } from '@pels/shared/pels/syntheticStream';
 import { liveMemory } from '../heapAfterGc';
-import { applyRouter, changeCapacity, changeLoss, defaultQueuePackets, ROUTER_DEFAULTS } from '../net/pelsRouter';
+import { applyBottleneck, changeCapacity, changeLoss, defaultQueuePackets, BOTTLENECK_DEFAULTS } from '../net/pelsBottleneck';
 import { createTopology, namespacesOfThisRun } from '../net/topology';
 import { getOnce, readResources, type ProcessResources } from '../processResources';
 import { startServer, type RunningServer } from '../serverProcess';
@@ -143,11 +143,11 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     const present = o.viewers + o.chromium;
     let capacityKbps = present * PER_VIEWER_KBPS[PER_VIEWER_KBPS.length - 1]!;
     let lossPct = 0;
-    await applyRouter(topo.serverNs, topo.bottleneckDev, {
-      ...ROUTER_DEFAULTS,
+    await applyBottleneck(topo.serverNs, topo.bottleneckDev, {
+      ...BOTTLENECK_DEFAULTS,
       capacityKbps,
       lossPct,
-      mode: 'pels',
+      kind: 'pels',
       queuePackets: defaultQueuePackets(capacityKbps),
     });
     const operatorToken = randomBytes(24).toString('base64url');
@@ -332,7 +332,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       if (m < minuteCount) {
         capacityKbps = present * PER_VIEWER_KBPS[Math.floor(random() * PER_VIEWER_KBPS.length)]!;
         lossPct = LOSS_PCT[Math.floor(random() * LOSS_PCT.length)]!;
-        await changeCapacity(topo.serverNs, topo.bottleneckDev, { capacityKbps, internetShare: ROUTER_DEFAULTS.internetShare, mode: 'pels', queuePackets: defaultQueuePackets(capacityKbps) });
+        await changeCapacity(topo.serverNs, topo.bottleneckDev, { capacityKbps, internetShare: BOTTLENECK_DEFAULTS.internetShare, kind: 'pels', queuePackets: defaultQueuePackets(capacityKbps) });
         await changeLoss(topo.serverNs, topo.bottleneckDev, lossPct);
       }
     }

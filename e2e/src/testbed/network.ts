@@ -3,8 +3,8 @@
  * on the server's side, the agents that read it (router feedback, useless-packet
  * avoidance) and the capacity steps that move it during a run.
  */
-import { applyRouter, changeCapacity, defaultQueuePackets, ROUTER_DEFAULTS, type RouterMode } from '../net/pelsRouter';
-import { RouterAgent } from '../net/routerAgent';
+import { applyBottleneck, changeCapacity, defaultQueuePackets, BOTTLENECK_DEFAULTS, type BottleneckKind } from '../net/pelsBottleneck';
+import { BottleneckAgent } from '../net/bottleneckAgent';
 import { UptaAgent } from '../net/uptaAgent';
 import { createTopology, type Topology } from '../net/topology';
 import { TCP_PORT } from '../tcp/tcpFlows';
@@ -17,24 +17,24 @@ import type { Progress, TestbedOptions } from './testbed';
  * The namespaces and the bottleneck the options ask for; null: none needed (viewers on loopback).
  * Without root every run needing a bottleneck or TCP flows fails here, before anything starts.
  */
-export async function createNetwork(o: TestbedOptions, routerMode: RouterMode, res: Resources, progress: Progress): Promise<Topology | null> {
+export async function createNetwork(o: TestbedOptions, bottleneckKind: BottleneckKind, res: Resources, progress: Progress): Promise<Topology | null> {
   if (o.capacityKbps !== undefined || o.lossPct > 0 || o.feedback === 'router' || o.tcp || process.getuid?.() === 0) {
     const topo = await createTopology();
     res.add(() => topo.destroy());
     progress(`namespaces ${topo.serverNs} (server ${topo.serverIp}) and ${topo.clientNs} (viewers ${topo.clientIp})`);
     if (o.capacityKbps !== undefined) {
-      await applyRouter(topo.serverNs, topo.bottleneckDev, {
+      await applyBottleneck(topo.serverNs, topo.bottleneckDev, {
         capacityKbps: o.capacityKbps,
         lossPct: o.lossPct,
-        mode: routerMode,
+        kind: bottleneckKind,
         internetShare: o.internetShare,
         queuePackets: o.queuePackets ?? defaultQueuePackets(o.capacityKbps),
         redQueuePackets: o.redQueuePackets,
-        internetQueuePackets: ROUTER_DEFAULTS.internetQueuePackets,
+        internetQueuePackets: BOTTLENECK_DEFAULTS.internetQueuePackets,
         ...(o.tcp?.queue === 'shared' ? { sharedTcpPort: TCP_PORT } : {}),
         ...(o.upta !== undefined ? { uptaClass: true } : {}),
       });
-      progress(`router: ${o.capacityKbps} kb/s, ${routerMode === 'pels' ? 'PELS priority queues' : 'one FIFO'}, loss ${o.lossPct}%`);
+      progress(`router: ${o.capacityKbps} kb/s, ${bottleneckKind === 'pels' ? 'PELS priority queues' : 'one FIFO'}, loss ${o.lossPct}%`);
     }
     return topo;
   }
@@ -44,15 +44,15 @@ export async function createNetwork(o: TestbedOptions, routerMode: RouterMode, r
 }
 
 /** The bottleneck's feedback agent, posting to the server's router-feedback API with the run's router token; null: no router feedback. */
-export async function startRouterAgent(o: TestbedOptions, routerMode: RouterMode, topo: Topology | null, serverUrl: string, routerToken: string, res: Resources): Promise<RouterAgent | null> {
+export async function startRouterAgent(o: TestbedOptions, bottleneckKind: BottleneckKind, topo: Topology | null, serverUrl: string, routerToken: string, res: Resources): Promise<BottleneckAgent | null> {
   if (!topo || o.capacityKbps === undefined || o.feedback !== 'router') return null;
-  const agent = new RouterAgent({
+  const agent = new BottleneckAgent({
     ns: topo.serverNs,
     dev: topo.bottleneckDev,
     intervalMs: o.routerIntervalMs,
     linkKbps: o.capacityKbps,
     internetShare: o.internetShare,
-    mode: routerMode,
+    kind: bottleneckKind,
     routerId: topo.serverNs,
     deliver: async (fb) => {
       const r = await fetch(`${serverUrl}/api/router-feedback`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${routerToken}` }, body: JSON.stringify(fb) });
@@ -83,7 +83,7 @@ export interface AppliedStep extends CapacityStep {
  * Moves the bottleneck to each step's capacity at its time (the router's
  * classes change in place; the router agent measures against the new rate).
  */
-export function startCapacitySteps(o: TestbedOptions, routerMode: RouterMode, topo: Topology | null, agent: RouterAgent | null, t0: number, progress: Progress): { applied(): Promise<AppliedStep[]>; cancel(): void } {
+export function startCapacitySteps(o: TestbedOptions, bottleneckKind: BottleneckKind, topo: Topology | null, agent: BottleneckAgent | null, t0: number, progress: Progress): { applied(): Promise<AppliedStep[]>; cancel(): void } {
   const timers: NodeJS.Timeout[] = [];
   const done: Promise<AppliedStep>[] = [];
   if (!topo || o.capacityKbps === undefined) return { applied: async () => [], cancel: () => {} };
@@ -95,7 +95,7 @@ export function startCapacitySteps(o: TestbedOptions, routerMode: RouterMode, to
             changeCapacity(topo.serverNs, topo.bottleneckDev, {
               capacityKbps: step.kbps,
               internetShare: o.internetShare,
-              mode: routerMode,
+              kind: bottleneckKind,
               // A queue sized by default holds about 500 ms of the link: it keeps doing so at the new capacity.
               ...(o.queuePackets === undefined ? { queuePackets: defaultQueuePackets(step.kbps) } : {}),
             }).then(

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { FLOW_MODES, type FlowModeName } from '@pels/shared/protocol/api';
 import { parseRateControllerName, RATE_CONTROLLER_NAMES, type RateControllerName } from '@pels/shared/rate/names';
-import { parseRouterMode, routerModeOf, type RouterMode } from '../net/pelsRouter';
+import { parseBottleneckKind, bottleneckKindOf, type BottleneckKind } from '../net/pelsBottleneck';
 import { orderSteps, parseCapacityStep, type CapacityStep } from './capacitySteps';
 import { TESTBED_DEFAULTS, type TestbedOptions } from './testbed';
 
@@ -44,7 +44,7 @@ export function parseTestbedArgs(argv: string[]): (TestbedOptions & { json: bool
   if (tcpQueue !== 'internet' && tcpQueue !== 'shared') throw new UsageError(`--tcp-queue must be internet or shared; got "${tcpQueue}"`);
   if (tcpFlows > 0 && capacityKbps === undefined) throw new UsageError('--tcp needs a bottleneck: give --capacity-kbps');
   const router = routerOption(values.router, capacityKbps);
-  if (tcpQueue === 'shared' && (router ?? routerModeOf(mode)) === 'pels') throw new UsageError('--tcp-queue shared needs the FIFO router (--router fifo, or --mode best-effort or nack): PELS keeps one queue per color');
+  if (tcpQueue === 'shared' && (router ?? bottleneckKindOf(mode)) === 'pels') throw new UsageError('--tcp-queue shared needs the FIFO router (--router fifo, or --mode best-effort or nack): PELS keeps one queue per color');
   const cc = values['tcp-cc'];
   if (cc !== undefined && !/^[a-z0-9_]{1,16}$/.test(cc)) throw new UsageError(`--tcp-cc must name a congestion control (e.g. reno, cubic); got "${cc}"`);
   if (values.upta !== undefined && capacityKbps === undefined) throw new UsageError('--upta needs a bottleneck: give --capacity-kbps');
@@ -102,11 +102,11 @@ export function parseTestbedArgs(argv: string[]): (TestbedOptions & { json: bool
 }
 
 /** --router as given (undefined: the flow mode's own); it needs a bottleneck to route. */
-function routerOption(raw: string | undefined, capacityKbps: number | undefined): RouterMode | undefined {
+function routerOption(raw: string | undefined, capacityKbps: number | undefined): BottleneckKind | undefined {
   if (raw === undefined) return undefined;
   if (capacityKbps === undefined) throw new UsageError('--router needs a bottleneck: give --capacity-kbps');
   try {
-    return parseRouterMode(raw);
+    return parseBottleneckKind(raw);
   } catch (err) {
     throw new UsageError(`--${(err as Error).message}`);
   }

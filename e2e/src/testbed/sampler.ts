@@ -9,7 +9,7 @@ import type { ViewerState } from '@pels/shared/protocol/api';
 import type { OperatorSnapshot } from '@pels/shared/protocol/operator';
 import type { PlayerStats } from '@pels/shared/protocol/playerHook';
 import type { RouterFeedbackState } from '@pels/shared/protocol/routerFeedback';
-import type { RouterCounters } from '../net/pelsRouter';
+import type { BottleneckCounters } from '../net/pelsBottleneck';
 import type { ReceiversReport } from '../loadtest/receiverReport';
 import { psnrSummary, serverCounters, type ServerCounters } from './metrics';
 import type { Progress } from './testbed';
@@ -39,7 +39,7 @@ export interface Sample {
   api: (ViewerState | null)[];
   /** Measured full rate of each player's stream (same order), kb/s, when known. */
   streamKbps: (number | null)[];
-  router: RouterCounters | null;
+  router: BottleneckCounters | null;
   routerFeedback: RouterFeedbackState | null;
   /** The bottleneck's capacity at this second, kb/s; null: no bottleneck. */
   capacityKbps: number | null;
@@ -54,7 +54,7 @@ export interface SampleSources {
   serverUrl: string;
   operator: { authorization: string };
   /** The bottleneck's counters now; null: unreadable or no bottleneck. */
-  routerCounters(): Promise<RouterCounters | null>;
+  routerCounters(): Promise<BottleneckCounters | null>;
   /** The bottleneck's capacity at second s of the run; null: no bottleneck. */
   capacityAt(s: number): number | null;
   /** Each TCP flow's bytes received so far; null: none running. */

@@ -7,7 +7,7 @@ import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import type { RateControllerName } from '@pels/shared/rate/names';
 import type { PlayerStats } from '@pels/shared/protocol/playerHook';
-import type { RouterCounters, RouterMode } from '../net/pelsRouter';
+import type { BottleneckCounters, BottleneckKind } from '../net/pelsBottleneck';
 import type { UptaChange } from '../net/uptaAgent';
 import { summarizeReceivers, type FrameDelivery, type ReceiverResult, type ReceiversReport, type ReceiversSummary } from '../loadtest/receiverReport';
 import type { TcpFlowEnd } from '../tcp/tcpFlows';
@@ -126,7 +126,7 @@ export interface TestbedResult {
   jain: number | null;
   router?: {
     /** Which router ran: PELS (a queue per color) or one FIFO. */
-    mode: RouterMode;
+    mode: BottleneckKind;
     capacityKbps: number;
     /** The capacity steps: when each was asked for and when the router had it (s into the run; null: it failed, see error). */
     capacitySteps: AppliedStep[];
@@ -162,7 +162,7 @@ function pacingSummary(a: ViewerState | null | undefined, b: ViewerState, states
 
 export function summarize(
   o: TestbedOptions,
-  routerMode: RouterMode,
+  bottleneckKind: BottleneckKind,
   samples: Sample[],
   pageErrors: string[][],
   cpu: TestbedResult['cpuPercentOfOneCore'],
@@ -246,7 +246,7 @@ export function summarize(
   const rates = viewers.map((v) => v.rateKbps).filter((r): r is number => typeof r === 'number');
   const result: TestbedResult = {
     // The router that ran: none without a bottleneck.
-    config: { ...o, router: o.capacityKbps === undefined ? null : routerMode, timeseriesFile: undefined, serverEnv: o.serverEnv },
+    config: { ...o, router: o.capacityKbps === undefined ? null : bottleneckKind, timeseriesFile: undefined, serverEnv: o.serverEnv },
     viewers,
     jain: round(jainIndex(rates), 4),
     cpuPercentOfOneCore: cpu,
@@ -264,10 +264,10 @@ export function summarize(
     const secondHalf: Record<string, { sent: number; dropped: number }> = {};
     for (const [name, q] of Object.entries(last.router)) {
       classes[name] = { sent: q.packets, dropped: q.dropped };
-      const before = first.router?.[name as keyof RouterCounters];
+      const before = first.router?.[name as keyof BottleneckCounters];
       if (before) secondHalf[name] = { sent: q.packets - before.packets, dropped: q.dropped - before.dropped };
     }
-    result.router = { mode: routerMode, capacityKbps: o.capacityKbps, capacitySteps, feedbackDeliveryErrors: deliveryErrors, classes, secondHalf };
+    result.router = { mode: bottleneckKind, capacityKbps: o.capacityKbps, capacitySteps, feedbackDeliveryErrors: deliveryErrors, classes, secondHalf };
   }
   return result;
 }

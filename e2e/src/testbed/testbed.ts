@@ -9,7 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FlowModeName } from '@pels/shared/protocol/api';
 import type { RateControllerName } from '@pels/shared/rate/names';
-import { readRouterCounters, ROUTER_DEFAULTS, routerModeOf, type RouterMode } from '../net/pelsRouter';
+import { readBottleneckCounters, BOTTLENECK_DEFAULTS, bottleneckKindOf, type BottleneckKind } from '../net/pelsBottleneck';
 import type { TcpFlows, TcpOptions } from '../tcp/tcpFlows';
 import { capacityAt, type CapacityStep } from './capacitySteps';
 import { createNetwork, startCapacitySteps, startRouterAgent, startUptaAgent } from './network';
@@ -29,8 +29,8 @@ export interface TestbedOptions {
   synthetic: number;
   seconds: number;
   mode: FlowModeName;
-  /** The bottleneck's queues; undefined: the flow mode's own (routerModeOf). The flows keep their mode's sender and marking either way. */
-  router?: RouterMode;
+  /** The bottleneck's queues; undefined: the flow mode's own (bottleneckKindOf). The flows keep their mode's sender and marking either way. */
+  router?: BottleneckKind;
   feedback: 'rtcp' | 'router';
   /** Bottleneck rate; undefined: no shaping. */
   capacityKbps: number | undefined;
@@ -68,8 +68,8 @@ export const TESTBED_DEFAULTS: TestbedOptions = {
   lossPct: 0,
   routerIntervalMs: 100,
   queuePackets: undefined,
-  redQueuePackets: ROUTER_DEFAULTS.redQueuePackets,
-  internetShare: ROUTER_DEFAULTS.internetShare,
+  redQueuePackets: BOTTLENECK_DEFAULTS.redQueuePackets,
+  internetShare: BOTTLENECK_DEFAULTS.internetShare,
   source: undefined,
   timeseriesFile: undefined,
   controllers: [],
@@ -94,11 +94,11 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
   const onSignal = () => void res.release().then(() => process.exit(130));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const routerMode = o.router ?? routerModeOf(o.mode);
+  const bottleneckKind = o.router ?? bottleneckKindOf(o.mode);
   try {
-    const topo = await createNetwork(o, routerMode, res, progress);
+    const topo = await createNetwork(o, bottleneckKind, res, progress);
     const { server, viewerBase, operatorToken, routerToken, operator } = await startTestbedServer(o, topo, res, progress);
-    const agent = await startRouterAgent(o, routerMode, topo, server.url, routerToken, res);
+    const agent = await startRouterAgent(o, bottleneckKind, topo, server.url, routerToken, res);
     const upta = await startUptaAgent(o, topo, res, progress);
     const { browser, pages } = await openViewers(o, topo, viewerBase, res);
     const synthetic = await joinSyntheticViewers(o, topo, viewerBase, res, progress);
@@ -111,13 +111,13 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     let halfAt: number[] = pages.map(() => 0);
     const t0 = Date.now();
     for (const p of pages) p.signaling.bytes = 0;
-    const steps = startCapacitySteps(o, routerMode, topo, agent, t0, progress);
+    const steps = startCapacitySteps(o, bottleneckKind, topo, agent, t0, progress);
     res.add(async () => steps.cancel());
     const src = {
       pages: pages.map((p) => p.page),
       serverUrl: server.url,
       operator,
-      routerCounters: async () => (topo && o.capacityKbps !== undefined ? readRouterCounters(topo.serverNs, topo.bottleneckDev).catch(() => null) : null),
+      routerCounters: async () => (topo && o.capacityKbps !== undefined ? readBottleneckCounters(topo.serverNs, topo.bottleneckDev).catch(() => null) : null),
       capacityAt: (s: number) => (o.capacityKbps === undefined ? null : capacityAt(o.capacityKbps, o.capacitySteps, s)),
       tcpBytes: () => tcp?.bytes() ?? null,
     };
@@ -136,7 +136,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     const cpuUse = cpu.read();
     const receivers = synthetic ? await synthetic.report() : null;
     if (receivers) addSyntheticStates(samples, snapshots, receivers);
-    const result = summarize(o, routerMode, samples, pages.map((p) => p.pageErrors), cpuUse, agent?.deliveryErrors ?? 0, display, await steps.applied(), tcpSummary, receivers);
+    const result = summarize(o, bottleneckKind, samples, pages.map((p) => p.pageErrors), cpuUse, agent?.deliveryErrors ?? 0, display, await steps.applied(), tcpSummary, receivers);
     if (upta) result.upta = { threshold: o.upta!, changes: upta.changes, errors: upta.errors };
     const counters = await readServerCounters(src);
     if (counters !== null) result.server = counters;

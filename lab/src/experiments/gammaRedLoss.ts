@@ -1,7 +1,7 @@
 import { routerEnhancementLoss } from '@pels/shared/pels/feedback';
 import { GAMMA_DEFAULTS } from '@pels/shared/pels/gammaController';
 import { renderFigure, type Series } from '../plot/svg';
-import type { FeedbackMode } from '../sim/receiver';
+import type { FeedbackSource } from '../sim/receiver';
 import { PAPER_NETWORK, type ScenarioResult, type SourceKind } from '../sim/scenario';
 import { round, type Experiment, type ExperimentOptions, type ExperimentResult, type Row } from './experiment';
 import { PAPER_BASE_KBPS, Runner, flow, lossOf, meanRouterP, meanSample, scenario } from './setup';
@@ -20,7 +20,7 @@ const LOADS = [
 interface Case {
   name: string;
   source: SourceKind;
-  feedback: FeedbackMode;
+  feedback: FeedbackSource;
   routerIntervalMs: number;
   /** Green and yellow queue limit, packets (default: the testbed router's 30). */
   queuePackets?: number;

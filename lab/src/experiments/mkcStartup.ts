@@ -3,7 +3,7 @@ import { MKC_PAPER_GAINS, mkcStationaryKbps } from '@pels/shared/pels/mkc';
 import { MKC_STARTUP_DEFAULTS } from '@pels/shared/pels/mkcStartup';
 import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import { renderFigure, type Panel } from '../plot/svg';
-import type { FeedbackMode } from '../sim/receiver';
+import type { FeedbackSource } from '../sim/receiver';
 import { PAPER_NETWORK, type FlowSpec, type ScenarioResult, type SourceKind } from '../sim/scenario';
 import { jainIndex } from '../sim/stats';
 import { round, type Experiment, type ExperimentOptions, type ExperimentResult, type Row } from './experiment';
@@ -41,7 +41,7 @@ interface Case {
   /** The PELS queue's capacity C. */
   pelsKbps: number;
   flows: 1 | 2;
-  feedback: FeedbackMode;
+  feedback: FeedbackSource;
   /** Drawn in the figure (the others are in the table only). */
   plot?: true;
 }
@@ -177,9 +177,9 @@ function run({ seed, short }: ExperimentOptions): ExperimentResult {
     });
   }
   const figure = renderFigure(`MKC start-up: the rate doubles per fresh feedback until the first loss, then eq. 8 (first 60 s of seed ${seed}; stream ${FULL_KBPS} kb/s, base ${BASE_KBPS} kb/s)`, panels);
-  const pick = (name: string, source: SourceKind, feedback: FeedbackMode, startup: 'on' | 'off'): Row =>
+  const pick = (name: string, source: SourceKind, feedback: FeedbackSource, startup: 'on' | 'off'): Row =>
     summary.find((s) => s.case === name && s.source === source && s.feedback === feedback && s.startup === startup)!;
-  const pair = (name: string, source: SourceKind, feedback: FeedbackMode, key: string): string => `${pick(name, source, feedback, 'off')[key]} / ${pick(name, source, feedback, 'on')[key]}`;
+  const pair = (name: string, source: SourceKind, feedback: FeedbackSource, key: string): string => `${pick(name, source, feedback, 'off')[key]} / ${pick(name, source, feedback, 'on')[key]}`;
   const two = 'two flows 1200 kb/s';
   const slow = 'one flow 700 kb/s';
   const open = 'one flow 3000 kb/s';

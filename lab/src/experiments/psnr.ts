@@ -5,7 +5,7 @@ import { EventQueue } from '../sim/eventQueue';
 import { Link } from '../sim/links';
 import { PACKET_BYTES, type Packet } from '../sim/packet';
 import { Receiver } from '../sim/receiver';
-import { Router } from '../sim/router';
+import { Bottleneck } from '../sim/bottleneck';
 import { PAPER_NETWORK } from '../sim/scenario';
 import { FrameSource } from '../sim/source';
 import { round, type Experiment, type ExperimentOptions, type ExperimentResult, type Row } from './experiment';
@@ -37,7 +37,7 @@ const MODES: readonly Mode[] = ['pels', 'best-effort'];
 
 /** The product's packets: frames cut into at most 1200-byte payloads. */
 const VIDEO_PACKET_BYTES = 1200;
-/** Router interval and queue limits of gamma-red-loss's best frame case (frames-T133-q60): T = one layer period, room for frame bursts. */
+/** Bottleneck interval and queue limits of gamma-red-loss's best frame case (frames-T133-q60): T = one layer period, room for frame bursts. */
 const ROUTER_INTERVAL_MS = 133;
 const QUEUE_PACKETS = 60;
 const DURATION_MS = { full: 90_000, short: 40_000 };
@@ -78,7 +78,7 @@ export function simulateClip(seed: number, durationMs: number, flowCount: number
   /** Per video packet: flow and stream position, sent in the measured window or not. */
   const meta = new Map<Packet, { flow: number; pos: number; measured: boolean }>();
   const traces: FlowTrace[] = [];
-  const router = new Router(
+  const router = new Bottleneck(
     events,
     { id: 'bottleneck', capacityKbps, delayMs: PAPER_NETWORK.bottleneckDelayMs, internetShare: PAPER_NETWORK.internetShare, limits, feedbackIntervalMs: ROUTER_INTERVAL_MS, maxPacketBytes: 1500, binMs: PAPER_NETWORK.binMs },
     (packet) => {
@@ -123,7 +123,7 @@ export function simulateClip(seed: number, durationMs: number, flowCount: number
     };
     const control = { origin: `flow${i}`, control: FRAMES_CONTROL, feedback: 'router' as const, mode, startMs: 0, seed: seed * 1000 + i };
     const source = new FrameSource(i, control, events, [frames], VIDEO_PACKET_BYTES, out);
-    const receiver = new Receiver(events, source.control, { mode: 'router', returnDelayMs: PAPER_NETWORK.bottleneckDelayMs + 5, routerIntervalMs: ROUTER_INTERVAL_MS, reportIntervalMs: PAPER_NETWORK.reportIntervalMs, binMs: PAPER_NETWORK.binMs });
+    const receiver = new Receiver(events, source.control, { feedback: 'router', returnDelayMs: PAPER_NETWORK.bottleneckDelayMs + 5, routerIntervalMs: ROUTER_INTERVAL_MS, reportIntervalMs: PAPER_NETWORK.reportIntervalMs, binMs: PAPER_NETWORK.binMs });
     receivers.push(receiver);
     // Staggered starts, so the flows' keyframes do not all meet at the router.
     trace.startMs = (i * 1000 * 37) / fps + random() * (1000 / fps);

@@ -1,8 +1,8 @@
 import type { ControlLoopParams } from '@pels/shared/control/controlLoop';
 import { GAMMA_DEFAULTS } from '@pels/shared/pels/gammaController';
 import { MKC_PAPER_GAINS } from '@pels/shared/pels/mkc';
-import type { FeedbackMode } from '../sim/receiver';
-import { classLoss } from '../sim/router';
+import type { FeedbackSource } from '../sim/receiver';
+import { classLoss } from '../sim/bottleneck';
 import { PAPER_NETWORK, runScenario, type FlowSpec, type ScenarioParams, type ScenarioResult, type SourceKind } from '../sim/scenario';
 import type { SimulationCost } from './experiment';
 
@@ -28,7 +28,7 @@ export function flow(source: SourceKind, startMs = 0, accessDelayMs = 5): FlowSp
   return { startMs, accessDelayMs, source, control: source === 'fgs' ? FGS_CONTROL : FRAMES_CONTROL };
 }
 
-export function scenario(seed: number, durationMs: number, feedback: FeedbackMode, flows: FlowSpec[], extra: Partial<ScenarioParams> = {}): ScenarioParams {
+export function scenario(seed: number, durationMs: number, feedback: FeedbackSource, flows: FlowSpec[], extra: Partial<ScenarioParams> = {}): ScenarioParams {
   return { ...PAPER_NETWORK, seed, durationMs, feedback, flows, ...extra };
 }
 

@@ -1,5 +1,5 @@
 import { COLORS, type Color } from '@pels/shared/pels/color';
-import type { RouterFeedbackInput } from '@pels/shared/control/input';
+import type { BottleneckFeedbackInput } from '@pels/shared/control/input';
 import type { EventQueue } from './eventQueue';
 import type { Packet } from './packet';
 import { Bins } from './stats';
@@ -10,10 +10,10 @@ import { Bins } from './stats';
  * 'rtcp': RTCP receiver reports on each color stream, which the source's
  * control core turns into loss as the server's does.
  */
-export type FeedbackMode = 'router' | 'rtcp';
+export type FeedbackSource = 'router' | 'rtcp';
 
 export interface ReceiverParams {
-  mode: FeedbackMode;
+  feedback: FeedbackSource;
   /** Receiver to source: the reverse path, no queueing (feedback is small). */
   returnDelayMs: number;
   /** The router's T: the label of a packet measured traffic sent up to T before it. */
@@ -78,7 +78,7 @@ class StreamReception {
 
 /** What a receiver sends back to its source, after the return delay. */
 export interface ReceiverFeedback {
-  router(input: RouterFeedbackInput): void;
+  router(input: BottleneckFeedbackInput): void;
   report(report: ReceiverReport): void;
 }
 
@@ -97,7 +97,7 @@ export class Receiver {
   }
 
   start(): void {
-    if (this.params.mode === 'rtcp') this.events.after(this.params.reportIntervalMs, () => this.report());
+    if (this.params.feedback === 'rtcp') this.events.after(this.params.reportIntervalMs, () => this.report());
   }
 
   received(color: Color): number {
@@ -108,11 +108,11 @@ export class Receiver {
     if (packet.cls === 'internet') return;
     this.streams[packet.cls].add(packet.seq, packet.sentAtMs, this.events.nowMs);
     this.goodputBytes.add(this.events.nowMs, packet.bytes);
-    if (this.params.mode === 'router') this.echo(packet);
+    if (this.params.feedback === 'router') this.echo(packet);
   }
 
   /**
-   * Router mode: every packet carries the label, but the source acts on each
+   * Bottleneck mode: every packet carries the label, but the source acts on each
    * epoch once, so only a label newer than the last one echoed needs the trip
    * back (the reverse path keeps order, so the source sees the same events).
    */

@@ -10,8 +10,8 @@ import { EventQueue } from './eventQueue';
 import { Link } from './links';
 import { PACKET_BYTES, type Packet } from './packet';
 import { DEFAULT_QUEUE_LIMITS, type QueueLimits } from './pelsQueue';
-import { Receiver, type FeedbackMode } from './receiver';
-import { Router, type ClassStats } from './router';
+import { Receiver, type FeedbackSource } from './receiver';
+import { Bottleneck, type ClassStats } from './bottleneck';
 import { FgsSource, FrameSource, type FgsParams, type PelsSource } from './source';
 import type { TrafficClass } from './packet';
 
@@ -47,13 +47,13 @@ export interface ScenarioParams {
   bottleneckDelayMs: number;
   internetShare: number;
   limits: QueueLimits;
-  /** Router agent interval T (eq. 11). */
+  /** Bottleneck agent interval T (eq. 11). */
   routerIntervalMs: number;
   /** Access links (Fig. 6): 10 mb/s. */
   accessKbps: number;
   /** Offered Internet traffic; above its share it keeps the PELS queue at its share. 0: none. */
   crossTrafficKbps: number;
-  feedback: FeedbackMode;
+  feedback: FeedbackSource;
   /** RTCP mode: how often the receiver reports. */
   reportIntervalMs: number;
   fgs: FgsParams;
@@ -89,7 +89,7 @@ export interface FlowResult {
 export interface ScenarioResult {
   params: ScenarioParams;
   classes: Record<TrafficClass, ClassStats>;
-  routerFeedback: Router['feedback'];
+  routerFeedback: Bottleneck['feedback'];
   flows: FlowResult[];
   events: number;
   wallMs: number;
@@ -121,7 +121,7 @@ export function runScenario(params: ScenarioParams): ScenarioResult {
   const events = new EventQueue();
   const random = mulberry32(params.seed);
   const receivers: Receiver[] = [];
-  const router = new Router(
+  const bottleneck = new Bottleneck(
     events,
     {
       id: 'bottleneck',
@@ -137,16 +137,16 @@ export function runScenario(params: ScenarioParams): ScenarioResult {
       if (packet.flow >= 0) receivers[packet.flow]!.receive(packet);
     },
   );
-  startCrossTraffic(events, params.crossTrafficKbps, PACKET_BYTES, random, (p) => router.receive(p));
+  startCrossTraffic(events, params.crossTrafficKbps, PACKET_BYTES, random, (p) => bottleneck.receive(p));
 
   // The flows are viewers of one stream as far as probing goes: one move up at a time among them.
   const board = probeBoardFor(RENDITION_POLICY_DEFAULTS);
   const flows = params.flows.map((spec, i): Omit<FlowResult, 'rendition'> & { source: PelsSource } => {
-    const access = new Link(events, { rateKbps: params.accessKbps, delayMs: spec.accessDelayMs, limitPackets: ACCESS_LIMIT_PACKETS }, (p) => router.receive(p));
+    const access = new Link(events, { rateKbps: params.accessKbps, delayMs: spec.accessDelayMs, limitPackets: ACCESS_LIMIT_PACKETS }, (p) => bottleneck.receive(p));
     const out = (p: Packet): void => access.send(p);
     const source = makeSource(spec, i, events, params, out, board);
     const receiver = new Receiver(events, source.control, {
-      mode: params.feedback,
+      feedback: params.feedback,
       returnDelayMs: params.bottleneckDelayMs + spec.accessDelayMs,
       routerIntervalMs: params.routerIntervalMs,
       reportIntervalMs: params.reportIntervalMs,
@@ -180,8 +180,8 @@ export function runScenario(params: ScenarioParams): ScenarioResult {
 
   return {
     params,
-    classes: router.stats,
-    routerFeedback: router.feedback,
+    classes: bottleneck.stats,
+    routerFeedback: bottleneck.feedback,
     flows: flows.map(({ spec, samples, sent, receiver, source }) => ({ spec, samples, sent, receiver, rendition: source.control.core.renditionState(params.durationMs) })),
     events: events.eventsRun,
     wallMs,

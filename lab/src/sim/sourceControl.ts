@@ -1,5 +1,5 @@
 import { ControlCore, type ControlCoreParams } from '@pels/shared/control/controlCore';
-import type { RouterFeedbackInput } from '@pels/shared/control/input';
+import type { BottleneckFeedbackInput } from '@pels/shared/control/input';
 import type { StreamContext } from '@pels/shared/control/streamContext';
 import { STATS_POLL_MS, type StreamStats } from '@pels/shared/control/receiverReports';
 import { COLORS, type Color } from '@pels/shared/pels/color';
@@ -32,7 +32,7 @@ export class SourceControl implements ReceiverFeedback {
     if (this.core.params.feedback === 'rtcp') this.events.after(STATS_POLL_MS, () => this.poll());
   }
 
-  router(input: RouterFeedbackInput): void {
+  router(input: BottleneckFeedbackInput): void {
     this.core.step(input);
   }
 

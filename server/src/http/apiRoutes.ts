@@ -1,14 +1,14 @@
 import { routerFeedbackSchema } from '@pels/shared/protocol/routerFeedback';
 import type { FeedbackSource } from '../config';
 import { RequestError } from '../errors';
-import type { RouterFeedbackHub } from '../feedback/routerFeedbackHub';
+import type { BottleneckFeedbackHub } from '../feedback/bottleneckFeedbackHub';
 import type { OperatorAuth } from '../operator/operatorAuth';
 import type { StreamRegistry } from '../streams/streamRegistry';
 import { readJson, type Route } from './httpServer';
 
 export interface ApiDeps {
   streams: StreamRegistry;
-  router: RouterFeedbackHub;
+  router: BottleneckFeedbackHub;
   feedback: FeedbackSource;
   /** /api/health answers 503 until the server can serve viewers. */
   isReady: () => boolean;

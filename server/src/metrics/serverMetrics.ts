@@ -13,7 +13,7 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import { FLOW_MODES, UPTA_STATES, type FlowModeName, type ViewerState } from '@pels/shared/protocol/api';
 import { STREAM_STATES } from '@pels/shared/protocol/signaling';
-import type { RouterFeedbackHub } from '../feedback/routerFeedbackHub';
+import type { BottleneckFeedbackHub } from '../feedback/bottleneckFeedbackHub';
 import { TextBody } from '../http/httpServer';
 import type { Limits } from '../limits/limits';
 import { LIMIT_NAMES } from '../limits/rejections';
@@ -46,7 +46,7 @@ interface StreamTotals {
 
 export interface ServerMetricsDeps {
   streams: StreamRegistry;
-  router: RouterFeedbackHub;
+  router: BottleneckFeedbackHub;
   control: ControlSettings;
   mediasoup: MediasoupWorkers;
   limits: Limits;

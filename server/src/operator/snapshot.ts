@@ -2,14 +2,14 @@ import type { OperatorSnapshot, OperatorStream } from '@pels/shared/protocol/ope
 import type { FeedbackSource } from '../config';
 import { liveInfo } from '../live/liveView';
 import type { LiveSettings } from '../store/operatorState';
-import type { RouterFeedbackHub } from '../feedback/routerFeedbackHub';
+import type { BottleneckFeedbackHub } from '../feedback/bottleneckFeedbackHub';
 import type { Stream } from '../streams/stream';
 import type { StreamRegistry } from '../streams/streamRegistry';
 import type { ControlSettings } from './controlSettings';
 
 export interface SnapshotSources {
   streams: StreamRegistry;
-  router: RouterFeedbackHub;
+  router: BottleneckFeedbackHub;
   feedback: FeedbackSource;
   control: ControlSettings;
   /** The live streams' saved settings, by id. */

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { types as ms } from 'mediasoup';
 import { COLORS, type Color } from '@pels/shared/pels/color';
-import type { ReceiverReportsInput, RouterFeedbackInput } from '@pels/shared/control/input';
+import type { ReceiverReportsInput, BottleneckFeedbackInput } from '@pels/shared/control/input';
 import type { RateControllerName } from '@pels/shared/rate/names';
 import type { FlowModeName, MediaTransport, ViewerState } from '@pels/shared/protocol/api';
 import type { ConsumerParams, DtlsParametersData, RenditionChoice, Request, ResponseData, RtpCapabilitiesData, TransportParams } from '@pels/shared/protocol/signaling';
@@ -296,7 +296,7 @@ export class ViewerSession {
   }
 
   /** A router agent's feedback for this viewer's path (the control core acts on it when FEEDBACK=router). */
-  onRouterFeedback(input: RouterFeedbackInput): void {
+  onRouterFeedback(input: BottleneckFeedbackInput): void {
     if (!this.closed) this.control.step(input);
   }
 

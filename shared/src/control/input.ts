@@ -16,7 +16,7 @@ export interface ReceiverReportsInput {
 }
 
 /** A router agent's eq. 11 sample for the path this viewer's media takes. */
-export interface RouterFeedbackInput {
+export interface BottleneckFeedbackInput {
   kind: 'router-feedback';
   atMs: number;
   /** The router's sample counter z. */
@@ -104,7 +104,7 @@ export interface PinRenditionInput {
 
 export type ControlInput =
   | ReceiverReportsInput
-  | RouterFeedbackInput
+  | BottleneckFeedbackInput
   | RateBoundsInput
   | RenditionRatesInput
   | ProbeInput

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MKC_PAPER_GAINS, mkcStationaryKbps, mkcStep } from './mkc';
-import { RouterFeedbackPool, ROUTER_FEEDBACK_WINDOW_MS } from './routerFeedbackPool';
+import { BottleneckFeedbackPool, ROUTER_FEEDBACK_WINDOW_MS } from './bottleneckFeedbackPool';
 
 const sample = (epoch: number, offeredKbps: number, capacityKbps = 1000, intervalMs = 100) => ({
   epoch,
@@ -12,7 +12,7 @@ const sample = (epoch: number, offeredKbps: number, capacityKbps = 1000, interva
 });
 
 test('samples are pooled until they span the window: p of the summed bytes, over the pooled interval', () => {
-  const pool = new RouterFeedbackPool(500);
+  const pool = new BottleneckFeedbackPool(500);
   const out = [400, 2000, 400, 2000, 1200].map((kbps, i) => pool.add(sample(i + 1, kbps)));
   assert.deepEqual(out.slice(0, 4), [null, null, null, null]);
   // 6000 offered against 5000: p = 1/6, where the mean of the samples' own p is about -0.37.
@@ -24,12 +24,12 @@ test('samples are pooled until they span the window: p of the summed bytes, over
 });
 
 test('a sample as long as the window passes at once; nothing offered is -1', () => {
-  const pool = new RouterFeedbackPool(500);
+  const pool = new BottleneckFeedbackPool(500);
   assert.deepEqual(pool.add(sample(1, 0, 1000, 600)), { epoch: 1, p: -1, intervalMs: 600 });
 });
 
 test('repeated and reordered samples are not counted twice', () => {
-  const pool = new RouterFeedbackPool(300);
+  const pool = new BottleneckFeedbackPool(300);
   assert.equal(pool.add(sample(5, 2000)), null);
   assert.equal(pool.add(sample(5, 2000)), null);
   assert.equal(pool.add(sample(4, 2000)), null);
@@ -38,13 +38,13 @@ test('repeated and reordered samples are not counted twice', () => {
 });
 
 test('a router that does not say what was offered has its own p passed through', () => {
-  const pool = new RouterFeedbackPool(500);
+  const pool = new BottleneckFeedbackPool(500);
   assert.deepEqual(pool.add({ epoch: 1, p: 0.3, intervalMs: 100 }), { epoch: 1, p: 0.3, intervalMs: 100 });
 });
 
 test('bad windows are refused', () => {
-  assert.throws(() => new RouterFeedbackPool(-1), RangeError);
-  assert.throws(() => new RouterFeedbackPool(Number.NaN), RangeError);
+  assert.throws(() => new BottleneckFeedbackPool(-1), RangeError);
+  assert.throws(() => new BottleneckFeedbackPool(Number.NaN), RangeError);
 });
 
 /**
@@ -57,7 +57,7 @@ test('MKC on pooled samples settles near C/N + alpha/beta despite bursty arrival
   const n = 5;
   const capacityKbps = 2500;
   const bursts = [0.4, 1.9, 0.7, 1.5, 0.5]; // mean 1
-  const run = (pool: RouterFeedbackPool | null): number => {
+  const run = (pool: BottleneckFeedbackPool | null): number => {
     let rate = 300;
     let sum = 0;
     let count = 0;
@@ -74,7 +74,7 @@ test('MKC on pooled samples settles near C/N + alpha/beta despite bursty arrival
   };
   const stationary = mkcStationaryKbps(capacityKbps, n, MKC_PAPER_GAINS);
   const raw = run(null);
-  const pooled = run(new RouterFeedbackPool(ROUTER_FEEDBACK_WINDOW_MS));
+  const pooled = run(new BottleneckFeedbackPool(ROUTER_FEEDBACK_WINDOW_MS));
   assert.ok(raw > 1.2 * stationary, `raw samples: ${raw.toFixed(0)} kb/s against ${stationary}`);
   assert.ok(Math.abs(pooled - stationary) < 0.1 * stationary, `pooled samples: ${pooled.toFixed(0)} kb/s against ${stationary}`);
 });

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { EventQueue } from './eventQueue';
 import { Link } from './links';
 import type { Packet, TrafficClass } from './packet';
-import { Router, type RouterParams } from './router';
+import { Bottleneck, type BottleneckParams } from './bottleneck';
 
-const PARAMS: RouterParams = {
+const PARAMS: BottleneckParams = {
   id: 'r1',
   capacityKbps: 4000,
   delayMs: 5,
@@ -17,7 +17,7 @@ const PARAMS: RouterParams = {
 };
 
 /** Offers packets of one class at a constant rate from 0 to untilMs. */
-function offer(events: EventQueue, router: Router, cls: TrafficClass, kbps: number, untilMs: number, sent: Packet[] = []): Packet[] {
+function offer(events: EventQueue, router: Bottleneck, cls: TrafficClass, kbps: number, untilMs: number, sent: Packet[] = []): Packet[] {
   let seq = 0;
   const next = (): void => {
     if (events.nowMs >= untilMs) return;
@@ -32,7 +32,7 @@ function offer(events: EventQueue, router: Router, cls: TrafficClass, kbps: numb
 
 test('eq. 11: every T the router labels PELS packets with p = (R - C)/R of the bytes offered, C its WRR share', () => {
   const events = new EventQueue();
-  const router = new Router(events, PARAMS, () => {});
+  const router = new Bottleneck(events, PARAMS, () => {});
   offer(events, router, 'internet', 3000, 600); // keeps the Internet queue busy
   const sent = offer(events, router, 'red', 3000, 300);
   offer(events, router, 'green', 500, 300);
@@ -49,7 +49,7 @@ test('eq. 11: every T the router labels PELS packets with p = (R - C)/R of the b
 
 test('below capacity p is negative: -1 at half of C', () => {
   const events = new EventQueue();
-  const router = new Router(events, PARAMS, () => {});
+  const router = new Bottleneck(events, PARAMS, () => {});
   offer(events, router, 'yellow', 1000, 3000);
   events.runUntil(3000);
   // 7 or 8 packets per interval: p is -1.14 or -0.875, -1 on average.
@@ -61,7 +61,7 @@ test('below capacity p is negative: -1 at half of C', () => {
 test('the PELS queue is served at its share while the Internet queue is busy, red only what is left, and red overflows first', () => {
   const events = new EventQueue();
   const delivered: Record<TrafficClass, number> = { green: 0, yellow: 0, red: 0, internet: 0 };
-  const router = new Router(events, PARAMS, (p) => delivered[p.cls]++);
+  const router = new Bottleneck(events, PARAMS, (p) => delivered[p.cls]++);
   offer(events, router, 'internet', 3000, 10_000);
   offer(events, router, 'green', 800, 10_000);
   offer(events, router, 'yellow', 800, 10_000);

@@ -35,7 +35,7 @@ export interface PooledRouterSample {
   intervalMs: number;
 }
 
-export class RouterFeedbackPool {
+export class BottleneckFeedbackPool {
   private offered = 0;
   private capacity = 0;
   private spanMs = 0;

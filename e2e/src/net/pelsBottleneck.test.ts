@@ -1,21 +1,21 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { capacityChangeCommands, parseRouterMode, queueDropRate, routerCommands, routerModeOf, ROUTER_DEFAULTS } from './pelsRouter';
+import { capacityChangeCommands, parseBottleneckKind, queueDropRate, bottleneckCommands, bottleneckKindOf, BOTTLENECK_DEFAULTS } from './pelsBottleneck';
 
 test('a capacity change rewrites the classes in place, and the video FIFOs\' limits only when given', () => {
-  const base = { capacityKbps: 400, internetShare: 0.1, mode: 'pels' as const };
+  const base = { capacityKbps: 400, internetShare: 0.1, kind: 'pels' as const };
   const classes = capacityChangeCommands('eth0', base);
   assert.ok(classes.every((c) => c[0] === 'class' && c[1] === 'change'));
   assert.ok(classes.some((c) => c.includes('1:1') && c.includes('400kbit')));
   const withLimits = capacityChangeCommands('eth0', { ...base, queuePackets: 21 });
   const limits = withLimits.filter((c) => c[0] === 'qdisc');
   assert.deepEqual(limits.map((c) => [c[1], c[7], c.at(-1)]), [['change', '11:', '21'], ['change', '12:', '21']]);
-  const fifo = capacityChangeCommands('eth0', { ...base, mode: 'fifo', queuePackets: 30 }).filter((c) => c[0] === 'qdisc');
+  const fifo = capacityChangeCommands('eth0', { ...base, kind: 'fifo', queuePackets: 30 }).filter((c) => c[0] === 'qdisc');
   assert.deepEqual(fifo.map((c) => [c[7], c.at(-1)]), [['10:', '30']]);
 });
 
 test('the FIFO router puts all UDP in one drop-tail queue at the link rate, whatever the DSCP; random loss comes first', () => {
-  const cmds = routerCommands('eth0', { ...ROUTER_DEFAULTS, capacityKbps: 1200, mode: 'fifo', queuePackets: 62, lossPct: 5 });
+  const cmds = bottleneckCommands('eth0', { ...BOTTLENECK_DEFAULTS, capacityKbps: 1200, kind: 'fifo', queuePackets: 62, lossPct: 5 });
   const queues = cmds.filter((c) => c[0] === 'qdisc' && c.includes('pfifo'));
   assert.deepEqual(queues.map((c) => [c[5], c[7], c.at(-1)]), [['1:20', '20:', '100'], ['1:10', '10:', '62']]);
   const video = cmds.find((c) => c[0] === 'class' && c.includes('1:10'))!;
@@ -31,11 +31,11 @@ test('the FIFO router puts all UDP in one drop-tail queue at the link rate, what
 });
 
 test('router modes: PELS flows default to the PELS router, the others to the FIFO; names are checked', () => {
-  assert.equal(routerModeOf('pels'), 'pels');
-  assert.equal(routerModeOf('nack'), 'fifo');
-  assert.equal(routerModeOf('best-effort'), 'fifo');
-  assert.equal(parseRouterMode('fifo'), 'fifo');
-  assert.throws(() => parseRouterMode('best-effort'), /router must be one of pels, fifo; got "best-effort"/);
+  assert.equal(bottleneckKindOf('pels'), 'pels');
+  assert.equal(bottleneckKindOf('nack'), 'fifo');
+  assert.equal(bottleneckKindOf('best-effort'), 'fifo');
+  assert.equal(parseBottleneckKind('fifo'), 'fifo');
+  assert.throws(() => parseBottleneckKind('best-effort'), /router must be one of pels, fifo; got "best-effort"/);
 });
 
 test('the congestion drop rate: queue drops over packets offered, the blackholes left out', () => {

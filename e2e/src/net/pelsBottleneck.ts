@@ -22,26 +22,26 @@ import { run } from './run';
  * queue (1:10 with a single pfifo) whatever its DSCP; the viewers' TCP (page,
  * signaling) keeps the Internet queue.
  */
-export const ROUTER_MODES = ['pels', 'fifo'] as const;
-export type RouterMode = (typeof ROUTER_MODES)[number];
+export const BOTTLENECK_KINDS = ['pels', 'fifo'] as const;
+export type BottleneckKind = (typeof BOTTLENECK_KINDS)[number];
 
-/** The router a flow mode is measured behind unless told: only PELS flows are told apart; the others share one FIFO. */
-export function routerModeOf(mode: FlowModeName): RouterMode {
+/** The bottleneck a flow mode is measured behind unless told: only PELS flows are told apart; the others share one FIFO. */
+export function bottleneckKindOf(mode: FlowModeName): BottleneckKind {
   return flowMode(mode).marksColors ? 'pels' : 'fifo';
 }
 
-/** A router mode by name (a command-line value). */
-export function parseRouterMode(name: string): RouterMode {
-  const mode = ROUTER_MODES.find((m) => m === name);
-  if (!mode) throw new RangeError(`router must be one of ${ROUTER_MODES.join(', ')}; got "${name}"`);
-  return mode;
+/** A bottleneck kind by name (the testbed's `--router` value). */
+export function parseBottleneckKind(name: string): BottleneckKind {
+  const kind = BOTTLENECK_KINDS.find((k) => k === name);
+  if (!kind) throw new RangeError(`router must be one of ${BOTTLENECK_KINDS.join(', ')}; got "${name}"`);
+  return kind;
 }
 
-export interface RouterOptions {
+export interface BottleneckOptions {
   capacityKbps: number;
   /** Random loss before the queues, percent. */
   lossPct: number;
-  mode: RouterMode;
+  kind: BottleneckKind;
   /** Internet queue's share of the link when both queues are busy (paper: 50%). */
   internetShare: number;
   /** Drop-tail limit of the green and yellow queues (or the FIFO router's video queue), packets. */
@@ -65,7 +65,7 @@ export interface RouterOptions {
   uptaClass?: boolean;
 }
 
-export const ROUTER_DEFAULTS: Omit<RouterOptions, 'capacityKbps' | 'mode' | 'queuePackets'> = {
+export const BOTTLENECK_DEFAULTS: Omit<BottleneckOptions, 'capacityKbps' | 'kind' | 'queuePackets'> = {
   lossPct: 0,
   internetShare: 0.5,
   redQueuePackets: 10,
@@ -77,12 +77,12 @@ export function defaultQueuePackets(capacityKbps: number): number {
   return Math.max(20, Math.round((capacityKbps * 500) / 8 / 1200));
 }
 
-export const ROUTER_CLASSES = { green: '1:11', yellow: '1:12', red: '1:13', internet: '1:20', video: '1:10', upta: '1:98', random: '1:99' } as const;
+export const BOTTLENECK_CLASSES = { green: '1:11', yellow: '1:12', red: '1:13', internet: '1:20', video: '1:10', upta: '1:98', random: '1:99' } as const;
 
 const DSFIELD = { green: '0x88', yellow: '0x90', red: '0x98' } as const; // DSCP << 2: AF41, AF42, AF43
 
 /** The router's HTB classes at a capacity, made (`add`) or changed in place (`change`). */
-function capacityClasses(verb: 'add' | 'change', dev: string, o: Pick<RouterOptions, 'capacityKbps' | 'internetShare' | 'mode'>): string[][] {
+function capacityClasses(verb: 'add' | 'change', dev: string, o: Pick<BottleneckOptions, 'capacityKbps' | 'internetShare' | 'kind'>): string[][] {
   const c = `${o.capacityKbps}kbit`;
   const videoRate = `${Math.max(8, Math.round(o.capacityKbps * (1 - o.internetShare)))}kbit`;
   const netRate = `${Math.max(8, Math.round(o.capacityKbps * o.internetShare))}kbit`;
@@ -90,20 +90,20 @@ function capacityClasses(verb: 'add' | 'change', dev: string, o: Pick<RouterOpti
   const htb = (parent: string, id: string, rate: string, extra: string[] = []) => [
     'class', verb, 'dev', dev, 'parent', parent, 'classid', id, 'htb', 'rate', rate, 'ceil', c, 'burst', '4k', 'cburst', '4k', 'quantum', '1514', ...extra,
   ];
-  const classes = [htb('1:', '1:1', c), htb('1:1', ROUTER_CLASSES.video, videoRate), htb('1:1', ROUTER_CLASSES.internet, netRate)];
-  if (o.mode === 'pels') {
+  const classes = [htb('1:', '1:1', c), htb('1:1', BOTTLENECK_CLASSES.video, videoRate), htb('1:1', BOTTLENECK_CLASSES.internet, netRate)];
+  if (o.kind === 'pels') {
     // Each color's guaranteed rate is tiny: what it gets is lent in priority order.
     classes.push(
-      htb(ROUTER_CLASSES.video, ROUTER_CLASSES.green, '8kbit', ['prio', '0']),
-      htb(ROUTER_CLASSES.video, ROUTER_CLASSES.yellow, '8kbit', ['prio', '1']),
-      htb(ROUTER_CLASSES.video, ROUTER_CLASSES.red, '8kbit', ['prio', '2']),
+      htb(BOTTLENECK_CLASSES.video, BOTTLENECK_CLASSES.green, '8kbit', ['prio', '0']),
+      htb(BOTTLENECK_CLASSES.video, BOTTLENECK_CLASSES.yellow, '8kbit', ['prio', '1']),
+      htb(BOTTLENECK_CLASSES.video, BOTTLENECK_CLASSES.red, '8kbit', ['prio', '2']),
     );
   }
   return classes;
 }
 
 /** The tc commands (arguments after `tc`) that build the router. Pure, so tests can read them. */
-export function routerCommands(dev: string, o: RouterOptions): string[][] {
+export function bottleneckCommands(dev: string, o: BottleneckOptions): string[][] {
   const [root, video, internet, ...colors] = capacityClasses('add', dev, o);
   const fifo = (parent: string, handle: string, limit: number) => ['qdisc', 'add', 'dev', dev, 'parent', parent, 'handle', handle, 'pfifo', 'limit', String(limit)];
   const cmds: string[][] = [
@@ -111,30 +111,30 @@ export function routerCommands(dev: string, o: RouterOptions): string[][] {
     root!,
     video!,
     internet!,
-    fifo(ROUTER_CLASSES.internet, '20:', o.internetQueuePackets),
+    fifo(BOTTLENECK_CLASSES.internet, '20:', o.internetQueuePackets),
   ];
-  if (o.mode === 'pels') {
+  if (o.kind === 'pels') {
     cmds.push(
       ...colors,
-      fifo(ROUTER_CLASSES.green, '11:', o.queuePackets),
-      fifo(ROUTER_CLASSES.yellow, '12:', o.queuePackets),
-      fifo(ROUTER_CLASSES.red, '13:', o.redQueuePackets),
+      fifo(BOTTLENECK_CLASSES.green, '11:', o.queuePackets),
+      fifo(BOTTLENECK_CLASSES.yellow, '12:', o.queuePackets),
+      fifo(BOTTLENECK_CLASSES.red, '13:', o.redQueuePackets),
     );
     for (const color of ['green', 'yellow', 'red'] as const) {
-      cmds.push(['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '10', 'u32', 'match', 'ip', 'dsfield', DSFIELD[color], '0xfc', 'flowid', ROUTER_CLASSES[color]]);
+      cmds.push(['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '10', 'u32', 'match', 'ip', 'dsfield', DSFIELD[color], '0xfc', 'flowid', BOTTLENECK_CLASSES[color]]);
     }
   } else {
-    cmds.push(fifo(ROUTER_CLASSES.video, '10:', o.queuePackets));
+    cmds.push(fifo(BOTTLENECK_CLASSES.video, '10:', o.queuePackets));
     // All UDP (the video and its RTCP) in the one FIFO, marked or not.
-    cmds.push(['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '10', 'u32', 'match', 'ip', 'protocol', '17', '0xff', 'flowid', ROUTER_CLASSES.video]);
+    cmds.push(['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '10', 'u32', 'match', 'ip', 'protocol', '17', '0xff', 'flowid', BOTTLENECK_CLASSES.video]);
     if (o.sharedTcpPort !== undefined) {
-      cmds.push(['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '10', 'u32', 'match', 'ip', 'protocol', '6', '0xff', 'match', 'ip', 'sport', String(o.sharedTcpPort), '0xffff', 'flowid', ROUTER_CLASSES.video]);
+      cmds.push(['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '10', 'u32', 'match', 'ip', 'protocol', '6', '0xff', 'match', 'ip', 'sport', String(o.sharedTcpPort), '0xffff', 'flowid', BOTTLENECK_CLASSES.video]);
     }
   }
   if (o.uptaClass) {
     cmds.push(
-      ['class', 'add', 'dev', dev, 'parent', '1:', 'classid', ROUTER_CLASSES.upta, 'htb', 'rate', '1gbit', 'quantum', '1514'],
-      ['qdisc', 'add', 'dev', dev, 'parent', ROUTER_CLASSES.upta, 'handle', '98:', 'blackhole'],
+      ['class', 'add', 'dev', dev, 'parent', '1:', 'classid', BOTTLENECK_CLASSES.upta, 'htb', 'rate', '1gbit', 'quantum', '1514'],
+      ['qdisc', 'add', 'dev', dev, 'parent', BOTTLENECK_CLASSES.upta, 'handle', '98:', 'blackhole'],
     );
   }
   if (o.lossPct > 0) cmds.push(...randomLossCommands(dev, o.lossPct));
@@ -146,9 +146,9 @@ function randomLossCommands(dev: string, lossPct: number): string[][] {
   // Classic BPF: load the kernel's random number (SKF_AD_RANDOM), below the threshold -> class 1:99.
   const threshold = Math.round((lossPct / 100) * 2 ** 32);
   return [
-    ['class', 'replace', 'dev', dev, 'parent', '1:', 'classid', ROUTER_CLASSES.random, 'htb', 'rate', '1gbit', 'quantum', '1514'],
-    ['qdisc', 'replace', 'dev', dev, 'parent', ROUTER_CLASSES.random, 'handle', '99:', 'blackhole'],
-    ['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'bpf', 'bytecode', `4,32 0 0 4294963256,53 0 1 ${threshold},6 0 0 0,6 0 0 65689`, 'classid', ROUTER_CLASSES.random],
+    ['class', 'replace', 'dev', dev, 'parent', '1:', 'classid', BOTTLENECK_CLASSES.random, 'htb', 'rate', '1gbit', 'quantum', '1514'],
+    ['qdisc', 'replace', 'dev', dev, 'parent', BOTTLENECK_CLASSES.random, 'handle', '99:', 'blackhole'],
+    ['filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'bpf', 'bytecode', `4,32 0 0 4294963256,53 0 1 ${threshold},6 0 0 0,6 0 0 65689`, 'classid', BOTTLENECK_CLASSES.random],
   ];
 }
 
@@ -160,19 +160,19 @@ export async function changeLoss(ns: string, dev: string, lossPct: number): Prom
   if (lossPct > 0) for (const cmd of randomLossCommands(dev, lossPct)) await run('tc', cmd, ns);
 }
 
-export function validateRouterOptions(o: RouterOptions): string[] {
+export function validateBottleneckOptions(o: BottleneckOptions): string[] {
   const errors: string[] = [];
   if (!(Number.isFinite(o.capacityKbps) && o.capacityKbps >= 64 && o.capacityKbps <= 1_000_000)) errors.push(`capacity must be in [64, 1000000] kb/s; got ${o.capacityKbps}`);
   if (!(Number.isFinite(o.lossPct) && o.lossPct >= 0 && o.lossPct < 100)) errors.push(`loss must be in [0, 100) percent; got ${o.lossPct}`);
   if (!(o.internetShare > 0 && o.internetShare < 1)) errors.push(`Internet share must be in (0, 1); got ${o.internetShare}`);
-  if (o.sharedTcpPort !== undefined && o.mode === 'pels') errors.push('TCP can share the video FIFO only behind the FIFO router (PELS has one queue per color)');
+  if (o.sharedTcpPort !== undefined && o.kind === 'pels') errors.push('TCP can share the video FIFO only behind the FIFO router (PELS has one queue per color)');
   for (const [name, v] of [['queue limit', o.queuePackets], ['red queue limit', o.redQueuePackets], ['Internet queue limit', o.internetQueuePackets]] as const) {
     if (!(Number.isInteger(v) && v >= 2 && v <= 10000)) errors.push(`${name} must be an integer in [2, 10000] packets; got ${v}`);
   }
   return errors;
 }
 
-type CapacityChange = Pick<RouterOptions, 'capacityKbps' | 'internetShare' | 'mode'> & {
+type CapacityChange = Pick<BottleneckOptions, 'capacityKbps' | 'internetShare' | 'kind'> & {
   /** The video FIFOs' new limit (green and yellow, or the one FIFO); absent: the limits stay. */
   queuePackets?: number;
 };
@@ -186,8 +186,8 @@ export function capacityChangeCommands(dev: string, o: CapacityChange): string[]
   const cmds = capacityClasses('change', dev, o);
   if (o.queuePackets !== undefined) {
     const limit = (parent: string, handle: string) => ['qdisc', 'change', 'dev', dev, 'parent', parent, 'handle', handle, 'pfifo', 'limit', String(o.queuePackets)];
-    if (o.mode === 'pels') cmds.push(limit(ROUTER_CLASSES.green, '11:'), limit(ROUTER_CLASSES.yellow, '12:'));
-    else cmds.push(limit(ROUTER_CLASSES.video, '10:'));
+    if (o.kind === 'pels') cmds.push(limit(BOTTLENECK_CLASSES.green, '11:'), limit(BOTTLENECK_CLASSES.yellow, '12:'));
+    else cmds.push(limit(BOTTLENECK_CLASSES.video, '10:'));
   }
   return cmds;
 }
@@ -197,11 +197,11 @@ export async function changeCapacity(ns: string, dev: string, o: CapacityChange)
   for (const cmd of capacityChangeCommands(dev, o)) await run('tc', cmd, ns);
 }
 
-export async function applyRouter(ns: string, dev: string, o: RouterOptions): Promise<void> {
-  const errors = validateRouterOptions(o);
+export async function applyBottleneck(ns: string, dev: string, o: BottleneckOptions): Promise<void> {
+  const errors = validateBottleneckOptions(o);
   if (errors.length) throw new RangeError(errors.join('; '));
   await run('tc', ['qdisc', 'del', 'dev', dev, 'root'], ns).catch(() => {});
-  for (const cmd of routerCommands(dev, o)) await run('tc', cmd, ns);
+  for (const cmd of bottleneckCommands(dev, o)) await run('tc', cmd, ns);
 }
 
 export interface QueueCounters {
@@ -212,16 +212,16 @@ export interface QueueCounters {
   backlogBytes: number;
 }
 
-export type RouterCounters = Partial<Record<'green' | 'yellow' | 'red' | 'video' | 'internet' | 'upta' | 'random', QueueCounters>>;
+export type BottleneckCounters = Partial<Record<'green' | 'yellow' | 'red' | 'video' | 'internet' | 'upta' | 'random', QueueCounters>>;
 
-const HANDLE_TO_QUEUE: Record<string, keyof RouterCounters> = { '11:': 'green', '12:': 'yellow', '13:': 'red', '10:': 'video', '20:': 'internet', '98:': 'upta', '99:': 'random' };
+const HANDLE_TO_QUEUE: Record<string, keyof BottleneckCounters> = { '11:': 'green', '12:': 'yellow', '13:': 'red', '10:': 'video', '20:': 'internet', '98:': 'upta', '99:': 'random' };
 
 /** Blackhole queues: random loss and useless-packet avoidance, which drop all they get whatever the load. */
-const BLACKHOLE_QUEUES: ReadonlySet<string> = new Set<keyof RouterCounters>(['upta', 'random']);
+const BLACKHOLE_QUEUES: ReadonlySet<string> = new Set<keyof BottleneckCounters>(['upta', 'random']);
 
 /** Parses `tc -s -j qdisc show`: the leaf queues' counters. */
-export function parseQdiscStats(json: string): RouterCounters {
-  const out: RouterCounters = {};
+export function parseQdiscStats(json: string): BottleneckCounters {
+  const out: BottleneckCounters = {};
   for (const q of JSON.parse(json) as Array<{ handle: string; bytes: number; packets: number; drops: number; backlog: number }>) {
     const name = HANDLE_TO_QUEUE[q.handle];
     if (!name) continue;
@@ -231,7 +231,7 @@ export function parseQdiscStats(json: string): RouterCounters {
   return out;
 }
 
-export async function readRouterCounters(ns: string, dev: string): Promise<RouterCounters> {
+export async function readBottleneckCounters(ns: string, dev: string): Promise<BottleneckCounters> {
   return parseQdiscStats(await run('tc', ['-s', '-j', 'qdisc', 'show', 'dev', dev], ns));
 }
 

@@ -4,7 +4,7 @@ import type { Packet, RouterLabel, TrafficClass } from './packet';
 import { PelsQueueModel, type QueueLimits } from './pelsQueue';
 import { Bins } from './stats';
 
-export interface RouterParams {
+export interface BottleneckParams {
   id: string;
   /** Bottleneck link rate, kb/s (paper: 4 mb/s). */
   capacityKbps: number;
@@ -36,7 +36,7 @@ export interface ClassStats {
  * (router ID, epoch z, p). Labelling on arrival is what makes labels
  * reorder in the priority queues, hence the epoch.
  */
-export class Router {
+export class Bottleneck {
   readonly stats: Record<TrafficClass, ClassStats>;
   /** p(k) at each interval that saw traffic. */
   readonly feedback: Array<{ atMs: number; epoch: number; p: number }> = [];
@@ -50,7 +50,7 @@ export class Router {
 
   constructor(
     private readonly events: EventQueue,
-    private readonly params: RouterParams,
+    private readonly params: BottleneckParams,
     private readonly deliver: (packet: Packet) => void,
   ) {
     if (!(params.capacityKbps > 0)) throw new RangeError(`capacityKbps must be > 0; got ${params.capacityKbps}`);

@@ -1,5 +1,5 @@
 import type { RouterFeedback } from '@pels/shared/protocol/routerFeedback';
-import { readRouterCounters, type QueueCounters, type RouterCounters, type RouterMode } from './pelsRouter';
+import { readBottleneckCounters, type QueueCounters, type BottleneckCounters, type BottleneckKind } from './pelsBottleneck';
 
 /** An unmeasured drop is taken to be a full-size video packet. */
 const DEFAULT_PACKET_BYTES = 1200;
@@ -25,15 +25,15 @@ export interface RouterSample {
  * p = (R - C) / R, bounded to [-1, 1] so an idle interval (R near 0) gives a
  * strong but finite push up.
  */
-export function routerSample(
-  prev: RouterCounters,
-  cur: RouterCounters,
+export function bottleneckSample(
+  prev: BottleneckCounters,
+  cur: BottleneckCounters,
   intervalMs: number,
   linkKbps: number,
   internetShare: number,
-  mode: RouterMode,
+  kind: BottleneckKind,
 ): RouterSample {
-  const queues = mode === 'pels' ? (['green', 'yellow', 'red'] as const) : (['video'] as const);
+  const queues = kind === 'pels' ? (['green', 'yellow', 'red'] as const) : (['video'] as const);
   let bytes = 0;
   for (const q of queues) bytes += offeredBytes(prev[q], cur[q]);
   const offeredKbps = Math.max(0, (bytes * 8) / intervalMs);
@@ -43,22 +43,22 @@ export function routerSample(
   return { offeredKbps, capacityKbps, p };
 }
 
-export interface RouterAgentOptions {
+export interface BottleneckAgentOptions {
   ns: string;
   dev: string;
   intervalMs: number;
   linkKbps: number;
   internetShare: number;
-  mode: RouterMode;
+  kind: BottleneckKind;
   routerId: string;
   /** Delivers one sample (e.g. POST to the server); errors are counted, not thrown. */
   deliver: (fb: RouterFeedback) => Promise<void>;
 }
 
 /** Samples the router every T and delivers eq. 11 feedback with an increasing epoch. */
-export class RouterAgent {
+export class BottleneckAgent {
   private timer: NodeJS.Timeout | null = null;
-  private prev: RouterCounters = {};
+  private prev: BottleneckCounters = {};
   private prevAt = 0;
   private epoch = 0;
   private busy = false;
@@ -68,7 +68,7 @@ export class RouterAgent {
   /** The link's rate now: a testbed capacity step changes it. */
   private linkKbps: number;
 
-  constructor(private readonly o: RouterAgentOptions) {
+  constructor(private readonly o: BottleneckAgentOptions) {
     this.linkKbps = o.linkKbps;
   }
 
@@ -78,7 +78,7 @@ export class RouterAgent {
   }
 
   async start(): Promise<void> {
-    this.prev = await readRouterCounters(this.o.ns, this.o.dev);
+    this.prev = await readBottleneckCounters(this.o.ns, this.o.dev);
     this.prevAt = performance.now();
     this.timer = setInterval(() => void this.tick(), this.o.intervalMs);
   }
@@ -92,9 +92,9 @@ export class RouterAgent {
     if (this.busy) return; // a slow tc read: skip a beat rather than pile up
     this.busy = true;
     try {
-      const cur = await readRouterCounters(this.o.ns, this.o.dev);
+      const cur = await readBottleneckCounters(this.o.ns, this.o.dev);
       const now = performance.now();
-      const sample = routerSample(this.prev, cur, now - this.prevAt, this.linkKbps, this.o.internetShare, this.o.mode);
+      const sample = bottleneckSample(this.prev, cur, now - this.prevAt, this.linkKbps, this.o.internetShare, this.o.kind);
       const intervalMs = now - this.prevAt;
       this.prev = cur;
       this.prevAt = now;

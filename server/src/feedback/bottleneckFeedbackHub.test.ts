@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RouterFeedbackInput } from '@pels/shared/control/input';
-import { RouterFeedbackHub } from './routerFeedbackHub';
+import type { BottleneckFeedbackInput } from '@pels/shared/control/input';
+import { BottleneckFeedbackHub } from './bottleneckFeedbackHub';
 
 test("each router's samples reach the viewers pooled over 500 ms, stepped from the rate at the pool's start", () => {
-  const inputs: RouterFeedbackInput[] = [];
-  const hub = new RouterFeedbackHub((fn) => fn({ onRouterFeedback: (input) => inputs.push(input) }));
+  const inputs: BottleneckFeedbackInput[] = [];
+  const hub = new BottleneckFeedbackHub((fn) => fn({ onRouterFeedback: (input) => inputs.push(input) }));
   for (let epoch = 1; epoch <= 5; epoch++) {
     hub.apply({ routerId: 'r1', epoch, p: epoch % 2 ? -1 : 0.5, intervalMs: 100, offeredKbps: epoch % 2 ? 400 : 2000, capacityKbps: 1000 }, 1000 + 100 * epoch);
   }
