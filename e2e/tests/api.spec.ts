@@ -212,14 +212,16 @@ test('the dashboard feed: a wrong token is refused (close 4401), the right one g
   expect(refused.closeCode).toBe(4401);
   expect(JSON.parse(refused.messages[0]!)).toMatchObject({ type: 'error', error: { code: 'unauthorized' } });
 
-  const t0 = Date.now();
   const ok = await feed(auth.authorization!.slice('Bearer '.length));
   expect(ok.messages).toHaveLength(3);
   const snaps = ok.messages.map((m) => JSON.parse(m) as { type: string; data: OperatorSnapshot });
   expect(snaps.every((s) => s.type === 'snapshot')).toBe(true);
   expect(snaps[0]!.data.streams.map((s) => s.id)).toContain('default');
-  // The first comes at once, the next two a second apart.
-  expect(Date.now() - t0).toBeLessThan(4000);
+  // The first at once, then one a tick (shared by every dashboard connected, so the first gap may be shorter), by the server's clock;
+  // how soon they come is a timing, not asserted.
+  const at = snaps.map((s) => Date.parse(s.data.at));
+  expect(at[1]!).toBeGreaterThan(at[0]!);
+  expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(900);
 });
 
 /** The DSCP each of the viewer's streams is marked with in the server's nftables table, or null when marking is off here. */

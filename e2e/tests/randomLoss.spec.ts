@@ -6,8 +6,10 @@ import { runTestbed, TESTBED_DEFAULTS, type TestbedRun } from '../src/testbed/te
 /**
  * Random loss on the wire (the testbed's loss before the router's queues), as
  * on Wi-Fi or a mobile link: not congestion, so no queue protects the base
- * layer. Numbers vary from run to run; the bounds are coarse and the measured
- * values are attached to the report.
+ * layer. What must hold on any machine is asserted (no decode error, no
+ * checksum mismatch, green repaired, the rate above eq. 8 on the raw loss in
+ * the same run); the frame rate and the picture under random loss are figures
+ * of `npm run bench -- loss` (its fps and PSNR columns), attached here too.
  */
 test.describe.configure({ mode: 'serial' });
 
@@ -31,8 +33,9 @@ test('at 10% random loss the PELS player keeps decoding, green repaired by retra
   expect(v.errors).toEqual([]);
   expect(v.mode).toBe('pels');
   expect(v.loss?.green, 'the loss hits green on the wire').toBeGreaterThan(0.03);
-  expect(v.fps!).toBeGreaterThan(5);
+  expect(v.decodeErrors, 'every frame the player decoded decoded cleanly').toBe(0);
   expect(v.checksumMismatches).toBe(0);
+  expect(v.framesDecoded!.total, 'the player kept decoding over the run').toBeGreaterThan(0);
   expect(v.rtx!.recovered, 'packets the player got as retransmissions').toBeGreaterThan(0);
   // Stepping on the raw loss, eq. 8 settles at alpha / (beta p): about 400 kb/s at 10%, and the viewer moved to the
   // lower rendition. The rate controller steps on congestion, with the wire's loss (every color alike) taken out.

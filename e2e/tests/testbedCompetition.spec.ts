@@ -31,8 +31,13 @@ test('viewers under the controllers given, cycled; the bottleneck drops to the s
   expect(step!.error).toBeUndefined();
   expect(step!.appliedAtS).toBeGreaterThanOrEqual(12);
   expect(samples.map((s) => s.capacityKbps)).toEqual(samples.map((s) => (s.t < 12 ? 3000 : 600)));
-  // The kernel shapes to the new rate: the video queues (which may borrow the whole link while the Internet queue is idle) carry no more than it once the step is in.
+  // The kernel shapes to the new rate: the video queues (which may borrow the whole link while the Internet queue is idle) carry no more than it once the step is in
+  // (10% for HTB's burst and the samples' timing), and less than before the step, measured side by side in the same run. How fast each controller
+  // follows the step is a figure of `npm run bench -- convergence`.
   const at = (t: number) => samples.find((s) => s.t === t)!;
-  expect(videoKbps(at(4), at(10))).toBeGreaterThan(700);
-  expect(videoKbps(at(16), at(24))).toBeLessThan(600 * 1.1);
+  const before = videoKbps(at(4), at(10));
+  const after = videoKbps(at(16), at(24));
+  test.info().annotations.push({ type: 'video through the bottleneck (kb/s)', description: JSON.stringify({ before, after }) });
+  expect(after).toBeLessThan(600 * 1.1);
+  expect(before).toBeGreaterThan(after);
 });
