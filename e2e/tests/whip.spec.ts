@@ -2,10 +2,11 @@
  * Go live over WHIP: a server of this file's own with WHIP=on. Chromium
  * publishes H.264 and Opus to a live stream as OBS does (bearer key, SDP
  * offer, 201 with Location); the player plays it (decodes, no checksum
- * mismatch). A wrong key is refused 401 and a second publisher 409; DELETE on
- * the Location ends the publish and the player keeps its session while the
- * broadcast reconnects; a new publish resumes it. A malformed offer is
- * refused 400 and leaves nothing behind.
+ * mismatch) with the publisher's Opus passed through. A wrong key is
+ * refused 401 and a second publisher 409; DELETE on the Location ends the
+ * publish and the player keeps its session while the broadcast reconnects; a
+ * new publish resumes it; a publisher that goes without a DELETE is dropped
+ * too. A malformed offer is refused 400 and leaves nothing behind.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ import { serverChildPids } from '../src/serverChildren';
 import { startServer, type RunningServer } from '../src/serverProcess';
 import { publishWhip, whipState } from '../src/whipPublisher';
 
-type Hook = { pels?: { state: string; viewerId?: string; streamState?: string; stats(): { framesDecoded: { total: number }; checksumMismatches: number; checksumsCompared: number; psnr: { mean: number | null } } } };
+type Hook = { pels?: { state: string; viewerId?: string; streamState?: string; stats(): { framesDecoded: { total: number }; checksumMismatches: number; checksumsCompared: number; psnr: { mean: number | null }; audio: { packetsReceived: number } | null } } };
 
 test.describe.configure({ mode: 'serial' });
 
@@ -25,12 +26,17 @@ let stateDir: string;
 const logs: string[] = [];
 let server: RunningServer;
 let key: string;
+/** When the server logged the publisher's first keyframe (this process's clock). */
+let firstKeyframeAt = 0;
 
 test.beforeAll(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'pels-e2e-whip-'));
   server = await startServer({
     env: { SOURCE: 'lavfi:testsrc2=size=320x180:rate=30', STATE_DIR: stateDir, OPERATOR_TOKEN: E2E_OPERATOR_TOKEN, WHIP: 'on', RTC_LISTEN_IP: '127.0.0.1', MEDIA_WORKERS: '1', LOG_LEVEL: 'info' },
-    onLog: (line) => logs.push(line),
+    onLog: (line) => {
+      logs.push(line);
+      if (line.includes('WHIP first keyframe')) firstKeyframeAt ||= Date.now();
+    },
   });
 });
 
@@ -101,11 +107,16 @@ test('WHIP: Chromium publishes H.264 and Opus, the player plays it; a wrong key 
   expect(first.body).toMatch(/a=rtpmap:\d+ H264\/90000/);
   expect(first.body).toMatch(/a=rtpmap:\d+ opus\/48000\/2/);
   await page.waitForFunction(() => (window as unknown as Hook).pels?.state === 'playing', null, { timeout: 30_000 });
-  console.log(`WHIP POST to the player's first frame: ${Date.now() - publishedAt} ms`);
+  const playingAt = Date.now();
+  await page.waitForFunction(() => ((window as unknown as Hook).pels?.stats().framesDecoded.total ?? 0) > 0, null, { timeout: 10_000 });
+  console.log(`WHIP POST to the publisher's first keyframe at the server: ${firstKeyframeAt - publishedAt} ms; to the player playing: ${playingAt - publishedAt} ms; first keyframe to the first frame decoded: ${Date.now() - firstKeyframeAt} ms`);
   expect(await whipState(publisher)).toBe('connected');
   const { viewerId } = await hook(page);
   await decodesMore(page);
   expect((await stream('show')).live?.publisher?.protocol).toBe('whip');
+  // The publisher's Opus reaches the player as it came: the ingest copies it (no decode, no encode).
+  await page.waitForFunction(() => ((window as unknown as Hook).pels?.stats().audio?.packetsReceived ?? 0) >= 50, null, { timeout: 20_000 });
+  expect(logs.some((l) => l.includes('"audio":"copy"') && l.includes('ingest started'))).toBe(true);
 
   // A wrong key and a key of no stream: 401, counted; the key of another path: 401 too.
   const other = await publisherPage(browser);
@@ -138,9 +149,13 @@ test('WHIP: Chromium publishes H.264 and Opus, the player plays it; a wrong key 
   expect(after.viewerId).toBe(viewerId);
   expect(after.state).toBe('playing');
   expect(after.mismatches).toBe(0);
-  await fetch(`${server.url}${again.location}`, { method: 'DELETE' });
-  await publisher.context().close();
+
+  // The publisher goes without a DELETE (its browser closes): its session ends (DTLS close, or ICE consent lost after 10 s) and the stream reconnects.
   await other.context().close();
+  await page.waitForFunction(() => (window as unknown as Hook).pels?.streamState === 'reconnecting', null, { timeout: 30_000 });
+  expect(await metric('pels_mediasoup_routers')).toBe(routersLive - 1);
+  expect((await hook(page)).viewerId).toBe(viewerId);
+  await publisher.context().close();
 });
 
 test('bad input: a malformed offer, an offer without H.264 and a wrong content type are refused 400 with what is wrong, and leave no router, transport or process behind; OPTIONS answers; PATCH is 405', async ({ browser }) => {

@@ -43,10 +43,10 @@ export type ParsedSource = { kind: 'file'; path: string } | UrlSource | LavfiSou
 /** What FFmpeg can read: any source but a live one, whose publishers' media comes as a PublishedInput. */
 export type ReadableSource = Exclude<ParsedSource, LiveSource>;
 
-/** What one publisher of a live stream sends, as FFmpeg reads it on its stdin: its media in a container, or (WHIP) H.264 in Annex B. */
+/** What one publisher of a live stream sends, as FFmpeg reads it: its media in a container, on FFmpeg's stdin (WHIP's in Matroska). */
 export interface PublishedInput {
   kind: 'published';
-  format: 'flv' | 'mpegts' | 'h264';
+  format: 'flv' | 'mpegts' | 'matroska';
 }
 
 export interface EncodeSettings {
@@ -192,10 +192,7 @@ export function ffmpegArgs(spec: ReadableSource | PublishedInput, enc: EncodeSet
  * analysis (the container names its streams up front) let its first keyframe
  * reach the encoder at once. A resolution or frame rate change mid-stream
  * reconfigures FFmpeg's filters, whose output stays at the encode size and rate.
- * Raw H.264 carries no times: each frame is stamped when FFmpeg reads it, as it
- * arrives (the access unit delimiter after each ends it at once).
  */
 function publishedInputArgs(spec: PublishedInput): string[] {
-  const clock = spec.format === 'h264' ? ['-use_wallclock_as_timestamps', '1'] : [];
-  return ['-fflags', 'nobuffer', '-analyzeduration', '500000', '-probesize', '500000', ...clock, '-protocol_whitelist', 'pipe', '-f', spec.format, '-i', 'pipe:0'];
+  return ['-fflags', 'nobuffer', '-analyzeduration', '500000', '-probesize', '500000', '-protocol_whitelist', 'pipe', '-f', spec.format, '-i', 'pipe:0'];
 }

@@ -10,6 +10,7 @@
  * Pure: the caller gives the time.
  */
 import type { ParsedRtpPacket } from '../../rtp/rtpPacket';
+import { Unwrapper } from '../../rtp/unwrap';
 
 export interface H264Frame {
   timestamp: number;
@@ -37,8 +38,7 @@ interface PendingFrame {
 
 export class H264FrameAssembler {
   private readonly pending = new Map<number, PendingFrame>();
-  /** The highest extended sequence number seen (sequence numbers unwrapped past 65535). */
-  private highest: number | null = null;
+  private readonly sequence = new Unwrapper(16);
   /** Packets at or below it belong to frames already sent or dropped. */
   private floor = -Infinity;
   /** The sequence number the next frame starts at, when the last one went out whole. */
@@ -56,7 +56,7 @@ export class H264FrameAssembler {
 
   /** One RTP packet; returns the frames it completed, oldest first. */
   push(p: ParsedRtpPacket, nowMs: number): H264Frame[] {
-    const seq = this.extend(p.sequenceNumber);
+    const seq = this.sequence.extend(p.sequenceNumber);
     if (seq > this.floor && p.payload.length > 0) {
       let f = this.pending.get(p.timestamp);
       if (!f) {
@@ -122,17 +122,6 @@ export class H264FrameAssembler {
     if (last - first + 1 !== f.packets.size) return false;
     for (let s = first; s <= last; s++) if (!f.packets.has(s)) return false;
     return true;
-  }
-
-  private extend(seq: number): number {
-    if (this.highest === null) {
-      this.highest = seq;
-      return seq;
-    }
-    const delta = ((seq - (this.highest & 0xffff) + 0x18000) & 0xffff) - 0x8000;
-    const ext = this.highest + delta;
-    this.highest = Math.max(this.highest, ext);
-    return ext;
   }
 }
 

@@ -1,12 +1,15 @@
 /**
  * One WHIP publisher on the media worker: a router of its own (H.264 and
  * Opus), a WebRtcTransport on the worker's WebRtcServer port built from the
- * offer, and a producer per taken section. The video producer is consumed on
- * a DirectTransport: its RTP becomes H.264 access units (h264Frames.ts) that
- * go, in Annex B, to the stream's FFmpeg ingest as the publisher's media. The
- * publisher is asked for a keyframe when the decoder starts and whenever a
- * frame was lost. Closing the session closes its router, and with it every
- * transport, producer and consumer it made.
+ * offer, and a producer per taken section, each consumed on a DirectTransport.
+ * The video's RTP becomes H.264 access units (h264Frames.ts), and with the
+ * Opus packets as they came they go, timed from their RTP timestamps, in a
+ * live Matroska stream (matroskaWriter.ts) to the stream's FFmpeg ingest as
+ * the publisher's media: the video is decoded and encoded to the stream's
+ * layered VP8, the Opus passes through. The stream starts at the first
+ * keyframe; the publisher is asked for one when the decoder starts and
+ * whenever a frame was lost. Closing the session closes its router, and with
+ * it every transport, producer and consumer it made.
  */
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
@@ -14,13 +17,14 @@ import type { types as ms } from 'mediasoup';
 import type { Logger } from '../../log';
 import { SERVER_TRANSPORT } from '../../metrics/mediasoupWorkers';
 import { parseRtpPacket } from '../../rtp/rtpPacket';
+import { Unwrapper } from '../../rtp/unwrap';
 import { MediaArrivals } from '../mediaArrivals';
 import type { Publisher } from '../publisher';
-import { H264FrameAssembler } from './h264Frames';
+import { H264FrameAssembler, type H264Frame } from './h264Frames';
+import { AUDIO_TRACK, MatroskaWriter, VIDEO_TRACK } from './matroskaWriter';
+import { RtpClock } from './rtpClock';
 import { answerSdp, type PublishPlan } from './whipOffer';
 
-/** An access unit delimiter after each frame: FFmpeg's H.264 parser ends the frame there instead of waiting for the next one. */
-const AUD = Buffer.from([0, 0, 0, 1, 0x09, 0xf0]);
 /** Time between the assembler's flushes and keyframe requests' checks. */
 const TICK_MS = 50;
 /** Keyframe requests while the decoder waits for one, at most one per this. */
@@ -51,6 +55,14 @@ export class WhipSession {
   readonly publisher: Publisher & { media: PassThrough };
   private readonly media = new PassThrough();
   private readonly assembler = new H264FrameAssembler();
+  private readonly mkv: MatroskaWriter;
+  /** The stream has begun (its header and first keyframe written): sound goes out from then. */
+  private started = false;
+  private readonly t0 = Date.now();
+  private readonly videoClock = new RtpClock(90000);
+  private readonly audioClock = new RtpClock(48000);
+  private readonly audioSeq = new Unwrapper(16);
+  private lastAudioSeq = -Infinity;
   private transport: ms.WebRtcTransport | null = null;
   private consumer: ms.Consumer | null = null;
   private readonly timer: NodeJS.Timeout;
@@ -60,15 +72,18 @@ export class WhipSession {
   /** Frames handed to the ingest. */
   framesOut = 0;
 
-  private constructor(private readonly o: WhipSessionOptions) {
+  private constructor(
+    private readonly o: WhipSessionOptions,
+    withAudio: boolean,
+  ) {
+    this.mkv = new MatroskaWriter(withAudio);
     this.media.on('error', () => undefined);
     this.publisher = {
       protocol: 'whip',
       address: o.address,
-      input: { kind: 'published', format: 'h264' },
-      // The publisher's Opus is not passed on yet: video only.
-      audio: null,
-      // Its frames' entry times are when the encoder gave them: RTP arrivals are not noted yet.
+      input: { kind: 'published', format: 'matroska' },
+      audio: withAudio ? { codec: 'opus', channels: 2 } : null,
+      // Its frames' entry times: when each arrived whole, matched by its time in the Matroska stream.
       arrivals: new MediaArrivals(),
       media: this.media,
       since: Date.now(),
@@ -80,7 +95,7 @@ export class WhipSession {
 
   /** Builds the session from `plan`; returns it with the SDP answer. On failure, nothing is left open. */
   static async open(plan: PublishPlan, o: WhipSessionOptions): Promise<{ session: WhipSession; answer: string }> {
-    const s = new WhipSession(o);
+    const s = new WhipSession(o, plan.sections.some((x) => 'taken' in x && x.taken.kind === 'audio'));
     try {
       const answer = await s.build(plan);
       return { session: s, answer };
@@ -114,15 +129,19 @@ export class WhipSession {
     for (const s of plan.sections) {
       if (!('taken' in s)) continue;
       const producer = await transport.produce({ kind: s.taken.kind, rtpParameters: s.taken.rtpParameters });
-      if (s.taken.kind === 'video') await this.consumeVideo(producer);
+      await this.consume(producer);
     }
     const fingerprint = transport.dtlsParameters.fingerprints.find((f) => f.algorithm === 'sha-256') ?? transport.dtlsParameters.fingerprints[0]!;
     return answerSdp(plan, { ice: transport.iceParameters, candidates: transport.iceCandidates, fingerprint, setup: plan.remoteDtls.role === 'client' ? 'passive' : 'active' }, String(Date.now()));
   }
 
-  private async consumeVideo(producer: ms.Producer): Promise<void> {
+  private async consume(producer: ms.Producer): Promise<void> {
     const direct = await this.o.router.createDirectTransport({ appData: SERVER_TRANSPORT });
     const consumer = await direct.consume({ producerId: producer.id, rtpCapabilities: this.o.router.rtpCapabilities });
+    if (producer.kind === 'audio') {
+      consumer.on('rtp', (packet) => this.onAudio(packet));
+      return;
+    }
     this.consumer = consumer;
     consumer.on('rtp', (packet) => {
       const p = parseRtpPacket(packet);
@@ -131,18 +150,36 @@ export class WhipSession {
     this.requestKeyframe();
   }
 
+  /** An Opus packet: passed on as it came, once the stream has begun; one older than the last is dropped (times only go forward). */
+  private onAudio(packet: Buffer): void {
+    const p = parseRtpPacket(packet);
+    if (!p || !p.payload.length) return;
+    const ms = this.audioClock.ms(p.timestamp, Date.now() - this.t0);
+    const seq = this.audioSeq.extend(p.sequenceNumber);
+    if (!this.started || this.closed || seq <= this.lastAudioSeq) return;
+    this.lastAudioSeq = seq;
+    this.media.write(this.mkv.block(AUDIO_TRACK, ms, true, p.payload));
+  }
+
   private tick(): void {
     this.deliver(this.assembler.flush(Date.now()));
     if (this.assembler.needsKeyframe || this.behind) this.requestKeyframe();
   }
 
-  private deliver(frames: { keyframe: boolean; data: Buffer }[]): void {
+  private deliver(frames: H264Frame[]): void {
     for (const f of frames) {
       if (this.closed) return;
+      const ms = this.videoClock.ms(f.timestamp, Date.now() - this.t0);
       if (this.media.writableLength > MEDIA_BUFFER_BYTES) this.behind = true;
       if (this.behind && !f.keyframe) continue;
       this.behind = false;
-      this.media.write(Buffer.concat([f.data, AUD]));
+      if (!this.started) {
+        this.o.log.info({ session: this.id, afterAnswerMs: Date.now() - this.publisher.since }, 'WHIP first keyframe: the stream begins');
+        this.media.write(this.mkv.header());
+      }
+      this.started = true;
+      this.media.write(this.mkv.block(VIDEO_TRACK, ms, f.keyframe, f.data));
+      this.publisher.arrivals.note(ms, Date.now());
       this.framesOut++;
     }
   }
