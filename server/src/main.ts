@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { DASHBOARD_WS_PATH } from '@pels/shared/protocol/dashboard';
 import { loadConfig, ConfigError, DEFAULT_SOURCE, DEMO_DIR } from './config';
@@ -44,6 +45,10 @@ import { streamsAtStart } from './store/streamsAtStart';
 import { Stream } from './streams/stream';
 import { StreamRegistry } from './streams/streamRegistry';
 import { refuseViewers } from './cluster/viewerRefusal';
+import { CLUSTER_WS_PATH } from './cluster/clusterSettings';
+import { EdgeLink } from './cluster/edgeLink';
+import { edgeStreamSettings } from './cluster/edgeStreams';
+import { OriginHub } from './cluster/originHub';
 
 const log = createLogger();
 /** A publisher has this long from connecting to showing its key. */
@@ -51,7 +56,6 @@ const PUBLISH_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, fileURLToPath(new URL('../../client/dist', import.meta.url)));
-  if (config.cluster.role === 'edge') throw new ConfigError('ROLE=edge is not built yet: run the origin as ROLE=all to serve viewers');
   // The default clip has no sound: it plays with the sound track the server gives it (unless MEDIA_DIR leaves that folder out).
   if (config.source === DEFAULT_SOURCE) {
     const withSound = await demoClipWithSound(DEFAULT_SOURCE, DEMO_DIR).then((clip) => resolveSource(clip, config.mediaDirs)).catch((err: unknown) => {
@@ -81,7 +85,7 @@ async function main(): Promise<void> {
   const addressOf = (req: IncomingMessage) => clientAddress(req, config.trustedProxies);
   const auth = new OperatorAuth(
     operatorToken,
-    { metrics: config.metricsToken, router: config.routerToken },
+    { metrics: config.metricsToken, router: config.routerToken, cluster: config.cluster.role === 'all' ? undefined : config.cluster.token },
     { limit: limits.authFailures, addressOf, onRefused: () => limits.rejections.add('auth_failures') },
   );
   const control = new ControlSettings(config.control, (params) => streams.all().forEach((s) => s.setControlParams(params)));
@@ -139,6 +143,7 @@ async function main(): Promise<void> {
         mediaDirs: config.mediaDirs,
         maxStreams: config.limits.maxStreams,
         createStream: (s) => {
+          if (config.cluster.role === 'edge') throw new RequestError('bad_request', 'this server is an edge: it serves its origin\'s streams, add streams there');
           if (!makeStream) throw new RequestError('unavailable', 'starting');
           return makeStream(s);
         },
@@ -170,9 +175,8 @@ async function main(): Promise<void> {
   });
   mediaPool = media;
   const stopLoggingDrops = logChannelDrops(channelDrops, log.child({ component: 'mediasoup' }));
-  makeStream = (s) =>
-    new Stream({
-      ...s,
+  // What every stream of this server shares; an edge's streams take their sizes from the origin's.
+  const streamOptions = () => ({
       encode: config.encode,
       renditions: config.renditions,
       renditionPolicy: config.renditionPolicy,
@@ -188,7 +192,9 @@ async function main(): Promise<void> {
       reconnectMs: config.publish.reconnectMs,
       log,
     });
-  const atStart = await streamsAtStart(store.state, source, config.mediaDirs);
+  makeStream = (s) => new Stream({ ...streamOptions(), ...s });
+  // An edge's streams are its origin's (EdgeLink), not its state file's.
+  const atStart = config.cluster.role === 'edge' ? { streams: [], refused: [] } : await streamsAtStart(store.state, source, config.mediaDirs);
   for (const r of atStart.refused) {
     log.error({ stream: r.id, source: redactCredentials(r.source) }, `saved stream "${r.id}" is dropped: the source policy refuses its source (${r.reason})`);
     store.change((s) => withStreamRemoved(s, r.id));
@@ -200,6 +206,22 @@ async function main(): Promise<void> {
     streams.add(stream);
     await stream.start();
   }
+  const pipeListen = { ip: config.rtc.listenIp, announcedAddress: config.rtc.announcedAddress };
+  const { cluster } = config;
+  const edgeLink =
+    cluster.role === 'edge'
+      ? new EdgeLink({
+          originUrl: cluster.originUrl,
+          token: cluster.token,
+          streams,
+          media,
+          listen: pipeListen,
+          makeStream: (summary, upstream) => new Stream({ ...streamOptions(), ...edgeStreamSettings(summary, config.encode, cluster.originUrl), upstream }),
+          log: log.child({ component: 'edge' }),
+        })
+      : undefined;
+  edgeLink?.start();
+  const originHub = cluster.role === 'origin' ? new OriginHub({ streams, media, listen: pipeListen, auth, log: log.child({ component: 'origin' }) }) : undefined;
   media.on('restarted', (index) => {
     for (const s of streams.all()) {
       s.onMediaWorkerRestarted(index).catch((err: unknown) => log.error({ err, stream: s.id }, 'cannot recreate router'));
@@ -245,6 +267,8 @@ async function main(): Promise<void> {
   routeUpgrades(http, {
     '/ws': guarded('signaling', refusal?.handler ?? ((req, socket, head) => signaling.handleUpgrade(req, socket, head))),
     [DASHBOARD_WS_PATH]: guarded('dashboard', (req, socket, head) => dashboard.handleUpgrade(req, socket, head)),
+    // Edges are servers, not pages: no Origin to check; the cluster token is.
+    ...(originHub ? { [CLUSTER_WS_PATH]: (req: IncomingMessage, socket: Duplex, head: Buffer) => originHub.handleUpgrade(req, socket, head) } : {}),
   }, log);
   ready = true;
   const addr = http.address();
@@ -266,6 +290,8 @@ async function main(): Promise<void> {
     whip?.close();
     signaling.close();
     refusal?.close();
+    edgeLink?.close();
+    originHub?.close();
     dashboard.close();
     mediasoupWorkers.close();
     streams.closeAll();

@@ -68,7 +68,7 @@ function exitMessage(name: string, code: number | null, signal: NodeJS.Signals |
   return { message: stderrTail.length ? `${name} exited (${how}): ${stderrTail.join(' | ')}` : `${name} exited (${how})`, code, signal };
 }
 
-type IngestEvents = {
+export type IngestEvents = {
   /**
    * An encoded frame of rendition `rendition` (0: the stream's own encoding),
    * and when its source frame entered the server (epoch ms): a publisher's, when

@@ -2,7 +2,7 @@
  * Bearer tokens (`Authorization: Bearer <token>`; the dashboard's feed sends
  * it in its first message). The operator token opens every operator route;
  * a scoped token opens only its own: METRICS_TOKEN `GET /metrics`,
- * ROUTER_TOKEN `POST /api/router-feedback`. Viewers need none.
+ * ROUTER_TOKEN `POST /api/router-feedback`, CLUSTER_TOKEN an origin's `/cluster/ws` (its edges). Viewers need none.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -10,10 +10,10 @@ import { RequestError } from '../errors';
 import type { Route } from '../http/httpServer';
 import type { AddressRateLimit } from '../limits/addressRateLimit';
 
-/** What a scoped token may do besides nothing: read metrics, or post router feedback. */
-export type TokenScope = 'metrics' | 'router';
+/** What a scoped token may do besides nothing: read metrics, post router feedback, or pipe an origin's streams to an edge. */
+export type TokenScope = 'metrics' | 'router' | 'cluster';
 
-const SCOPE_TOKEN_NAME: Record<TokenScope, string> = { metrics: 'METRICS_TOKEN', router: 'ROUTER_TOKEN' };
+const SCOPE_TOKEN_NAME: Record<TokenScope, string> = { metrics: 'METRICS_TOKEN', router: 'ROUTER_TOKEN', cluster: 'CLUSTER_TOKEN' };
 
 /** Wrong tokens counted per client address: past the limit every attempt from it is refused, right or wrong, until it has one again. */
 export interface FailureLimit {

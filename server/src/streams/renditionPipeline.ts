@@ -22,6 +22,8 @@ export interface RenditionPipelineOptions {
   requestKeyframe(): void;
   /** Adds each row's entry time at the server (the players' latency). */
   stampRows(rows: QualityFrame[]): QualityFrame[];
+  /** The PSNR table is measured here (false: an edge's rows come from its origin, added to `qualityFeed`). */
+  measured: boolean;
   /** The PSNR table's window and its batches: rows kept, a new subscriber's backlog, how often they go out. */
   quality: { windowFrames: number; backlogFrames: number; intervalMs: number };
   log: Logger;
@@ -38,13 +40,13 @@ export class RenditionPipeline {
   /** Its PSNR table's rows, in batches: every rendition's feed has the same indexes. */
   readonly qualityFeed: QualityFeed;
   readonly intelligibility: IntelligibilityCache;
-  private readonly quality: QualityAnalyzer;
+  private readonly quality: QualityAnalyzer | null;
 
   constructor(o: RenditionPipelineOptions) {
     this.keyframes = new KeyframeRequests(o.keyframeMinGapMs, o.requestKeyframe);
     this.qualityFeed = new QualityFeed(o.quality);
     this.intelligibility = new IntelligibilityCache(() => this.qualityFeed.recentRows());
-    this.quality = new QualityAnalyzer({
+    this.quality = !o.measured ? null : new QualityAnalyzer({
       width: o.width,
       height: o.height,
       ...(o.lower ? { rendition: { index: o.index, ...o.lower } } : {}),
@@ -62,22 +64,22 @@ export class RenditionPipeline {
 
   /** The same frame after the viewers have it: measuring quality never delays a frame. */
   measure(frame: LayeredFrame, pts: number): void {
-    this.quality.onFrame(frame, pts);
+    this.quality?.onFrame(frame, pts);
   }
 
   /** A new ingest run: the source's frames start again. */
   newRun(): void {
-    this.quality.newRun();
+    this.quality?.newRun();
   }
 
   /** A chunk of the ingest's reference planes (the scaled source). */
   onReference(chunk: Buffer): void {
-    this.quality.onReference(chunk);
+    this.quality?.onReference(chunk);
   }
 
   /** After the encoders are gone (their requests first, so none reaches a closed ingest). */
   close(): void {
-    this.quality.close();
+    this.quality?.close();
     this.qualityFeed.close();
   }
 }

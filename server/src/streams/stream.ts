@@ -28,6 +28,8 @@ import { RenditionPipeline } from './renditionPipeline';
 import { StreamAudio } from './streamAudio';
 import { PacerClock } from '../flow/pacerClock';
 import type { AudioPlan } from '../ingest/sourceSpec';
+import type { LayeredFrame } from '../layering/layeredFrame';
+import type { StreamIngest, Upstream } from './streamIngest';
 
 export interface StreamOptions {
   id: string;
@@ -55,6 +57,8 @@ export interface StreamOptions {
   upta?: ViewerGateParams;
   /** A live stream whose publisher went away stays `reconnecting` this long (PUBLISH_RECONNECT_S). */
   reconnectMs?: number;
+  /** An edge's stream: its frames and quality rows come from the origin (absent: ingest and quality measured here). */
+  upstream?: Upstream;
   log: Logger;
 }
 
@@ -72,6 +76,8 @@ type StreamEvents = {
   /** For monitoring (metrics): a viewer joined; and one left, with its final state. */
   newviewer: [ViewerSession];
   viewerclose: [ViewerState];
+  /** Each frame set, as the viewers get it (an origin pipes it on to its edges). */
+  frames: [LayeredFrame[]];
 };
 
 /** What the stream has on one media worker: its router there and, with a shared fan-out, the producers every viewer there consumes. */
@@ -91,7 +97,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   readonly id: string;
   /** By media worker. */
   private readonly workers: WorkerSlot[];
-  private readonly ingest: FfmpegIngest;
+  private readonly ingest: StreamIngest;
   private readonly renditionFrames: RenditionFrames;
   /** Each viewer and the media worker it is on. */
   private readonly viewers = new Map<string, { session: ViewerSession; worker: number }>();
@@ -121,7 +127,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.workers = Array.from({ length: opts.media.size }, () => ({ router: null, fanout: null }));
     const count = 1 + opts.renditions.length;
     this.renditionFrames = new RenditionFrames(count, this.ticksPerFrame);
-    this.ingest = new FfmpegIngest(opts.source, opts.encode, opts.log.child({ stream: opts.id }), { renditions: opts.renditions, ...(opts.reconnectMs !== undefined ? { reconnectMs: opts.reconnectMs } : {}) });
+    this.ingest = opts.upstream?.ingest ?? new FfmpegIngest(opts.source, opts.encode, opts.log.child({ stream: opts.id }), { renditions: opts.renditions, ...(opts.reconnectMs !== undefined ? { reconnectMs: opts.reconnectMs } : {}) });
     this.ingest.on('status', () => this.emit('info', this.publicInfo()));
     this.probeBoard = probeBoardFor(opts.renditionPolicy);
     const fps = opts.encode.frameRate;
@@ -137,10 +143,13 @@ export class Stream extends EventEmitter<StreamEvents> {
         keyframeMinGapMs: opts.keyframeMinGapMs,
         requestKeyframe: () => this.ingest.requestKeyframe(r),
         stampRows: (rows) => this.entryTimes.stamp(rows),
+        // An edge's rows are the origin's.
+        measured: !opts.upstream,
         quality: { windowFrames: QUALITY_WINDOW_S * fps, backlogFrames: QUALITY_BACKLOG_S * fps, intervalMs: QUALITY_BATCH_MS },
         log: opts.log.child({ stream: opts.id, component: 'quality', rendition: r }),
       });
     });
+    opts.upstream?.onQualityRows((r, rows) => this.pipelines[r]?.qualityFeed.add(rows));
     this.audio = new StreamAudio(opts.encode.frameRate, opts.media.size);
     this.ingest.on('run', (audio) => {
       this.renditionFrames.newRun();
@@ -171,6 +180,7 @@ export class Stream extends EventEmitter<StreamEvents> {
         // The shared fan-out (a measurement baseline) forwards the full-size rendition to everyone, once per worker.
         if (this.opts.fanout === 'shared') for (const w of this.workers) w.fanout?.sendFrame(frames[0]!, now);
         else for (const v of this.viewers.values()) v.session.sendFrame(frames, now);
+        this.emit('frames', frames);
         // After the viewers: measuring quality never delays a frame.
         frames.forEach((frame, r) => this.pipelines[r]!.measure(frame, pts));
       }
@@ -296,6 +306,17 @@ export class Stream extends EventEmitter<StreamEvents> {
       sum.forced += t.forced;
     }
     return sum;
+  }
+
+  /** A keyframe of rendition `rendition`, throttled as the viewers' requests are (an edge's request). */
+  requestKeyframe(rendition: number, reason: KeyframeReason): void {
+    this.pipelines[rendition]?.keyframes.request(reason);
+  }
+
+  /** Each frame set from now on; returns the unsubscribe function. */
+  subscribeFrames(listener: (frames: LayeredFrame[]) => void): () => void {
+    this.on('frames', listener);
+    return () => this.off('frames', listener);
   }
 
   /** Controller parameters for viewers that join from now on; current viewers keep theirs. */

@@ -79,8 +79,8 @@ const dashboardMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('error'), error: z.object({ code: z.enum(['unauthorized', 'bad_request']), message: z.string() }) }),
 ]);
 
-/** Parses one text frame on either side; never throws. */
-function parse<T>(schema: z.ZodType, text: string): { ok: true; value: T } | { ok: false; message: string } {
+/** Parses one JSON text frame against a schema; never throws (the dashboard's feed, an origin's edge socket). */
+export function parseJsonMessage<T>(schema: z.ZodType, text: string): { ok: true; value: T } | { ok: false; message: string } {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -93,6 +93,6 @@ function parse<T>(schema: z.ZodType, text: string): { ok: true; value: T } | { o
   return { ok: false, message: `invalid message${issue?.path.length ? ` at ${issue.path.join('.')}` : ''}: ${issue?.message ?? 'unknown'}` };
 }
 
-export const parseDashboardRequest = (text: string) => parse<DashboardRequest>(dashboardRequestSchema, text);
+export const parseDashboardRequest = (text: string) => parseJsonMessage<DashboardRequest>(dashboardRequestSchema, text);
 /** The snapshot's checked fields are as declared; the rest is the server's word. */
-export const parseDashboardMessage = (text: string) => parse<DashboardMessage>(dashboardMessageSchema, text);
+export const parseDashboardMessage = (text: string) => parseJsonMessage<DashboardMessage>(dashboardMessageSchema, text);

@@ -1,0 +1,212 @@
+/**
+ * An origin and an edge as two real server processes on loopback (main.ts each, with its own mediasoup
+ * worker and FFmpeg on the origin): the edge serves the origin's stream through the pipe, its frames come
+ * in order with their layers and their PSNR rows, a keyframe request on the edge reaches the origin's
+ * encoder, and the origin's death is reported on the edge without a crash or a leak.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { WebSocket } from 'ws';
+import { ORIGIN_REFUSAL } from './viewerRefusal';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const OPERATOR_TOKEN = 'operator-token-for-origin-edge';
+const CLUSTER_TOKEN = 'cluster-token-for-origin-edge';
+/** The load test's synthetic WebRTC viewers (receivers/, built by npm run setup). */
+const RECEIVERS_BIN = join(ROOT, 'receivers/out/pels-receivers');
+const dir = mkdtempSync(join(tmpdir(), 'pels-origin-edge-'));
+
+interface Node {
+  proc: ChildProcess;
+  base: string;
+  log: string[];
+}
+
+function startNode(name: string, env: NodeJS.ProcessEnv): Promise<Node> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      RTC_PORT: String(randomInt(30_000, 39_000)),
+      MEDIA_WORKERS: '1',
+      LOG_LEVEL: 'info',
+      STATE_DIR: join(dir, name),
+      CLIENT_DIR: dir,
+      OPERATOR_TOKEN,
+      CLUSTER_TOKEN,
+      KEYFRAME_MIN_GAP_MS: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const log: string[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start: ${log.slice(-5).join('\n')}`)), 60_000);
+    for (const s of [proc.stdout!, proc.stderr!]) {
+      s.setEncoding('utf8').on('data', (text: string) => {
+        for (const line of text.split('\n').filter(Boolean)) {
+          log.push(line);
+          const m = /"port":(\d+).*serving the player/.exec(line);
+          if (m) {
+            clearTimeout(timer);
+            resolve({ proc, base: `http://127.0.0.1:${m[1]}`, log });
+          }
+        }
+      });
+    }
+    proc.once('exit', (code) => reject(new Error(`${name} exited (${code}): ${log.slice(-5).join('\n')}`)));
+  });
+}
+
+let origin: Node;
+let edge: Node;
+
+before(async () => {
+  origin = await startNode('origin', { ROLE: 'origin', SOURCE: 'lavfi:testsrc2=size=160x90:rate=30', VIDEO_KBPS: '300', RENDITIONS: '80x44@60' });
+  edge = await startNode('edge', { ROLE: 'edge', ORIGIN_URL: origin.base });
+});
+
+after(async () => {
+  for (const n of [edge, origin]) {
+    if (!n || n.proc.exitCode !== null || n.proc.signalCode !== null) continue;
+    n.proc.kill('SIGTERM');
+    await new Promise((r) => n.proc.once('exit', r));
+  }
+  // The killed origin could not delete its DSCP table (a server's next start would): this test's own, by its pid.
+  await new Promise((r) => execFile('nft', ['delete', 'table', 'inet', `pels_0_pid${origin.proc.pid}`], r));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const bearer = { authorization: `Bearer ${OPERATOR_TOKEN}` };
+
+async function snapshot(n: Node): Promise<{ streams: { id: string; state: string; error?: string; framesIngested: number; renditions: unknown[]; layerKbps: { tid0: number; tid1: number; tid2: number } | null; keyframes: { requests: { pli: number; join: number }; forced: number } }[] }> {
+  const res = await fetch(`${n.base}/api/operator/snapshot`, { headers: bearer });
+  assert.equal(res.status, 200);
+  return (await res.json()) as never;
+}
+
+async function metric(n: Node, name: string): Promise<number> {
+  const text = await (await fetch(`${n.base}/metrics`, { headers: bearer })).text();
+  const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  assert.ok(m, `${name} in /metrics`);
+  return Number(m[1]);
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function signaling(n: Node): Promise<{ ws: WebSocket; request: (method: string, data?: unknown) => Promise<any>; notifications: any[] }> {
+  const ws = new WebSocket(`${n.base.replace('http', 'ws')}/ws`);
+  const notifications: any[] = [];
+  ws.on('message', (raw) => {
+    const msg = JSON.parse(raw.toString());
+    if (msg.notification) notifications.push(msg);
+  });
+  let id = 0;
+  const request = (method: string, data: unknown = {}) =>
+    new Promise<any>((resolve) => {
+      const mine = ++id;
+      const on = (raw: Buffer) => {
+        const msg = JSON.parse(raw.toString());
+        if (msg.id !== mine) return;
+        ws.off('message', on);
+        resolve(msg);
+      };
+      ws.on('message', on);
+      ws.send(JSON.stringify({ id: mine, method, data }));
+    });
+  return new Promise((resolve, reject) => ws.once('open', () => resolve({ ws, request, notifications })).once('error', reject));
+}
+
+test('the origin refuses players with the reason, and edges without the cluster token', async () => {
+  const ws = new WebSocket(`${origin.base.replace('http', 'ws')}/ws`);
+  const [code, reason] = (await new Promise((r) => ws.once('close', (...a) => r(a)))) as [number, Buffer];
+  assert.equal(code, 1008);
+  assert.equal(reason.toString(), ORIGIN_REFUSAL);
+  const wrong = new WebSocket(`${origin.base.replace('http', 'ws')}/cluster/ws`, { headers: { authorization: 'Bearer not-the-cluster-token-at-all' } });
+  wrong.on('error', () => {}); // terminated before it opened
+  const status = await new Promise<number>((r) => wrong.once('unexpected-response', (_req, res) => r(res.statusCode!)).once('open', () => r(101)));
+  wrong.terminate();
+  assert.equal(status, 401);
+});
+
+test("the edge serves the origin's stream: every rendition's frames, all three layers, and the PSNR rows", async () => {
+  const [o] = (await snapshot(origin)).streams;
+  assert.ok(o);
+  const e = await until('the edge stream running with frames of every layer', async () => {
+    const s = (await snapshot(edge)).streams.find((x) => x.id === o.id);
+    return s && s.state === 'running' && s.framesIngested > 30 && s.layerKbps && s.layerKbps.tid0 > 0 && s.layerKbps.tid1 > 0 && s.layerKbps.tid2 > 0 && s;
+  });
+  assert.ok(e, 'the edge stream');
+  assert.equal(e.renditions.length, 2, 'both renditions are described on the edge');
+  assert.equal(await metric(edge, 'pels_mediasoup_routers'), 2, "the stream's router and its pipe's");
+  // A viewer on the edge: its PSNR rows are the origin's, in order, both renditions, every layer.
+  const viewer = await signaling(edge);
+  try {
+    const joined = await viewer.request('join', { streamId: o.id });
+    assert.equal(joined.ok, true, JSON.stringify(joined.error));
+    // A new viewer is sent its rendition's rows: the top one's.
+    const top = await until('PSNR rows on the edge', async () => {
+      const frames = viewer.notifications.filter((n) => n.notification === 'quality').flatMap((n) => n.data.frames);
+      return frames.length > 20 && frames;
+    });
+    assert.ok(top.every((f: any) => !f.rendition));
+    for (let k = 1; k < top.length; k++) assert.ok(top[k].index > top[k - 1].index, 'rows in order');
+    assert.deepEqual(new Set(top.map((f: any) => f.tid)), new Set([0, 1, 2]));
+    assert.ok(top.every((f: any) => f.psnr.length > 0 && typeof f.crc === 'number'));
+  } finally {
+    viewer.ws.close();
+  }
+  // The frames keep coming, in order: the edge's count grows with the origin's.
+  const before = (await snapshot(edge)).streams[0]!.framesIngested;
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.ok((await snapshot(edge)).streams[0]!.framesIngested > before + 10);
+});
+
+test("a WebRTC viewer on the edge gets every green frame and every layer; its keyframe requests reach the origin's encoder", async () => {
+  assert.ok(existsSync(RECEIVERS_BIN), `${RECEIVERS_BIN} is missing: run npm run setup`);
+  const before = (await snapshot(origin)).streams[0]!.keyframes;
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(RECEIVERS_BIN, ['-url', edge.base, '-viewers', '1', '-seconds', '4'], { timeout: 60_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+  );
+  const r = (JSON.parse(out) as { receivers: { joined: boolean; green: { received: number; sent: number }; layers: { complete: number; incomplete: number }[] }[] }).receivers[0]!;
+  assert.equal(r.joined, true);
+  // 4 s of the base layer (a quarter of 30 frames a second).
+  assert.ok(r.green.sent >= 20, `green frames sent: ${r.green.sent}`);
+  assert.equal(r.green.received, r.green.sent);
+  assert.deepEqual(r.layers.map((l) => l.complete > 0 && l.incomplete === 0), [true, true, true], JSON.stringify(r.layers));
+  // Its join asked the edge's stream for a keyframe; the edge asked the origin (a PLI through the pipe).
+  const edgeKeyframes = (await snapshot(edge)).streams[0]!.keyframes;
+  assert.ok(edgeKeyframes.forced >= 1);
+  const after = (await snapshot(origin)).streams[0]!.keyframes;
+  assert.ok(after.requests.pli > before.requests.pli, `PLIs at the origin: ${before.requests.pli} -> ${after.requests.pli}`);
+  assert.ok(after.forced > before.forced);
+});
+
+test('the origin killed: the edge reports its stream failed, keeps running and frees the pipe', async () => {
+  origin.proc.kill('SIGKILL');
+  const s = await until('the edge stream failed', async () => {
+    const x = (await snapshot(edge)).streams[0];
+    return x?.state === 'failed' && x;
+  });
+  assert.match(s.error ?? '', /origin .* is unreachable/);
+  assert.equal(edge.proc.exitCode, null, 'the edge is still running');
+  await until('the pipe router closed', async () => (await metric(edge, 'pels_mediasoup_routers')) === 1);
+  assert.equal(await metric(edge, 'pels_mediasoup_transports'), 0);
+  assert.equal((await fetch(`${edge.base}/api/health`)).status, 200);
+});
