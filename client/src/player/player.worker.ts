@@ -33,6 +33,8 @@ function describe(err: unknown): string {
 interface Payload {
   data: Uint8Array<ArrayBuffer>;
   color: Color;
+  /** When it reached the worker (page epoch ms), for the latency's stages. */
+  arrivedMs: number;
 }
 
 type Init = Extract<PageToWorker, { type: 'init' }>;
@@ -88,7 +90,8 @@ class Player {
     });
     setInterval(() => {
       const now = performance.now();
-      const stats = { ...this.stats.snapshot(now, this.quality.stats()), avSyncMs: this.avSync?.offsetMs ?? null, latencyMs: this.latency.stats(this.clockOffsetMs).fromIngest };
+      const latency = this.latency.stats(this.clockOffsetMs);
+      const stats = { ...this.stats.snapshot(now, this.quality.stats()), avSyncMs: this.avSync?.offsetMs ?? null, latencyMs: latency.fromIngest, latencyFromCaptureMs: latency.fromCapture, latencyStagesMs: latency.stages };
       post({ type: 'stats', stats, soundLeadMs: this.display.soundLeadMs(now) });
       post({ type: 'quality', update: this.quality.update(now) });
     }, STATS_INTERVAL_MS);
@@ -113,7 +116,7 @@ class Player {
   /** Rows of the quality table: their scores, and when their frames entered the server. */
   addRows(frames: QualityFrame[]): void {
     this.quality.addRows(frames);
-    for (const f of frames) if (f.ingestMs !== undefined && !f.rendition) this.latency.frameTimes(f.index, { ingestMs: f.ingestMs });
+    for (const f of frames) if (f.ingestMs !== undefined && !f.rendition) this.latency.frameTimes(f.index, { ingestMs: f.ingestMs, encodedMs: f.encodedMs, captureMs: f.captureMs });
   }
 
   clockOffset(offsetMs: number): void {
@@ -168,7 +171,7 @@ class Player {
     if (cls.kind === 'synthetic-keyframe') return;
     const rtpTimestamp = frame.getMetadata().rtpTimestamp ?? frame.timestamp;
     const decisions = this.merger.push(
-      { rtpTimestamp, keyframe: cls.keyframe, temporalId: cls.temporalId, payload: { data, color } },
+      { rtpTimestamp, keyframe: cls.keyframe, temporalId: cls.temporalId, payload: { data, color, arrivedMs: performance.timeOrigin + performance.now() } },
       performance.now(),
     );
     this.apply(decisions);
@@ -178,8 +181,10 @@ class Player {
     for (const d of decisions) {
       const { frame } = d;
       const fate = d.action === 'decode' ? 'decodable' : d.action === 'skip' ? 'undecodable' : 'late';
-      this.quality.arrived(this.indexer.indexOf(d.timestamp), frame.payload.color, frame.temporalId, frame.payload.data.length, fate);
+      const index = this.indexer.indexOf(d.timestamp);
+      this.quality.arrived(index, frame.payload.color, frame.temporalId, frame.payload.data.length, fate);
       if (d.action === 'decode') {
+        this.latency.arrived(index, frame.payload.arrivedMs);
         this.decoder.decode({ data: frame.payload.data, timestamp: d.timestamp, keyframe: frame.keyframe, temporalId: frame.temporalId });
       } else if (d.action === 'skip') {
         this.stats.skipped();
@@ -222,6 +227,7 @@ class Player {
     const rendition = Math.max(0, this.renditions.findIndex((r) => r.width === frame.displayWidth && r.height === frame.displayHeight));
     this.stats.decoded(temporalId, frame.displayWidth, frame.displayHeight, rendition, now);
     this.quality.decoded(index, frame.clone(), rendition);
+    this.latency.decoded(index, performance.timeOrigin + now);
     this.display.decoded(index, frame, now);
     if (!this.playing) {
       this.playing = true;

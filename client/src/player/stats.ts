@@ -28,6 +28,8 @@ export function emptyStats(): PlayerStats {
     audio: null,
     soundDelayMs: null,
     latencyMs: null,
+    latencyFromCaptureMs: null,
+    latencyStagesMs: null,
     freezes: 0,
     checksumMismatches: 0,
     checksumsCompared: 0,

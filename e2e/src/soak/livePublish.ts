@@ -1,13 +1,13 @@
 /**
- * The soak's live stream: made through the operator API and fed by an RTMP
- * publisher (FFmpeg, as OBS sends), which the publisher-drop fault kills and
- * starts again. Like OBS (Settings, Advanced, "Automatically Reconnect"), the
+ * A live stream (the soak's, the testbed's with --ingest): made through the
+ * operator API and fed by an RTMP or SRT publisher (FFmpeg, as OBS sends),
+ * which the soak's publisher-drop fault kills and starts again. Like OBS (Settings, Advanced, "Automatically Reconnect"), the
  * publisher connects again 2 s after the server closes its connection: the
  * server ends a publisher's connection when its own ingest of it fails (its
  * FFmpeg or encoder killed), and a live stream recovers from that only
  * through its publisher coming back.
  */
-import { publishRtmp, type LivePublisher } from '../livePublisher';
+import { publishRtmp, publishSrt, type LiveProtocol, type LivePublisher, type PublishOptions } from '../livePublisher';
 
 export interface LivePublish {
   streamId: string;
@@ -19,8 +19,16 @@ export interface LivePublish {
 const RECONNECT_DELAY_MS = 2000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Makes live stream `streamId` on the server at `serverUrl` and publishes to it over RTMP at `rtmpHost:rtmpPort`. */
-export async function startLivePublish(o: { serverUrl: string; operatorToken: string; streamId: string; rtmpHost: string; rtmpPort: number }): Promise<LivePublish> {
+/** Makes live stream `streamId` on the server at `serverUrl` and publishes to it over `protocol` (RTMP by default) at `host:port`. */
+export async function startLivePublish(o: {
+  serverUrl: string;
+  operatorToken: string;
+  streamId: string;
+  host: string;
+  port: number;
+  protocol?: LiveProtocol;
+  publish?: Omit<PublishOptions, 'seconds'>;
+}): Promise<LivePublish> {
   const res = await fetch(`${o.serverUrl}/api/streams`, {
     method: 'POST',
     headers: { authorization: `Bearer ${o.operatorToken}`, 'content-type': 'application/json' },
@@ -29,13 +37,14 @@ export async function startLivePublish(o: { serverUrl: string; operatorToken: st
   });
   if (!res.ok) throw new Error(`making the live stream answered ${res.status}: ${await res.text()}`);
   const { key } = (await res.json()) as { key: string };
-  const url = `rtmp://${o.rtmpHost}:${o.rtmpPort}/live/${key}`;
+  const protocol = o.protocol ?? 'rtmp';
+  const url = protocol === 'rtmp' ? `rtmp://${o.host}:${o.port}/live/${key}` : `srt://${o.host}:${o.port}?streamid=${key}`;
   let stopped = false;
   /** Set while the publisher is away on purpose (dropped by the fault, or stopped). */
   let away = false;
   let publisher!: LivePublisher;
   const connect = () => {
-    const p = publishRtmp(url, { seconds: 24 * 3600 });
+    const p = (protocol === 'rtmp' ? publishRtmp : publishSrt)(url, { ...o.publish, seconds: 24 * 3600 });
     publisher = p;
     void p.exited.then(async () => {
       if (away || stopped || publisher !== p) return;

@@ -186,7 +186,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     for (const deadline = Date.now() + 30_000; !(await streamRunning(STREAM_ID)); await sleep(250)) {
       if (Date.now() > deadline) throw new Error('the stream did not start in 30 s');
     }
-    const live = await startLivePublish({ serverUrl: server.url, operatorToken, streamId: LIVE_STREAM_ID, rtmpHost: topo.serverControlIp, rtmpPort: RTMP_PORT });
+    const live = await startLivePublish({ serverUrl: server.url, operatorToken, streamId: LIVE_STREAM_ID, host: topo.serverControlIp, port: RTMP_PORT });
     res.add(() => live.stop());
     for (const deadline = Date.now() + 30_000; !(await streamRunning(LIVE_STREAM_ID)); await sleep(250)) {
       if (Date.now() > deadline) throw new Error('the live stream did not start in 30 s of its publisher');

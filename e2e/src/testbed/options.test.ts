@@ -29,3 +29,10 @@ test('random loss needs the router that applies it; unknown flags are usage erro
   assert.throws(() => parse('--rooter', 'fifo'), UsageError);
   assert.equal(parseTestbedArgs(['--help']), 'help');
 });
+
+test('--ingest: rtmp or srt; whip and anything else are usage errors', () => {
+  assert.equal(parse('--ingest', 'srt').ingest, 'srt');
+  assert.equal(parse().ingest, undefined);
+  assert.throws(() => parse('--ingest', 'whip'), (e: Error) => e instanceof UsageError && /no WHIP publisher/.test(e.message));
+  assert.throws(() => parse('--ingest', 'rtsp'), /--ingest must be rtmp or srt; got "rtsp"/);
+});

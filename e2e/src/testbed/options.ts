@@ -6,6 +6,7 @@ import { parseRateControllerName, RATE_CONTROLLER_NAMES, type RateControllerName
 import { parseBottleneckKind, bottleneckKindOf, type BottleneckKind } from '../net/pelsBottleneck';
 import { orderSteps, parseCapacityStep, type CapacityStep } from './capacitySteps';
 import { TESTBED_DEFAULTS, type TestbedOptions } from './testbed';
+import type { LiveProtocol } from '../livePublisher';
 
 export const USAGE = `usage: npm run testbed -- [--viewers N] [--synthetic N] [--seconds S] [--capacity-kbps C] [--loss PCT]
        [--mode pels|best-effort|nack] [--router pels|fifo] [--feedback rtcp|router] [--router-interval-ms T]
@@ -15,7 +16,9 @@ export const USAGE = `usage: npm run testbed -- [--viewers N] [--synthetic N] [-
        [--cc NAME[,NAME...]]  each viewer's rate controller, cycled over the viewers (${RATE_CONTROLLER_NAMES.join(', ')})
        [--capacity-step SECONDS:KBPS]  the bottleneck's capacity from then on (repeatable; needs --capacity-kbps)
        [--router pels|fifo]  the bottleneck's queues: PELS (one per color) or one drop-tail FIFO; default pels for --mode pels, fifo otherwise
-       [--screenshots DIR]  each viewer's page and the dashboard at the end, as PNG files in DIR`;
+       [--screenshots DIR]  each viewer's page and the dashboard at the end, as PNG files in DIR
+       [--ingest rtmp|srt]  the viewers watch a live stream: FFmpeg publishes --source (or a test picture and tone) to it over
+                        RTMP or SRT in real time, stamping each frame's capture time (latency from publish to display)`;
 
 export class UsageError extends Error {}
 
@@ -85,6 +88,7 @@ export function parseTestbedArgs(argv: string[]): (TestbedOptions & { json: bool
     timeseriesFile: values.out ?? fileURLToPath(new URL(`../../out/testbed-${stamp}.csv`, import.meta.url)),
     json: values.json,
     ...(values.screenshots === undefined ? {} : { screenshotDir: values.screenshots }),
+    ...(values.ingest === undefined ? {} : { ingest: ingestOption(values.ingest) }),
     ...(values.upta === undefined ? {} : { upta: num('upta', values.upta, 0, 0.01, 0.99) }),
     ...(tcpFlows > 0
       ? {
@@ -110,6 +114,13 @@ function routerOption(raw: string | undefined, capacityKbps: number | undefined)
   } catch (err) {
     throw new UsageError(`--${(err as Error).message}`);
   }
+}
+
+/** --ingest: the protocols the testbed publishes over. */
+function ingestOption(raw: string): LiveProtocol {
+  if (raw === 'rtmp' || raw === 'srt') return raw;
+  if (raw === 'whip') throw new UsageError('--ingest whip: the testbed has no WHIP publisher yet (rtmp and srt it has)');
+  throw new UsageError(`--ingest must be rtmp or srt; got "${raw}"`);
 }
 
 /** node:util's parseArgs over the testbed's flags; an unknown or malformed flag is a usage error. */
@@ -142,6 +153,7 @@ function parseFlags(argv: string[]) {
         'tcp-cc': { type: 'string' },
         upta: { type: 'string' },
         screenshots: { type: 'string' },
+        ingest: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },

@@ -8,7 +8,9 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { Topology } from '../net/topology';
-import { startServer, type RunningServer } from '../serverProcess';
+import { freeRtcPort, startServer, type RunningServer } from '../serverProcess';
+import type { LiveProtocol } from '../livePublisher';
+import { startLivePublish } from '../soak/livePublish';
 import { TcpFlows, type TcpOptions } from '../tcp/tcpFlows';
 import { launchBrowser } from './browser';
 import type { Resources } from './resources';
@@ -32,12 +34,14 @@ export interface TestbedServer {
 export async function startTestbedServer(o: TestbedOptions, topo: Topology | null, res: Resources, progress: Progress): Promise<TestbedServer> {
   const operatorToken = randomBytes(24).toString('base64url');
   const routerToken = randomBytes(24).toString('base64url');
+  const ingestPort = await freeRtcPort();
   const server = await startServer({
     env: {
       OPERATOR_TOKEN: operatorToken,
       ROUTER_TOKEN: routerToken,
       FEEDBACK: o.feedback,
-      ...(o.source ? { SOURCE: o.source } : {}),
+      ...(o.source && !o.ingest ? { SOURCE: o.source } : {}),
+      ...(o.ingest ? { [o.ingest.toUpperCase()]: 'on', [`${o.ingest.toUpperCase()}_PORT`]: String(ingestPort) } : {}),
       ...(topo ? { RTC_LISTEN_IP: topo.serverIp, HOST: '0.0.0.0' } : {}),
       // Every viewer joins from the viewers' one address: the per-address and viewer limits must not turn them away.
       MAX_VIEWERS_PER_ADDRESS: String(o.viewers + o.synthetic),
@@ -50,7 +54,33 @@ export async function startTestbedServer(o: TestbedOptions, topo: Topology | nul
   });
   res.add(() => server.stop());
   const viewerBase = topo ? `http://${topo.serverIp}:${server.port}` : server.url;
+  if (o.ingest) await startPublisher(o, o.ingest, server.url, operatorToken, topo ? topo.serverControlIp : '127.0.0.1', ingestPort, res, progress);
   return { server, viewerBase, operatorToken, routerToken, operator: { authorization: `Bearer ${operatorToken}` } };
+}
+
+/** The live stream the viewers watch with --ingest. */
+const LIVE_STREAM_ID = 'live';
+
+/**
+ * --ingest: the stream `live`, its publisher started (FFmpeg pushing the run's source in real time, stamping
+ * each frame's capture time) and live; the server's own stream `default` removed, so that its encoding does not
+ * load the machine the latency is measured on.
+ */
+async function startPublisher(o: TestbedOptions, protocol: LiveProtocol, serverUrl: string, operatorToken: string, host: string, port: number, res: Resources, progress: Progress): Promise<void> {
+  const headers = { authorization: `Bearer ${operatorToken}` };
+  const removed = await fetch(`${serverUrl}/api/streams/default`, { method: 'DELETE', headers, signal: AbortSignal.timeout(15_000) });
+  if (!removed.ok && removed.status !== 404) throw new Error(`removing the stream default answered ${removed.status}: ${await removed.text()}`);
+  const live = await startLivePublish({ serverUrl, operatorToken, streamId: LIVE_STREAM_ID, host, port, protocol, publish: { ...(o.source ? { source: o.source } : {}), stampWallClock: true } });
+  res.add(() => live.stop());
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const list = await fetch(`${serverUrl}/api/streams`, { signal: AbortSignal.timeout(2000) }).then((r) => r.json() as Promise<{ streams: { id: string; state: string }[] }>, () => null);
+    const state = list?.streams.find((x) => x.id === LIVE_STREAM_ID)?.state;
+    if (state === 'running') break;
+    if (Date.now() > deadline) throw new Error(`the ${protocol} publisher's stream is not live after 20 s (state ${state ?? 'unknown'})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  progress(`${protocol} publisher live on stream ${LIVE_STREAM_ID}`);
 }
 
 /** One Chromium viewer's page, the errors it threw and the signaling bytes it received. */
@@ -71,7 +101,7 @@ export async function openViewers(o: TestbedOptions, topo: Topology | null, view
     const signaling = { bytes: 0 };
     page.on('websocket', (ws) => ws.on('framereceived', (f) => (signaling.bytes += typeof f.payload === 'string' ? Buffer.byteLength(f.payload) : f.payload.length)));
     const cc = o.controllers.length > 0 ? `&cc=${o.controllers[i % o.controllers.length]}` : '';
-    const loaded = await page.goto(`${viewerBase}/?mode=${o.mode}${cc}`);
+    const loaded = await page.goto(`${viewerBase}/?mode=${o.mode}${cc}${o.ingest ? `&stream=${LIVE_STREAM_ID}` : ''}`);
     // Say why rather than run a viewer without a player (e.g. the player not built: 503).
     if (loaded && !loaded.ok()) throw new Error(`the player's page answered ${loaded.status()}: ${(await loaded.text()).trim()}`);
     pages.push({ page, pageErrors, signaling });

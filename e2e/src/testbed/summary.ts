@@ -6,7 +6,7 @@
 import { COLORS, type Color } from '@pels/shared/pels/color';
 import type { FlowModeName, ViewerState } from '@pels/shared/protocol/api';
 import type { RateControllerName } from '@pels/shared/rate/names';
-import type { PlayerStats } from '@pels/shared/protocol/playerHook';
+import type { LatencyStages, PlayerStats } from '@pels/shared/protocol/playerHook';
 import type { BottleneckCounters, BottleneckKind } from '../net/pelsBottleneck';
 import type { UptaChange } from '../net/uptaAgent';
 import { summarizeReceivers, type FrameDelivery, type ReceiverResult, type ReceiversReport, type ReceiversSummary } from '../loadtest/receiverReport';
@@ -63,11 +63,14 @@ export interface ViewerResult {
    */
   audio?: { packetsReceived: number; packetsLost: number; concealedRatio: number | null; avSyncMs: number | null } | null;
   /**
-   * Live latency, from a frame's entry at the server to its display (the player's
-   * figures over its last 10 s, sampled each second): the medians of its p50 and
-   * p95 over the second half; null: never known.
+   * Live latency to each frame's display (the player's figures over its last 10 s,
+   * sampled each second): the medians of its p50 and p95 over the second half, from
+   * the publisher's capture (`from: 'publish'`, a publisher that stamps it: --ingest)
+   * or else from the frame's entry at the server (`from: 'server entry'`); null: never known.
    */
-  latencyMs?: { p50: number | null; p95: number | null } | null;
+  latencyMs?: { p50: number | null; p95: number | null; from: 'publish' | 'server entry' } | null;
+  /** What each stage added (the player's LatencyStages), medians of its per-second figures over the second half; null: never known. */
+  latencyStagesMs?: Record<keyof LatencyStages, number | null> | null;
   /** The controller's reading of the loss over the second half (the viewer state's `congestion`); null: the server gives none. */
   congestion?: CongestionSummary | null;
   /**
@@ -226,6 +229,7 @@ export function summarize(
       pliSent: end.stats.pliSent,
       audio: audioSummary(half.map((x) => x.players[i]?.stats)),
       latencyMs: latencySummary(half.map((x) => x.players[i]?.stats)),
+      latencyStagesMs: latencyStages(half.map((x) => x.players[i]?.stats)),
       ...(server.rendition ? { rendition: { ...server.rendition, playerSwitches: end.stats.renditionSwitches } } : {}),
       errors,
     };
@@ -366,11 +370,20 @@ export function timeseriesCsv(samples: Sample[]): string {
   return rows.join('\n') + '\n';
 }
 
-/** The live latency of one player over the second half (its stats each second), for the JSON. */
+/** The live latency of one player over the second half (its stats each second), for the JSON: from the publisher's capture when known. */
 export function latencySummary(stats: (PlayerStats | undefined)[]): ViewerResult['latencyMs'] {
-  const known = stats.flatMap((x) => (x?.latencyMs ? [x.latencyMs] : []));
+  const fromCapture = stats.flatMap((x) => (x?.latencyFromCaptureMs ? [x.latencyFromCaptureMs] : []));
+  const known = fromCapture.length ? fromCapture : stats.flatMap((x) => (x?.latencyMs ? [x.latencyMs] : []));
   if (!known.length) return null;
-  return { p50: round(median(known.map((l) => l.p50)), 0), p95: round(median(known.map((l) => l.p95)), 0) };
+  return { p50: round(median(known.map((l) => l.p50)), 0), p95: round(median(known.map((l) => l.p95)), 0), from: fromCapture.length ? 'publish' : 'server entry' };
+}
+
+/** Each stage of one player's latency over the second half: the median of its per-second figures. */
+export function latencyStages(stats: (PlayerStats | undefined)[]): ViewerResult['latencyStagesMs'] {
+  const known = stats.flatMap((x) => (x?.latencyStagesMs ? [x.latencyStagesMs] : []));
+  if (!known.length) return null;
+  const stage = (k: keyof LatencyStages) => round(median(known.flatMap((x) => (x[k] === null ? [] : [x[k]]))), 0);
+  return { publisher: stage('publisher'), ingest: stage('ingest'), network: stage('network'), buffer: stage('buffer'), display: stage('display') };
 }
 
 /** The sound of one player over the second half (its stats each second), for the JSON. */

@@ -11,6 +11,7 @@ import type { FlowModeName } from '@pels/shared/protocol/api';
 import type { RateControllerName } from '@pels/shared/rate/names';
 import { readBottleneckCounters, BOTTLENECK_DEFAULTS, bottleneckKindOf, type BottleneckKind } from '../net/pelsBottleneck';
 import type { TcpFlows, TcpOptions } from '../tcp/tcpFlows';
+import type { LiveProtocol } from '../livePublisher';
 import { capacityAt, type CapacityStep } from './capacitySteps';
 import { createNetwork, startCapacitySteps, startRouterAgent, startUptaAgent } from './network';
 import { joinSyntheticViewers, openViewers, screenshots, startTcpFlows, startTestbedServer } from './participants';
@@ -56,6 +57,11 @@ export interface TestbedOptions {
   upta?: number;
   /** A directory for screenshots at the end of the run: each viewer's page (`viewer-N.png`) and the dashboard (`dashboard.png`). */
   screenshotDir?: string;
+  /**
+   * The viewers watch a live stream that a publisher (FFmpeg, as OBS) sends `source` (or a test picture and tone)
+   * to over this protocol, stamping each frame's capture time; undefined: the server reads `source` itself.
+   */
+  ingest?: LiveProtocol;
 }
 
 export const TESTBED_DEFAULTS: TestbedOptions = {

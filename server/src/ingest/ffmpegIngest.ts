@@ -72,9 +72,10 @@ export type IngestEvents = {
   /**
    * An encoded frame of rendition `rendition` (0: the stream's own encoding),
    * and when its source frame entered the server (epoch ms): a publisher's, when
-   * it arrived; a source the server reads itself, when the encoder gave it.
+   * it arrived; a source the server reads itself, when the encoder gave it. Last,
+   * the publisher's own capture time of it, when its publisher stamps one.
    */
-  frame: [IvfFrame, number, number];
+  frame: [IvfFrame, number, number, number | undefined];
   status: [IngestStatus];
   /** A run (FFmpeg and the encoder) started: the frames (their pts), reference bytes and audio packets that follow are its own; `audio` says what it does with the sound. */
   run: [AudioPlan];
@@ -278,8 +279,8 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
           }
           this.armStallTimer(run);
         }
-        const now = Date.now();
-        this.emit('frame', f, rendition, publisher?.arrivals.arrival((Number(f.pts) * 1000) / this.encode.frameRate) ?? now);
+        const sinceFirstMs = (Number(f.pts) * 1000) / this.encode.frameRate;
+        this.emit('frame', f, rendition, publisher?.arrivals.arrival(sinceFirstMs) ?? Date.now(), publisher?.arrivals.capture(sinceFirstMs));
       }),
     );
     const ffmpegStderr: string[] = [];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MediaArrivals } from './mediaArrivals';
+import { MediaArrivals, PTS_WRAP_MS, WALL_CLOCK_WINDOW_MS } from './mediaArrivals';
 
 test("a frame's arrival by its instant since the first frame: the first frame at or past it (1 ms of rounding allowed)", () => {
   const a = new MediaArrivals();
@@ -23,4 +23,28 @@ test('timestamps that wrap at 2^32 go on; one that goes back is not a later fram
   for (let i = 2; i < 1000; i++) a.note(((2 ** 32 - 10 + i * 33) >>> 0), 100 + i);
   assert.equal(a.arrival(0), undefined, 'the first frame has left');
   assert.equal(a.arrival(999 * 33), 1099);
+});
+
+test("a publisher stamping the wall clock: each frame's capture time, by RTMP's 32-bit or MPEG-TS's 33-bit timestamps", () => {
+  const now = 1_795_838_979_907;
+  const rtmp = new MediaArrivals();
+  // Captured 40 ms before it arrived, then 30 fps.
+  rtmp.note((now - 40) % 2 ** 32, now);
+  rtmp.note((now - 40 + 33) % 2 ** 32, now + 35);
+  assert.equal(rtmp.capture(0), now - 40);
+  assert.equal(rtmp.capture(33), now - 7);
+  const ts = new MediaArrivals(PTS_WRAP_MS);
+  ts.note(Math.floor(((now - 120) * 90) % 2 ** 33 / 90), now);
+  assert.ok(Math.abs(ts.capture(0)! - (now - 120)) <= 1);
+});
+
+test('a publisher counting from 0, or far from the clock: no capture times', () => {
+  const a = new MediaArrivals();
+  a.note(0, 1_795_838_979_907);
+  a.note(33, 1_795_838_979_940);
+  assert.equal(a.capture(0), undefined);
+  assert.equal(a.arrival(33), 1_795_838_979_940);
+  const late = new MediaArrivals();
+  late.note((1_795_838_979_907 - WALL_CLOCK_WINDOW_MS - 500) % 2 ** 32, 1_795_838_979_907);
+  assert.equal(late.capture(0), undefined);
 });

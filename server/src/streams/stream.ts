@@ -109,7 +109,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   /** By rendition (0: the full size). */
   private readonly pipelines: RenditionPipeline[];
   private readonly boundsTimer: NodeJS.Timeout;
-  /** When each frame entered the server, for the players' latency (with the quality rows). */
+  /** When each frame entered the server and was encoded (and captured), for the players' latency (with the quality rows). */
   private readonly entryTimes: FrameEntryTimes;
   private readonly probeBoard: ProbeBoard;
   /** The one ticker of the stream's pacers (its viewers' flows, its shared fan-outs). */
@@ -164,8 +164,8 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.ingest.on('reference', (chunk) => {
       for (const p of this.pipelines) p.onReference(chunk);
     });
-    this.ingest.on('frame', (f, rendition, enteredMs) => {
-      if (rendition === 0) this.entryTimes.note(this.renditionFrames.runStartIndex + Number(f.pts), enteredMs);
+    this.ingest.on('frame', (f, rendition, ingestMs, captureMs) => {
+      if (rendition === 0) this.entryTimes.note(this.renditionFrames.runStartIndex + Number(f.pts), { ingestMs, encodedMs: Date.now(), ...(captureMs === undefined ? {} : { captureMs }) });
       let sets;
       try {
         sets = this.renditionFrames.push(rendition, f.data, Number(f.pts));

@@ -91,6 +91,28 @@ export interface PlayerStats extends QualityStats {
    * server's clock offset and the first frames' times are known.
    */
   latencyMs: LatencySummary | null;
+  /** From the publisher's capture to display, as latencyMs, when the publisher stamps its frames with the wall clock; else null. */
+  latencyFromCaptureMs: LatencySummary | null;
+  /** What each stage added to the latency over the same frames; null until known. */
+  latencyStagesMs: LatencyStages | null;
+}
+
+/**
+ * The stages of the live latency, medians over the frames drawn in the last 10 s, ms
+ * (null: not measured): `publisher` its capture to the server's entry (its encoder,
+ * the link to the server; null unless it stamps its capture time), `ingest` the
+ * entry to the server's VP8 encoder giving the frame (FFmpeg's demux and decode,
+ * scaling, the encode), `network` the encoder to the frame's arrival in the player
+ * (the server's fan-out and pacer, the link, the browser's RTP receiver), `buffer`
+ * its arrival to its decode (waiting for its packets and references, the decode),
+ * `display` its decode to its draw (the display clock's playout delay).
+ */
+export interface LatencyStages {
+  publisher: number | null;
+  ingest: number | null;
+  network: number | null;
+  buffer: number | null;
+  display: number | null;
 }
 
 /** Percentiles of the live latency over the frames drawn in a window, ms. */

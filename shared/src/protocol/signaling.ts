@@ -229,6 +229,10 @@ export const qualityFrameSchema = z.object({
   rendition: z.number().int().positive().optional(),
   /** When the frame entered the server (epoch ms, the server's clock): a publisher's frame when it arrived, others when encoded. The player's live latency counts from it. */
   ingestMs: z.number().nonnegative().optional(),
+  /** When the server's encoder gave the frame (epoch ms, the server's clock): the player measures the stages of its latency from the three times. */
+  encodedMs: z.number().nonnegative().optional(),
+  /** When its publisher captured the frame (epoch ms, the server's clock), when the publisher stamps its frames with the wall clock. */
+  captureMs: z.number().nonnegative().optional(),
 });
 export type QualityFrame = z.infer<typeof qualityFrameSchema>;
 

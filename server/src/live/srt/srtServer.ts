@@ -19,7 +19,7 @@ import type { Logger } from '../../log';
 import { childEnv } from '../../process/childEnv';
 import { PublishRefused, type RefusalReason } from '../publishGate';
 import type { Publisher, PublishTarget } from '../publisher';
-import { MediaArrivals } from '../mediaArrivals';
+import { MediaArrivals, PTS_WRAP_MS } from '../mediaArrivals';
 import { keyOfStreamId, StreamIdError } from './srtStreamId';
 import { findProgram, PesTimestamps } from './tsProgram';
 
@@ -206,7 +206,7 @@ export class SrtServer {
       socket.off('data', onData);
       const media = new PassThrough({ highWaterMark: MEDIA_BUFFER_BYTES });
       // Each video frame's arrival, by its PTS: when the frames the ingest makes of it entered the server.
-      const arrivals = new MediaArrivals();
+      const arrivals = new MediaArrivals(PTS_WRAP_MS);
       const pes = program.videoPid === null ? null : new PesTimestamps(program.videoPid, (ms) => arrivals.note(ms, Date.now()));
       pes?.push(held);
       if (pes) socket.on('data', (chunk: Buffer) => pes.push(chunk));
