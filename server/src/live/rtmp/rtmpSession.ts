@@ -19,6 +19,7 @@ import { decodeAmf0, encodeAmf0, firstValueLength, type Amf0Value } from './amf0
 import { ChunkReader, encodeMessage, MAX_MESSAGE_BYTES, MSG, RtmpError, uint32, type RtmpMessage } from './chunkStream';
 import { flvHeader, flvTag } from './flvTags';
 import { MediaArrivals } from '../mediaArrivals';
+import { MediaBacklog } from '../mediaBacklog';
 
 /** The application publishers connect to: rtmp://host/live/<stream key>. */
 export const RTMP_APP = 'live';
@@ -30,13 +31,16 @@ const PUBLISH_STREAM_ID = 1;
 const COMMAND_BYTES = 64 * 1024;
 /** After a refusal or a close, the answer has this long to leave before the socket is destroyed. */
 const LINGER_MS = 1000;
-/**
- * What the ingest may hold of a publisher's media (under 3 s at 1.5 Mb/s): a
- * server that falls further behind drops audio and video up to the next
- * keyframe, so the stream stays live rather than late. The connection is never
- * paused: its end must be seen at once.
- */
+/** What is held before the first video frame, and the ingest's input buffer. */
 const MEDIA_BUFFER_BYTES = 512 * 1024;
+/**
+ * How far behind its publisher the ingest may fall, in media time (what it has
+ * not read yet): further, audio and video are dropped up to the next keyframe
+ * after it caught up to half of this, so the stream stays live rather than
+ * late. In time rather than bytes: 512 KiB was 2.7 s at 1.5 Mb/s. The
+ * connection is never paused: its end must be seen at once.
+ */
+const MAX_BEHIND_MS = 400;
 
 export interface RtmpSessionDeps {
   /** The live stream a key publishes to; throws PublishRefused. */
@@ -52,13 +56,16 @@ type Phase = 'c0c1' | 'c2' | 'chunks' | 'closed';
 
 interface Pending {
   stream: PublishTarget;
-  /** FLV tags held until the first video frame. */
-  tags: Buffer[];
+  /** FLV tags held until the first video frame (made then: codec headers and metadata take its timestamp). */
+  tags: { type: 8 | 9 | 18; timestamp: number; data: Buffer; header: boolean }[];
   bytes: number;
   audio: ProbedAudio | null;
 }
 
 /** FLV's sound formats (the high nibble of an audio tag's first byte, `audiocodecid` in the metadata) by name; Opus is not among them. */
+/** An FLV tag's header and trailing size, around its data. */
+const FLV_TAG_OVERHEAD = 15;
+
 const FLV_AUDIO_CODECS: Record<number, string> = { 0: 'pcm', 1: 'adpcm', 2: 'mp3', 3: 'pcm', 4: 'nellymoser', 5: 'nellymoser', 6: 'nellymoser', 7: 'alaw', 8: 'mulaw', 10: 'aac', 11: 'speex', 14: 'mp3' };
 
 export class RtmpSession {
@@ -69,6 +76,7 @@ export class RtmpSession {
   /** Accepted, its media held until its first video frame. */
   private pending: Pending | null = null;
   private readonly arrivals = new MediaArrivals();
+  private readonly backlog = new MediaBacklog();
   private publisher: (Publisher & { media: PassThrough }) | null = null;
   private bytesIn = 0;
   private ackedAt = 0;
@@ -77,6 +85,8 @@ export class RtmpSession {
   /** Behind: audio and video are dropped until a video keyframe. */
   private skipping = false;
   private skipped = 0;
+  /** The last audio or video message's timestamp written (from the first video frame's). */
+  private lastMediaMs = 0;
   private readonly timer: NodeJS.Timeout;
   readonly address: string;
 
@@ -220,12 +230,18 @@ export class RtmpSession {
    * The publisher's first video frame: what it sends is known (metadata and
    * codec headers come first), so its run starts, with its sound if it has any.
    */
-  private startPublishing(pending: Pending): void {
+  private startPublishing(pending: Pending, firstFrameMs: number): void {
     clearTimeout(this.timer);
     this.pending = null;
     const media = new PassThrough({ highWaterMark: MEDIA_BUFFER_BYTES });
-    media.write(flvHeader(pending.audio !== null));
-    for (const tag of pending.tags) media.write(tag);
+    const header = flvHeader(pending.audio !== null);
+    media.write(header);
+    // Publishers send codec headers and metadata at timestamp 0 whatever their frames' (a publisher stamping the
+    // wall clock): FFmpeg would read the jump as 0 to the first frame's time, and fill it with copies of that frame.
+    for (const t of pending.tags) media.write(flvTag(t.type, t.header ? firstFrameMs : t.timestamp, t.data));
+    // What came before the first video frame counts as of its time.
+    this.lastMediaMs = firstFrameMs;
+    this.backlog.wrote(header.length + pending.bytes, firstFrameMs);
     this.publisher = {
       protocol: 'rtmp',
       address: this.address,
@@ -240,46 +256,49 @@ export class RtmpSession {
   }
 
   private onMedia(m: RtmpMessage): void {
-    let tag: Buffer;
+    let data = m.payload;
     let metadata: Amf0Value;
     if (m.type === MSG.amf0Data) {
       // `@setDataFrame onMetaData {...}`: FLV keeps the `onMetaData {...}`; other data messages are not media.
-      let data = m.payload;
       if (decodeAmf0(data)[0] === '@setDataFrame') data = data.subarray(firstValueLength(data));
       const values = decodeAmf0(data);
       if (values[0] !== 'onMetaData') return;
       metadata = values[1];
-      tag = flvTag(18, m.timestamp, data);
-    } else tag = flvTag(m.type as 8 | 9, m.timestamp, m.payload);
+    }
     if (m.type === MSG.video && !isSequenceHeader(m)) this.arrivals.note(m.timestamp, Date.now());
-    if (this.pending) return this.beforeFirstFrame(this.pending, m, tag, metadata);
+    const type = m.type as 8 | 9 | 18;
+    if (this.pending) return this.beforeFirstFrame(this.pending, m, { type, timestamp: m.timestamp, data, header: type === 18 || isSequenceHeader(m) }, metadata);
+    const tag = flvTag(type, m.timestamp, data);
     if (!this.publisher) throw new RtmpError('media before an accepted publish');
     const media = this.publisher.media;
-    if (m.type !== MSG.amf0Data && this.behind(media.writableLength, m)) {
+    if (m.type !== MSG.amf0Data && this.behind(this.backlog.behindMs(media.writableLength + media.readableLength), m)) {
       this.skipped++;
       return;
     }
     media.write(tag);
+    // Metadata's timestamp may be 0 beside media's: only audio and video say where the stream is.
+    if (m.type !== MSG.amf0Data) this.lastMediaMs = m.timestamp;
+    this.backlog.wrote(tag.length, this.lastMediaMs);
   }
 
   /** Held until the first video frame, noting the sound the publisher announces (metadata) or sends. */
-  private beforeFirstFrame(pending: Pending, m: RtmpMessage, tag: Buffer, metadata: Amf0Value): void {
+  private beforeFirstFrame(pending: Pending, m: RtmpMessage, tag: Pending['tags'][number], metadata: Amf0Value): void {
     pending.tags.push(tag);
-    pending.bytes += tag.length;
+    pending.bytes += FLV_TAG_OVERHEAD + tag.data.length;
     if (pending.bytes > MEDIA_BUFFER_BYTES) throw new RtmpError(`no video frame in the first ${MEDIA_BUFFER_BYTES} bytes published`);
     if (m.type === MSG.amf0Data) pending.audio ??= announcedAudio(metadata);
     else if (m.type === MSG.audio) pending.audio ??= tagAudio(m.payload);
-    else if (m.type === MSG.video && !isSequenceHeader(m)) this.startPublishing(pending);
+    else if (m.type === MSG.video && !isSequenceHeader(m)) this.startPublishing(pending, m.timestamp);
   }
 
-  /** Whether this audio or video message is dropped: the ingest is behind, and no keyframe has come since. Codec headers always pass. */
-  private behind(buffered: number, m: RtmpMessage): boolean {
+  /** Whether this audio or video message is dropped: the ingest is `behindMs` behind, and no keyframe has come since. Codec headers always pass. */
+  private behind(behindMs: number, m: RtmpMessage): boolean {
     if (isSequenceHeader(m)) return false;
-    if (!this.skipping && buffered > MEDIA_BUFFER_BYTES) {
+    if (!this.skipping && behindMs > MAX_BEHIND_MS) {
       this.skipping = true;
-      this.d.log.warn({ address: this.address, bufferedBytes: buffered }, 'the ingest is behind the publisher: dropping media up to the next keyframe');
+      this.d.log.warn({ address: this.address, behindMs }, 'the ingest is behind the publisher: dropping media up to the next keyframe');
     }
-    if (this.skipping && m.type === MSG.video && isKeyframe(m) && buffered < MEDIA_BUFFER_BYTES / 2) {
+    if (this.skipping && m.type === MSG.video && isKeyframe(m) && behindMs < MAX_BEHIND_MS / 2) {
       this.skipping = false;
       this.d.log.info({ address: this.address, skipped: this.skipped }, 'the ingest caught up');
     }
