@@ -75,7 +75,7 @@ export type IngestEvents = {
    * it arrived; a source the server reads itself, when the encoder gave it. Last,
    * the publisher's own capture time of it, when its publisher stamps one.
    */
-  frame: [IvfFrame, number, number, number | undefined];
+  frame: [frame: IvfFrame, rendition: number, enteredMs: number, captureMs?: number];
   status: [IngestStatus];
   /** A run (FFmpeg and the encoder) started: the frames (their pts), reference bytes and audio packets that follow are its own; `audio` says what it does with the sound. */
   run: [AudioPlan];
