@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { WebSocket } from 'ws';
-import { childrenOf, startServer, type ServerUnderTest } from './serverUnderTest';
+import { childrenOf, signalingClient, startServer, type ServerUnderTest } from './serverUnderTest';
 
 const TOKEN = 'operator-token-for-security-test';
 const TURN_SECRET = 'turn-secret-for-security-test';
@@ -48,25 +48,7 @@ after(async () => {
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-/** A signaling socket; `request` sends one request and resolves with its answer. */
-async function signaling(headers: Record<string, string> = {}): Promise<{ ws: WebSocket; request: (method: string, data?: unknown) => Promise<{ ok: boolean; data?: any; error?: { message: string } }> }> {
-  const ws = new WebSocket(`${base.replace('http', 'ws')}/ws`, { headers });
-  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-  let id = 0;
-  const request = (method: string, data: unknown = {}) =>
-    new Promise<any>((resolve) => {
-      const mine = ++id;
-      const on = (raw: Buffer) => {
-        const msg = JSON.parse(raw.toString());
-        if (msg.id !== mine) return;
-        ws.off('message', on);
-        resolve(msg);
-      };
-      ws.on('message', on);
-      ws.send(JSON.stringify({ id: mine, method, data }));
-    });
-  return { ws, request };
-}
+const signaling = (headers: Record<string, string> = {}) => signalingClient(base, headers);
 
 /** The HTTP status of a WebSocket upgrade. */
 function upgradeStatus(path: string, headers: Record<string, string> = {}): Promise<number> {

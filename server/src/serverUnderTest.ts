@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { WebSocket } from 'ws';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -77,4 +78,42 @@ export function childrenOf(pid: number): { pid: string; name: string }[] {
 /** File descriptors the process has open now. */
 export function openFds(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+/** A player's signaling answer, as the tests read it. */
+export interface SignalingAnswer {
+  ok: boolean;
+  data?: any;
+  error?: { code?: string; message: string };
+}
+
+/**
+ * A signaling socket on the server at `base` (http://...), open: `request` sends one request and resolves with its
+ * answer; `notifications` collects what the server sends unasked.
+ */
+export async function signalingClient(
+  base: string,
+  headers: Record<string, string> = {},
+): Promise<{ ws: WebSocket; request: (method: string, data?: unknown) => Promise<SignalingAnswer>; notifications: any[] }> {
+  const ws = new WebSocket(`${base.replace('http', 'ws')}/ws`, { headers });
+  const notifications: any[] = [];
+  ws.on('message', (raw) => {
+    const msg = JSON.parse(raw.toString());
+    if (msg.notification) notifications.push(msg);
+  });
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  let id = 0;
+  const request = (method: string, data: unknown = {}) =>
+    new Promise<SignalingAnswer>((resolve) => {
+      const mine = ++id;
+      const on = (raw: Buffer) => {
+        const msg = JSON.parse(raw.toString());
+        if (msg.id !== mine) return;
+        ws.off('message', on);
+        resolve(msg);
+      };
+      ws.on('message', on);
+      ws.send(JSON.stringify({ id: mine, method, data }));
+    });
+  return { ws, request, notifications };
 }

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
+import { signalingClient } from '../serverUnderTest';
 import { ORIGIN_REFUSAL } from './viewerRefusal';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -110,28 +111,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
   }
 }
 
-function signaling(n: Node): Promise<{ ws: WebSocket; request: (method: string, data?: unknown) => Promise<any>; notifications: any[] }> {
-  const ws = new WebSocket(`${n.base.replace('http', 'ws')}/ws`);
-  const notifications: any[] = [];
-  ws.on('message', (raw) => {
-    const msg = JSON.parse(raw.toString());
-    if (msg.notification) notifications.push(msg);
-  });
-  let id = 0;
-  const request = (method: string, data: unknown = {}) =>
-    new Promise<any>((resolve) => {
-      const mine = ++id;
-      const on = (raw: Buffer) => {
-        const msg = JSON.parse(raw.toString());
-        if (msg.id !== mine) return;
-        ws.off('message', on);
-        resolve(msg);
-      };
-      ws.on('message', on);
-      ws.send(JSON.stringify({ id: mine, method, data }));
-    });
-  return new Promise((resolve, reject) => ws.once('open', () => resolve({ ws, request, notifications })).once('error', reject));
-}
+const signaling = (n: Node) => signalingClient(n.base);
 
 test('the origin refuses players with the reason, and edges without the cluster token', async () => {
   const ws = new WebSocket(`${origin.base.replace('http', 'ws')}/ws`);
