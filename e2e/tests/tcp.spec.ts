@@ -55,6 +55,8 @@ test('with --upta the router drops a video flow that cannot be intelligible at i
   test.info().annotations.push({ type: 'upta', description: JSON.stringify({ tcp: result.tcp?.map((f) => f.secondHalfKbps), upta: result.upta, router: result.router }) });
   expect(result.upta!.changes.some((c) => c.dropping)).toBe(true);
   expect(result.router!.classes.upta!.dropped).toBeGreaterThan(100);
+  // With the video taken out, the two TCP flows get more than their fair share beside it (2 of 3 flows' shares):
+  // 529 and 461 kb/s of 600 in two runs at load average 17.
   const tcpKbps = result.tcp!.reduce((a, f) => a + (f.secondHalfKbps ?? 0), 0);
-  expect(tcpKbps).toBeGreaterThan(0.5 * 600);
+  expect(tcpKbps).toBeGreaterThan((2 / 3) * 600);
 });
