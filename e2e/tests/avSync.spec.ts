@@ -40,7 +40,7 @@ interface Onsets {
   soundDelayMs: number | null;
 }
 
-test('the beep in the played sound and the flash on the canvas are both found, and the player reports its offset', async ({ page }) => {
+test('the beep in the played sound and the flash on the canvas are found within 60 ms of each other, and the player reports its offset', async ({ page }) => {
   // The stream says whether it has sound once its ingest has probed the source (its first run), which a busy machine delays.
   await expect
     .poll(async () => ((await (await page.request.get(`${server.url}/api/streams`)).json()) as { streams: { audio: unknown }[] }).streams[0]?.audio, {
@@ -108,10 +108,7 @@ test('the beep in the played sound and the flash on the canvas are both found, a
   expect(onsets.flashes.length, `flashes seen on the canvas: ${measured}`).toBeGreaterThanOrEqual(8);
   expect(offsets.length, `beeps heard with the flashes: ${measured}`).toBeGreaterThanOrEqual(8);
   expect(onsets.avSyncMs).not.toBeNull();
+  // ITU-R BT.1359's detectability window is 45 ms sound early to 125 ms late; the player aims at +-20 ms.
+  expect(Math.abs(median), `median offset of the beep from the flash: ${measured}`).toBeLessThanOrEqual(60);
 });
 
-// Known bug, quarantined: ITU-R BT.1359's detectability window is 45 ms sound early to 125 ms late; the product aims at
-// +-20 ms and this allowed 60. On 2026-11-28 the median held in 2 of 3 runs alone and failed in the CI run: in the
-// failing runs the pictures came 0.5-1 s after their sound (sound held at its 400 ms maximum, still 84-143 ms ahead),
-// most often in a fresh server's first session. Suspect: the display clock's slow decay after a late frame at start.
-test.fixme('the beep and the flash come within 60 ms of each other (median over the clip)', () => {});

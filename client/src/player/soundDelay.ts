@@ -10,8 +10,8 @@
  * buffer the sound needs to play with the picture, and it stays put while the
  * receiver stretches its sound towards a new target (the lead falls as the
  * buffer grows), so steering to it does not overshoot. Up by at most
- * UP_STEP_MS an update, down by DOWN_STEP_MS (the display clock's own delay
- * decays slowly after a late frame), within [0, MAX_SOUND_DELAY_MS].
+ * UP_STEP_MS an update, down by DOWN_STEP_MS (a few good seconds among slow
+ * ones are no reason to give the hold up), within [0, MAX_SOUND_DELAY_MS].
  */
 
 /**

@@ -99,3 +99,27 @@ describe('soundLeadMs', () => {
     assert.equal(clock.soundLeadMs(300), -40); // the frames wait 40 ms for the sound
   });
 });
+
+describe('with sound', () => {
+  it('a frame far later than the others is a repeat in its period: the frames after it keep their sound', () => {
+    const clock = new DisplayClock({ ...opts, decayMsPerS: 10 });
+    clock.setSoundLateness(200);
+    // Frames ready 150 ms before their sound plays; frame 10 comes 700 ms after its instant (a stall), when 15 is shown.
+    const decoded: [number, number][] = Array.from({ length: 30 }, (_, i) => [i, i * F + (i === 10 ? 700 : 50)]);
+    const samples = run(clock, decoded, 29 * F + 200);
+    assert.deepEqual(samples.find((s) => s.index === 10), { t: 10 * F + 200, index: 10, shown: 9 });
+    const after = samples.filter((s) => s.index > 10);
+    assert.equal(after.length, 19);
+    for (const s of after) assert.deepEqual(s, { t: s.index * F + 200, index: s.index, shown: s.index }, 'each frame with its sound');
+    assert.equal(clock.soundLeadMs(29 * F + 200), 50 + 10 - 200, 'the frames wait for the sound: no hold asked for');
+  });
+
+  it('frames usually ready after their sound are shown when ready (plus the margin), and soundLeadMs says by how much', () => {
+    const clock = new DisplayClock(opts);
+    clock.setSoundLateness(100);
+    const samples = run(clock, Array.from({ length: 20 }, (_, i): [number, number] => [i, i * F + 250 - (i % 2) * 20]), 19 * F + 260);
+    for (const s of samples) assert.deepEqual(s, { t: s.index * F + 260, index: s.index, shown: s.index });
+    assert.equal(samples.length, 20);
+    assert.equal(clock.soundLeadMs(19 * F + 260), 160);
+  });
+});

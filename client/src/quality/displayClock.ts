@@ -8,9 +8,15 @@
  * arrival seen, as lateness (decode time - index * frameMs): a frame late beyond all
  * before it raises the delay at once (a playout buffer that grows), and the delay
  * shrinks back slowly, so that a single late frame does not cost latency for ever.
- * With sound, no frame is due before its instant plays out (setSoundLateness): the
- * frame waits for the sound. The other way round, frames ready later than the sound
- * plays their instants, is for the sound to wait: soundLeadMs says by how much
+ *
+ * With sound (setSoundLateness), the sound sets the timeline instead: frame i is due
+ * when the sound plays its instant, and no earlier than most recent frames were ready
+ * (READY_SHARE of the last RECENT_FRAMES decoded, plus the margin). A frame later than
+ * that is a repeat in its period and shows in the next: a single late frame, or a
+ * stall of the machine, must not put every picture after it behind its sound (the
+ * slow shrink above would keep them there for tens of seconds, beyond what the
+ * sound may be held). Frames usually ready later than the sound plays their
+ * instants are for the sound to wait: soundLeadMs says by how much
  * (player/soundDelay.ts).
  *
  * Pure: the caller passes the time, decoded frames, and calls advance() when
@@ -19,6 +25,11 @@
 import type { DisplaySample } from '@pels/shared/protocol/playerHook';
 
 export type { DisplaySample };
+
+/** With sound, frames are due no earlier than this share of the recent ones was ready (the rest repeat a period). */
+const READY_SHARE = 0.9;
+/** The recent frames whose lateness that share is read from: about 5 s at 30 fps, so a short stall is under a tenth. */
+const RECENT_FRAMES = 150;
 
 export interface DisplayClockOptions {
   frameMs: number;
@@ -51,6 +62,9 @@ export class DisplayClock {
   private shown: number | undefined;
   /** Frame i is not due before i * frameMs + this (the sound's lateness); null: no sound. */
   private soundLateness: number | null = null;
+  /** The lateness of the last RECENT_FRAMES frames decoded, oldest first, and READY_SHARE of them were ready by `readyBy`. */
+  private readonly recent: number[] = [];
+  private readyBy = 0;
 
   constructor(options: DisplayClockOptions) {
     if (!(options.frameMs > 0)) throw new RangeError('frameMs must be positive');
@@ -74,10 +88,12 @@ export class DisplayClock {
       this.next = index;
       this.ready.length = 0;
       this.shown = undefined;
+      this.recent.length = 0;
     } else if (lateness > delay) {
       this.peak = lateness;
       this.peakAt = nowMs;
     }
+    this.noteLateness(lateness);
     // A frame whose period passed still beats the older one on screen; an older one is useless.
     if (this.shown !== undefined && index <= this.shown) return false;
     let at = this.ready.length;
@@ -92,14 +108,14 @@ export class DisplayClock {
   }
 
   /**
-   * How far the sound runs ahead of the picture at `nowMs`: when frames are due by the
-   * video alone (the latest arrival, decayed, plus the margin) minus when the sound
-   * plays their instants, ms. Positive: frames are shown after their sound; negative:
+   * How far the sound runs ahead of the picture at `nowMs`: when most recent frames were
+   * ready (READY_SHARE of them, plus the margin) minus when the sound plays their
+   * instants, ms. Positive: frames are shown after their sound; negative:
    * they wait for it. Null without sound or before the first frame.
    */
   soundLeadMs(nowMs: number): number | null {
     if (this.soundLateness === null || this.next === undefined) return null;
-    return this.delayAt(nowMs) + this.marginMs - this.soundLateness;
+    return this.readyBy + this.marginMs - this.soundLateness;
   }
 
   /** The frame periods that began by `nowMs`, oldest first. */
@@ -127,14 +143,27 @@ export class DisplayClock {
     return this.peak - this.decayPerMs * (nowMs - this.peakAt);
   }
 
-  /** Solves t = delayAt(t) + margin + index * frameMs for t; no earlier than the sound plays the frame's instant. */
+  /** Records a decoded frame's lateness among the recent ones, and when READY_SHARE of those were ready. */
+  private noteLateness(lateness: number): void {
+    this.recent.push(lateness);
+    if (this.recent.length > RECENT_FRAMES) this.recent.shift();
+    const sorted = [...this.recent].sort((a, b) => a - b);
+    this.readyBy = sorted[Math.ceil(READY_SHARE * sorted.length) - 1]!;
+  }
+
+  /** With sound: frame i is due at i * frameMs + this. */
+  private soundTimeline(soundLateness: number): number {
+    return Math.max(soundLateness, this.readyBy + this.marginMs);
+  }
+
+  /** Without sound, solves t = delayAt(t) + margin + index * frameMs for t; with sound, when it plays the frame's instant. */
   private dueMs(index: number): number {
-    const video = (this.peak + this.decayPerMs * this.peakAt + this.marginMs + index * this.frameMs) / (1 + this.decayPerMs);
-    return this.soundLateness === null ? video : Math.max(video, index * this.frameMs + this.soundLateness);
+    if (this.soundLateness !== null) return index * this.frameMs + this.soundTimeline(this.soundLateness);
+    return (this.peak + this.decayPerMs * this.peakAt + this.marginMs + index * this.frameMs) / (1 + this.decayPerMs);
   }
 
   private indexDueAt(nowMs: number): number {
-    const video = Math.floor((nowMs * (1 + this.decayPerMs) - this.peak - this.decayPerMs * this.peakAt - this.marginMs) / this.frameMs);
-    return this.soundLateness === null ? video : Math.min(video, Math.floor((nowMs - this.soundLateness) / this.frameMs));
+    if (this.soundLateness !== null) return Math.floor((nowMs - this.soundTimeline(this.soundLateness)) / this.frameMs);
+    return Math.floor((nowMs * (1 + this.decayPerMs) - this.peak - this.decayPerMs * this.peakAt - this.marginMs) / this.frameMs);
   }
 }
