@@ -1,7 +1,7 @@
 /**
  * The controls people expect, in Chromium against the real server: a phone-sized
  * page has the video and the controls and scrolls only down; space pauses and
- * plays, `f` and a double-click go fullscreen and back; the quality menu pins a
+ * plays, `f`, the fullscreen button and a double-click go fullscreen and back; the quality menu pins a
  * rendition at the server and Auto gives the choice back to the viewer's rate;
  * where the browser blocks sound without a gesture, the sound starts muted under
  * an Unmute button, and a click on it lets it be heard.
@@ -71,7 +71,7 @@ test.describe('on a phone (390 x 844)', () => {
   });
 });
 
-test('space pauses (the stream is left, the last frame stays) and plays again; f and a double-click go fullscreen and back', async ({ page }, info) => {
+test('space pauses (the stream is left, the last frame stays) and plays again; f, the button and a double-click go fullscreen and back', async ({ page }, info) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await startPlaying(page);
   await expect(page.getByTestId('live-quality')).toHaveAttribute('data-placement', 'side');
@@ -99,15 +99,26 @@ test('space pauses (the stream is left, the last frame stays) and plays again; f
   await expect.poll(fullscreenId).toBe('watch');
   await expect(page.getByTestId('live-quality')).toHaveAttribute('data-placement', 'overlay');
   await expect(page.getByTestId('fullscreen')).toHaveAttribute('aria-label', 'Exit full screen');
+  // Over the picture the coverage strip has a faint ground, not the side panel's white block.
+  const stripGround = () => page.getByTestId('live-coverage').evaluate((el) => getComputedStyle(el).backgroundColor);
+  expect(await stripGround()).not.toBe('rgb(255, 255, 255)');
   await page.waitForTimeout(SETTLE_MS);
   await shot(page, info, 'player-fullscreen');
-  await page.keyboard.press('f');
+  // Each way in works each way out: f, the button, a double-click.
+  await page.getByTestId('fullscreen').click();
   await expect.poll(fullscreenId).toBeNull();
+  await expect(page.getByTestId('fullscreen')).toHaveAttribute('aria-label', 'Full screen');
   await expect(page.getByTestId('live-quality')).toHaveAttribute('data-placement', 'side');
+  expect(await stripGround()).toBe('rgb(255, 255, 255)');
 
   await page.getByTestId('video-frame').dblclick();
   await expect.poll(fullscreenId).toBe('watch');
   await page.getByTestId('video-frame').dblclick();
+  await expect.poll(fullscreenId).toBeNull();
+
+  await page.getByTestId('fullscreen').click();
+  await expect.poll(fullscreenId).toBe('watch');
+  await page.keyboard.press('f');
   await expect.poll(fullscreenId).toBeNull();
 });
 

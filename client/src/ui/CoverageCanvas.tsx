@@ -7,6 +7,8 @@ const GAP = 4;
 /** Rows top to bottom: TID 2, TID 1, TID 0, then the display row. */
 const HEIGHT = 3 * CELL_H + GAP + CELL_H;
 const FILL = { green: '#2e9d3e', yellow: '#e0b000', red: '#d2372c' } as const;
+/** The display row's own frames; a strip on a dark ground sets `--coverage-shown` (app.css). */
+const SHOWN = '#444';
 
 export function CoverageCanvas({ columns, className, testId }: { columns: readonly CoverageColumn[]; className: string; testId: string }) {
   const canvas = useRef<HTMLCanvasElement>(null);
@@ -23,6 +25,7 @@ function draw(el: HTMLCanvasElement, columns: readonly CoverageColumn[]): void {
   const ctx = el.getContext('2d');
   if (!ctx) return;
   ctx.clearRect(0, 0, el.width, el.height);
+  const shown = getComputedStyle(el).getPropertyValue('--coverage-shown').trim() || SHOWN;
   const w = width / Math.max(1, columns.length);
   columns.forEach((c, k) => {
     const x = k * w;
@@ -47,7 +50,7 @@ function draw(el: HTMLCanvasElement, columns: readonly CoverageColumn[]): void {
       }
     }
     if (c.shown !== null) {
-      ctx.fillStyle = c.shown === c.index ? '#444' : '#f08c00';
+      ctx.fillStyle = c.shown === c.index ? shown : '#f08c00';
       ctx.fillRect(x, 3 * CELL_H + GAP, cw, CELL_H);
     }
   });
