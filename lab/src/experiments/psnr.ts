@@ -1,4 +1,5 @@
 import { mulberry32, type SyntheticFrame } from '@pels/shared/pels/syntheticStream';
+import type { FlowModeName } from '@pels/shared/protocol/api';
 import { renderFigure, type Series } from '../plot/svg';
 import { startCrossTraffic } from '../sim/crossTraffic';
 import { EventQueue } from '../sim/eventQueue';
@@ -20,7 +21,8 @@ import { FRAMES_CONTROL, type Runner } from './setup';
  * were dropped, and a player model turns that into the frame shown for each
  * source frame, scored with the clip's PSNR table (the server's).
  */
-export type Mode = 'pels' | 'best-effort';
+/** The two flow modes Fig. 10 compares: colored at a PELS bottleneck, or every packet alike. */
+export type ComparedMode = Extract<FlowModeName, 'pels' | 'best-effort'>;
 
 /**
  * Loads. The clip's base layer (keyframes every 2 s and TID 0) is about 290 kb/s
@@ -33,7 +35,7 @@ const LOADS = [
   { flows: 3, capacityKbps: 4600, paperLoss: 0.1 },
   { flows: 3, capacityKbps: 3300, paperLoss: 0.19 },
 ] as const;
-const MODES: readonly Mode[] = ['pels', 'best-effort'];
+const MODES: readonly ComparedMode[] = ['pels', 'best-effort'];
 
 /** The product's packets: frames cut into at most 1200-byte payloads. */
 const VIDEO_PACKET_BYTES = 1200;
@@ -44,7 +46,7 @@ const DURATION_MS = { full: 90_000, short: 40_000 };
 /** Viewings that start before this are warm-up (MKC and gamma converging). */
 const WARMUP_MS = 15_000;
 /** Paper (section 6.5): base-layer PSNR improved by best effort / PELS, at 10% and 19% loss. */
-const PAPER_GAIN: Record<number, Record<Mode, number>> = { 0.1: { 'best-effort': 0.24, pels: 0.6 }, 0.19: { 'best-effort': 0.16, pels: 0.55 } };
+const PAPER_GAIN: Record<number, Record<ComparedMode, number>> = { 0.1: { 'best-effort': 0.24, pels: 0.6 }, 0.19: { 'best-effort': 0.16, pels: 0.55 } };
 
 export interface FlowTrace {
   /** Stream position (clip frame position mod clip length) -> all its packets arrived. */
@@ -64,13 +66,13 @@ export interface SimulationOutcome {
 }
 
 /**
- * The bar-bell of Fig. 6 as runScenario builds it (router, access links,
+ * The bar-bell of Fig. 6 as runScenario builds it (bottleneck, access links,
  * receivers with router feedback, cross traffic), with sources that send the
  * clip. Best effort: the product's bestEffortPolicy, and the router cannot
  * tell its three streams apart (one DSCP), so all video shares one drop-tail
  * FIFO of the same limit (the testbed router's best-effort mode).
  */
-export function simulateClip(seed: number, durationMs: number, flowCount: number, mode: Mode, clip: readonly ClipFrame[], measureFromMs: number, capacityKbps: number = PAPER_NETWORK.capacityKbps): SimulationOutcome {
+export function simulateClip(seed: number, durationMs: number, flowCount: number, mode: ComparedMode, clip: readonly ClipFrame[], measureFromMs: number, capacityKbps: number = PAPER_NETWORK.capacityKbps): SimulationOutcome {
   const events = new EventQueue();
   const random = mulberry32(seed);
   const limits = { ...PAPER_NETWORK.limits, green: QUEUE_PACKETS, yellow: QUEUE_PACKETS, red: QUEUE_PACKETS };
@@ -222,7 +224,7 @@ export interface PsnrCase {
   loss: number;
   flows: number;
   capacityKbps: number;
-  mode: Mode;
+  mode: ComparedMode;
   measuredLoss: number;
   /** Flow 0's first measured viewing, per clip frame. */
   series: number[];
@@ -304,7 +306,7 @@ function run({ seed, short }: ExperimentOptions): ExperimentResult {
     return `about ${Math.round(loss * 100)}% loss (${got})`;
   };
   const figure = renderFigure(`Y-PSNR per frame of the city clip (VP8 640x360, ${clip.length} frames), flow 1's first viewing after warm-up (paper Fig. 10)`, LOADS.map((l) => ({ title: lossLabel(l.paperLoss), xLabel: 'frame', yLabel: 'PSNR (dB)', y: [10, 40] as [number, number], legend: 'bottom-left' as const, series: panel(l.paperLoss) })));
-  const s = (loss: number, mode: Mode): Row => summary.find((r) => r.loss === loss && r.mode === mode)!;
+  const s = (loss: number, mode: ComparedMode): Row => summary.find((r) => r.loss === loss && r.mode === mode)!;
   const beyond = cases.reduce((a, c) => a + c.beyondTable, 0);
   return {
     experiment: 'psnr',

@@ -3,10 +3,10 @@ import { Fifo } from './fifo';
 import type { TrafficClass } from './packet';
 
 /**
- * The PELS router's queues (paper section 4.1, Fig. 4 left), without time:
+ * The PELS bottleneck's queues (paper section 4.1, Fig. 4 left), without time:
  * a PELS queue served in strict priority green > yellow > red, and an
  * Internet queue, shared by weighted round robin; every queue is drop-tail
- * with a limit in packets. The link that drains it lives in router.ts.
+ * with a limit in packets. The link that drains it lives in bottleneck.ts.
  *
  * The round robin is deficit round robin (Shreedhar and Varghese, the
  * paper's [32]): plain packet WRR shares packets, not bytes, and the two
