@@ -24,25 +24,24 @@ interface Column {
   cell(r: ViewerRow, nowMs: number): ReactNode;
 }
 
-/** Wide enough for "0.192", and a header with its sort arrow ("Rate ▼"), at the table's font. */
+/** Wide enough for "0.192", and a header with its sort arrow ("Rate ▼"), at the table's font (12 px). */
 const NUMBER = 'minmax(48px, 1fr)';
 /** Wide enough for "100.0%" and its header ("Y loss"). */
-const LOSS = 'minmax(54px, 1fr)';
-/** The controller select, the mode button and the disconnect button, side by side. */
-const ACTIONS = '172px';
+const LOSS = 'minmax(50px, 1fr)';
+/** The rate controller select (the viewer's controller: it has no column of its own), the mode button and the disconnect button, side by side. */
+const ACTIONS = '160px';
 
 const COLUMNS: Column[] = [
-  { key: 'id', width: '80px', label: 'Viewer', cell: (r) => r.id },
-  { key: 'streamId', width: '66px', label: 'Stream', cell: (r) => r.streamId },
-  { key: 'mode', width: '92px', label: 'Mode', cell: (r) => <span className={`mode mode-${r.mode}`}>{r.mode}</span> },
+  { key: 'id', width: '72px', label: 'Viewer', cell: (r) => r.id },
+  { key: 'streamId', width: '62px', label: 'Stream', cell: (r) => r.streamId },
+  { key: 'mode', width: '86px', label: 'Mode', cell: (r) => <span className={`mode mode-${r.mode}`}>{r.mode}</span> },
   {
     key: 'transport',
-    width: '72px',
+    width: '60px',
     label: 'Path',
     title: 'how the media reaches the viewer: udp, tcp (ICE-TCP) or relay (TURN); over tcp or relay its packets cannot carry colors, so it is served best effort',
     cell: (r) => (r.transport === null ? '–' : <span className={`transport-${r.transport}`}>{r.transport === 'udp' ? 'udp' : `${r.transport}: best effort`}</span>),
   },
-  { key: 'controller', width: '48px', label: 'CC', title: 'rate controller', cell: (r) => r.controller },
   { key: 'rateKbps', label: 'Rate', title: "the rate controller's rate, kb/s", cell: (r) => fixed(r.rateKbps, 0) },
   { key: 'sentKbps', label: 'Sent', title: 'sent over the last second, kb/s', cell: (r) => fixed(r.sentKbps, 0) },
   { key: 'gamma', label: 'γ', title: 'red share gamma', cell: (r) => fixed(r.gamma, 3) },
@@ -51,13 +50,13 @@ const COLUMNS: Column[] = [
   { key: 'lossRed', width: LOSS, label: 'R loss', title: 'red loss, last receiver report', cell: (r) => percent(r.lossRed) },
   {
     key: 'diagnosis',
-    width: '104px',
+    width: '98px',
     label: 'Loss · RTX',
     title: "how the viewer's loss is read (clear, wire loss, congestion) · colors whose retransmissions reach it now (G green, Y yellow, R red): yellow and red on wire loss when the rate has room",
     cell: (r) => <span className={`diagnosis-${r.diagnosis}`}>{`${r.diagnosis} · ${r.repaired || '–'}`}</span>,
   },
   { key: 'psnrDb', label: 'PSNR', title: 'Y-PSNR of what the viewer displayed, dB', cell: (r) => fixed(r.psnrDb, 1) },
-  { key: 'latencyMs', label: 'Latency', title: "live latency as the player reports it: from a frame's entry at the server to its display, median over the last 10 s, ms", cell: (r) => fixed(r.latencyMs, 0) },
+  { key: 'latencyMs', width: 'minmax(56px, 1fr)', label: 'Latency', title: "live latency as the player reports it: from a frame's entry at the server to its display, median over the last 10 s, ms", cell: (r) => fixed(r.latencyMs, 0) },
   {
     key: 'rendition',
     label: 'Rend.',
@@ -68,7 +67,7 @@ const COLUMNS: Column[] = [
   { key: 'audioKbps', label: 'Sound', title: "the viewer's sound (Opus, marked green, counted in its rate): sent over the last second, kb/s", cell: (r) => fixed(r.audioKbps, 0) },
   { key: 'audioLoss', width: LOSS, label: 'S loss', title: "the sound's loss, last receiver report", cell: (r) => percent(r.audioLoss) },
   { key: 'rttMs', label: 'RTT', title: 'round-trip time, ms', cell: (r) => fixed(r.rttMs, 0) },
-  { key: 'connectedAt', width: '64px', label: 'Since', cell: (r, now) => <span title={new Date(r.connectedAt).toLocaleString()}>{since(r.connectedAt, now)}</span> },
+  { key: 'connectedAt', width: '54px', label: 'Since', cell: (r, now) => <span title={new Date(r.connectedAt).toLocaleString()}>{since(r.connectedAt, now)}</span> },
 ];
 
 /** Header and rows share one grid: a track per column, and the actions'. Made from COLUMNS, so a new column cannot push the actions onto a line of their own. */
