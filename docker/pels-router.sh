@@ -12,7 +12,10 @@
 #      `- 1:20 Internet queue rate C*w ceil C
 #
 # Leaf queues are drop-tail FIFOs; with netem they are netem queues, which
-# add LOSS_PCT random loss and DELAY_MS delay. Without netem, random loss is a
+# add LOSS_PCT random loss and DELAY_MS delay. Green's FIFO counts bytes, the
+# others packets: the sound is green too, and its small packets would each
+# take a full packet's room while every viewer's keyframe (one encoder frame
+# serves them all) arrives at once. Without netem, random loss is a
 # classic BPF filter sending the chosen packets to a blackhole class, and a
 # delay cannot be made. The HTB-only variant is what e2e/src/net/pelsBottleneck.ts
 # builds for the testbed on kernels without prio and netem.
@@ -24,7 +27,8 @@
 #   the queue counters every STATS_INTERVAL_S, and clears on SIGTERM/SIGINT.
 # Settings (environment):
 #   CAPACITY_KBIT (2000), MODE (pels|best-effort), INTERNET_SHARE (0.5),
-#   LOSS_PCT (0), DELAY_MS (0), QUEUE_PKTS (about 500 ms of the link, >= 20),
+#   LOSS_PCT (0), DELAY_MS (0), QUEUE_PKTS (yellow, or best-effort's FIFO: about
+#   500 ms of the link, >= 20), GREEN_QUEUE_BYTES (about 500 ms of the link, >= 24000),
 #   RED_QUEUE_PKTS (10), INTERNET_QUEUE_PKTS (100),
 #   USE_PRIO, USE_NETEM (auto|yes|no: auto uses them when the kernel has them),
 #   STATS_INTERVAL_S (10), DRY_RUN=1 (print the tc commands, change nothing).
@@ -57,6 +61,8 @@ validate() {
   is_number "$LOSS_PCT" && awk "BEGIN { exit !($LOSS_PCT < 100) }" || die "LOSS_PCT must be a number in [0, 100); got '$LOSS_PCT'"
   is_uint "$DELAY_MS" && [ "$DELAY_MS" -le 10000 ] || die "DELAY_MS must be an integer in [0, 10000]; got '$DELAY_MS'"
   QUEUE_PKTS=${QUEUE_PKTS:-$(calc "($CAPACITY_KBIT * 500 / 8 / 1200 < 20) ? 20 : $CAPACITY_KBIT * 500 / 8 / 1200")}
+  GREEN_QUEUE_BYTES=${GREEN_QUEUE_BYTES:-$(calc "($CAPACITY_KBIT * 500 / 8 < 24000) ? 24000 : $CAPACITY_KBIT * 500 / 8")}
+  is_uint "$GREEN_QUEUE_BYTES" && [ "$GREEN_QUEUE_BYTES" -ge 1500 ] && [ "$GREEN_QUEUE_BYTES" -le 100000000 ] || die "GREEN_QUEUE_BYTES must be an integer in [1500, 100000000]; got '$GREEN_QUEUE_BYTES'"
   for v in QUEUE_PKTS RED_QUEUE_PKTS INTERNET_QUEUE_PKTS; do
     is_uint "${!v}" && [ "${!v}" -ge 2 ] && [ "${!v}" -le 10000 ] || die "$v must be an integer in [2, 10000]; got '${!v}'"
   done
@@ -109,6 +115,15 @@ apply() {
       tcx qdisc add dev "$dev" parent "$1" handle "$2" pfifo limit "$3"
     fi
   }
+  # Green's leaf, limited in bytes. netem counts packets only: there the limit is GREEN_QUEUE_BYTES
+  # over 500 bytes, about the mean green packet measured in a keyframe burst (video beside the sound).
+  green_leaf() {
+    if [ "$netem" = 1 ]; then
+      leaf "$1" "$2" "$(calc "$GREEN_QUEUE_BYTES / 500")"
+    else
+      tcx qdisc add dev "$dev" parent "$1" handle "$2" bfifo limit "$GREEN_QUEUE_BYTES"
+    fi
+  }
   dsfield() { tcx filter add dev "$dev" parent "$1" protocol ip prio 10 u32 match ip dsfield "$2" 0xfc flowid "$3"; }
 
   tcx qdisc add dev "$dev" root handle 1: htb default 20 r2q 1
@@ -125,7 +140,7 @@ apply() {
       dsfield 10: 0x88 10:1
       dsfield 10: 0x90 10:2
       dsfield 10: 0x98 10:3
-      leaf 10:1 11: "$QUEUE_PKTS"
+      green_leaf 10:1 11:
       leaf 10:2 12: "$QUEUE_PKTS"
       leaf 10:3 13: "$RED_QUEUE_PKTS"
     else
@@ -133,7 +148,7 @@ apply() {
       htb 1:10 1:11 8kbit prio 0
       htb 1:10 1:12 8kbit prio 1
       htb 1:10 1:13 8kbit prio 2
-      leaf 1:11 11: "$QUEUE_PKTS"
+      green_leaf 1:11 11:
       leaf 1:12 12: "$QUEUE_PKTS"
       leaf 1:13 13: "$RED_QUEUE_PKTS"
       dsfield 1: 0x88 1:11
@@ -155,7 +170,7 @@ apply() {
   [ "$netem" = 0 ] && [ "$DELAY_MS" -gt 0 ] && say "warning: DELAY_MS=$DELAY_MS ignored: the kernel has no netem"
   local colors='one FIFO for all UDP'
   [ "$MODE" = pels ] && colors=$([ "$prio" = 1 ] && echo 'colors in a prio qdisc' || echo 'colors in HTB priority classes')
-  say "applied on $DEV_NAME: $CAPACITY_KBIT kbit/s, mode $MODE ($colors), Internet share $INTERNET_SHARE, loss $LOSS_PCT%, delay ${DELAY_MS} ms, leaves $([ "$netem" = 1 ] && echo netem || echo pfifo)"
+  say "applied on $DEV_NAME: $CAPACITY_KBIT kbit/s, mode $MODE ($colors), Internet share $INTERNET_SHARE, loss $LOSS_PCT%, delay ${DELAY_MS} ms, leaves $([ "$netem" = 1 ] && echo netem || echo 'bfifo (green), pfifo')"
 }
 
 usage() {

@@ -153,12 +153,14 @@ test.describe('the compose router script in network namespaces', () => {
   const counters = () => parseQdiscStats(sh('ip', ['netns', 'exec', nsA, 'tc', '-s', '-j', 'qdisc', 'show', 'dev', dev]).out);
 
   test('PELS mode: HTB root, three color queues and an Internet queue; packets sorted by DSCP; clear removes it', () => {
-    // 4000 kbit/s: green and yellow queues of about 500 ms, round(4000 * 500 / 8 / 1200) = 208 packets.
+    // 4000 kbit/s: green and yellow queues of about 500 ms, green's in bytes (4000 * 500 / 8 = 250000), yellow's in
+    // full-size packets (round(4000 * 500 / 8 / 1200) = 208).
     const r = router('apply', { CAPACITY_KBIT: '4000', USE_PRIO: 'no', USE_NETEM: 'no' });
     expect(r.code, r.err).toBe(0);
     const q = qdiscs();
     expect(q).toMatch(/qdisc htb 1: root .*default 0x20/);
-    for (const [handle, limit] of [['11:', 208], ['12:', 208], ['13:', 10], ['20:', 100]] as const) expect(q).toContain(`qdisc pfifo ${handle} parent 1:${handle.slice(0, 2)} limit ${limit}p`);
+    expect(q).toContain('qdisc bfifo 11: parent 1:11 limit 250000b');
+    for (const [handle, limit] of [['12:', 208], ['13:', 10], ['20:', 100]] as const) expect(q).toContain(`qdisc pfifo ${handle} parent 1:${handle.slice(0, 2)} limit ${limit}p`);
     const filters = sh('ip', ['netns', 'exec', nsA, 'tc', 'filter', 'show', 'dev', dev]).out;
     for (const ds of ['00880000/00fc0000', '00900000/00fc0000', '00980000/00fc0000']) expect(filters).toContain(`match ${ds} at 0`);
 
@@ -202,6 +204,7 @@ test.describe('the compose router script in network namespaces', () => {
       [{ LOSS_PCT: '100' }, /LOSS_PCT must be a number in \[0, 100\)/],
       [{ INTERNET_SHARE: '1' }, /INTERNET_SHARE must be in \(0, 1\)/],
       [{ USE_PRIO: 'maybe' }, /USE_PRIO must be auto, yes or no/],
+      [{ GREEN_QUEUE_BYTES: '1000' }, /GREEN_QUEUE_BYTES must be an integer in \[1500, 100000000\]/],
     ] as const) {
       const r = router('apply', env);
       expect(r.code).toBe(2);

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { capacityChangeCommands, parseBottleneckKind, queueDropRate, bottleneckCommands, bottleneckKindOf, BOTTLENECK_DEFAULTS } from './pelsBottleneck';
+import { capacityChangeCommands, parseBottleneckKind, queueDropRate, bottleneckCommands, bottleneckKindOf, defaultGreenQueueBytes, defaultQueuePackets, validateBottleneckOptions, BOTTLENECK_DEFAULTS } from './pelsBottleneck';
 
 test('a capacity change rewrites the classes in place, and the video FIFOs\' limits only when given', () => {
   const base = { capacityKbps: 400, internetShare: 0.1, kind: 'pels' as const };
   const classes = capacityChangeCommands('eth0', base);
   assert.ok(classes.every((c) => c[0] === 'class' && c[1] === 'change'));
   assert.ok(classes.some((c) => c.includes('1:1') && c.includes('400kbit')));
-  const withLimits = capacityChangeCommands('eth0', { ...base, queuePackets: 21 });
+  const withLimits = capacityChangeCommands('eth0', { ...base, queuePackets: 21, greenQueueBytes: 25000 });
   const limits = withLimits.filter((c) => c[0] === 'qdisc');
-  assert.deepEqual(limits.map((c) => [c[1], c[7], c.at(-1)]), [['change', '11:', '21'], ['change', '12:', '21']]);
+  assert.deepEqual(limits.map((c) => [c[1], c[7], c[8], c.at(-1)]), [['change', '11:', 'bfifo', '25000'], ['change', '12:', 'pfifo', '21']]);
   const fifo = capacityChangeCommands('eth0', { ...base, kind: 'fifo', queuePackets: 30 }).filter((c) => c[0] === 'qdisc');
   assert.deepEqual(fifo.map((c) => [c[7], c.at(-1)]), [['10:', '30']]);
 });
@@ -49,4 +49,21 @@ test('the congestion drop rate: queue drops over packets offered, the blackholes
   };
   assert.equal(queueDropRate(counts), 40 / 300);
   assert.equal(queueDropRate({ video: { sent: 0, dropped: 0 }, random: { sent: 0, dropped: 7 } }), null);
+});
+
+test('the PELS router counts green\'s queue in bytes (the sound\'s small packets beside a keyframe burst), about 500 ms of the link', () => {
+  const queues = (o: { greenQueueBytes?: number }) =>
+    bottleneckCommands('eth0', { ...BOTTLENECK_DEFAULTS, capacityKbps: 1400, kind: 'pels', queuePackets: defaultQueuePackets(1400), ...o })
+      .filter((c) => c[0] === 'qdisc' && c[4] === 'parent')
+      .map((c) => [c[7], c[8], c.at(-1)]);
+  // 1400 kb/s: 500 ms is 87500 bytes, as many as 73 full-size packets; yellow and red stay counted in packets.
+  assert.equal(defaultGreenQueueBytes(1400), 87500);
+  assert.equal(defaultQueuePackets(1400), 73);
+  assert.deepEqual(queues({}), [['20:', 'pfifo', '100'], ['11:', 'bfifo', '87500'], ['12:', 'pfifo', '73'], ['13:', 'pfifo', '10']]);
+  assert.deepEqual(queues({ greenQueueBytes: 30000 })[1], ['11:', 'bfifo', '30000']);
+  // A slow link still holds 20 full-size packets of green.
+  assert.equal(defaultGreenQueueBytes(100), 24000);
+  const opts = { ...BOTTLENECK_DEFAULTS, capacityKbps: 1400, kind: 'pels' as const, queuePackets: 73 };
+  assert.deepEqual(validateBottleneckOptions({ ...opts, greenQueueBytes: 1000 }), ['green queue limit must be an integer in [1500, 100000000] bytes; got 1000']);
+  assert.deepEqual(validateBottleneckOptions(opts), []);
 });

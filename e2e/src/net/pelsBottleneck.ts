@@ -9,7 +9,7 @@ import { run } from './run';
  *   1: htb (default -> Internet)
  *   `-1:1 rate C
  *      |- 1:10 PELS queue   rate C*(1-w) ceil C
- *      |    |- 1:11 green  (AF41) prio 0  pfifo
+ *      |    |- 1:11 green  (AF41) prio 0  bfifo (bytes)
  *      |    |- 1:12 yellow (AF42) prio 1  pfifo
  *      |    `- 1:13 red    (AF43) prio 2  pfifo
  *      `- 1:20 Internet queue rate C*w ceil C   pfifo
@@ -44,8 +44,16 @@ export interface BottleneckOptions {
   kind: BottleneckKind;
   /** Internet queue's share of the link when both queues are busy (paper: 50%). */
   internetShare: number;
-  /** Drop-tail limit of the green and yellow queues (or the FIFO router's video queue), packets. */
+  /** Drop-tail limit of the yellow queue (or the FIFO router's video queue), packets. */
   queuePackets: number;
+  /**
+   * Drop-tail limit of the green queue, bytes; absent: about 500 ms of the link
+   * (defaultGreenQueueBytes). Counted in bytes because the sound is green too:
+   * in a packet-counted queue each of its small packets took a full packet's
+   * room, and the keyframe burst of every viewer at once (one encoder frame
+   * serves them all) found green's queue full at well under its nominal bytes.
+   */
+  greenQueueBytes?: number;
   /**
    * Drop-tail limit of the red queue, packets. Short on purpose: HTB gives each
    * class its own buffer, so a full buffer cannot push out queued red packets
@@ -72,9 +80,14 @@ export const BOTTLENECK_DEFAULTS: Omit<BottleneckOptions, 'capacityKbps' | 'kind
   internetQueuePackets: 100,
 };
 
-/** Default green/yellow limit: about 500 ms of the link in full-size packets (at least 20). */
+/** Default yellow (or FIFO) limit: about 500 ms of the link in full-size packets (at least 20). */
 export function defaultQueuePackets(capacityKbps: number): number {
   return Math.max(20, Math.round((capacityKbps * 500) / 8 / 1200));
+}
+
+/** Default green limit: about 500 ms of the link in bytes (at least 20 full-size packets' worth). */
+export function defaultGreenQueueBytes(capacityKbps: number): number {
+  return Math.max(20 * 1200, Math.round((capacityKbps * 500) / 8));
 }
 
 export const BOTTLENECK_CLASSES = { green: '1:11', yellow: '1:12', red: '1:13', internet: '1:20', video: '1:10', upta: '1:98', random: '1:99' } as const;
@@ -105,7 +118,7 @@ function capacityClasses(verb: 'add' | 'change', dev: string, o: Pick<Bottleneck
 /** The tc commands (arguments after `tc`) that build the router. Pure, so tests can read them. */
 export function bottleneckCommands(dev: string, o: BottleneckOptions): string[][] {
   const [root, video, internet, ...colors] = capacityClasses('add', dev, o);
-  const fifo = (parent: string, handle: string, limit: number) => ['qdisc', 'add', 'dev', dev, 'parent', parent, 'handle', handle, 'pfifo', 'limit', String(limit)];
+  const fifo = (parent: string, handle: string, limit: number, kind = 'pfifo') => ['qdisc', 'add', 'dev', dev, 'parent', parent, 'handle', handle, kind, 'limit', String(limit)];
   const cmds: string[][] = [
     ['qdisc', 'add', 'dev', dev, 'root', 'handle', '1:', 'htb', 'default', '20', 'r2q', '1'],
     root!,
@@ -116,7 +129,7 @@ export function bottleneckCommands(dev: string, o: BottleneckOptions): string[][
   if (o.kind === 'pels') {
     cmds.push(
       ...colors,
-      fifo(BOTTLENECK_CLASSES.green, '11:', o.queuePackets),
+      fifo(BOTTLENECK_CLASSES.green, '11:', o.greenQueueBytes ?? defaultGreenQueueBytes(o.capacityKbps), 'bfifo'),
       fifo(BOTTLENECK_CLASSES.yellow, '12:', o.queuePackets),
       fifo(BOTTLENECK_CLASSES.red, '13:', o.redQueuePackets),
     );
@@ -169,26 +182,29 @@ export function validateBottleneckOptions(o: BottleneckOptions): string[] {
   for (const [name, v] of [['queue limit', o.queuePackets], ['red queue limit', o.redQueuePackets], ['Internet queue limit', o.internetQueuePackets]] as const) {
     if (!(Number.isInteger(v) && v >= 2 && v <= 10000)) errors.push(`${name} must be an integer in [2, 10000] packets; got ${v}`);
   }
+  const g = o.greenQueueBytes;
+  // At least one full-size packet, or green could carry nothing.
+  if (g !== undefined && !(Number.isInteger(g) && g >= 1500 && g <= 100_000_000)) errors.push(`green queue limit must be an integer in [1500, 100000000] bytes; got ${g}`);
   return errors;
 }
 
 type CapacityChange = Pick<BottleneckOptions, 'capacityKbps' | 'internetShare' | 'kind'> & {
-  /** The video FIFOs' new limit (green and yellow, or the one FIFO); absent: the limits stay. */
+  /** The packet-counted video FIFOs' new limit (yellow, or the one FIFO); absent: the limits stay. */
   queuePackets?: number;
+  /** Green's new limit, bytes (PELS only); absent: it stays. */
+  greenQueueBytes?: number;
 };
 
 /**
  * The tc commands that move a running router to another capacity: its
  * classes change in place, so the packets queued and the counters carry on;
- * with `queuePackets` the video FIFOs' limits change too (red's stays).
+ * with `queuePackets` and `greenQueueBytes` the video FIFOs' limits change too (red's stays).
  */
 export function capacityChangeCommands(dev: string, o: CapacityChange): string[][] {
   const cmds = capacityClasses('change', dev, o);
-  if (o.queuePackets !== undefined) {
-    const limit = (parent: string, handle: string) => ['qdisc', 'change', 'dev', dev, 'parent', parent, 'handle', handle, 'pfifo', 'limit', String(o.queuePackets)];
-    if (o.kind === 'pels') cmds.push(limit(BOTTLENECK_CLASSES.green, '11:'), limit(BOTTLENECK_CLASSES.yellow, '12:'));
-    else cmds.push(limit(BOTTLENECK_CLASSES.video, '10:'));
-  }
+  const limit = (parent: string, handle: string, value: number, kind = 'pfifo') => ['qdisc', 'change', 'dev', dev, 'parent', parent, 'handle', handle, kind, 'limit', String(value)];
+  if (o.kind === 'pels' && o.greenQueueBytes !== undefined) cmds.push(limit(BOTTLENECK_CLASSES.green, '11:', o.greenQueueBytes, 'bfifo'));
+  if (o.queuePackets !== undefined) cmds.push(o.kind === 'pels' ? limit(BOTTLENECK_CLASSES.yellow, '12:', o.queuePackets) : limit(BOTTLENECK_CLASSES.video, '10:', o.queuePackets));
   return cmds;
 }
 

@@ -12,7 +12,7 @@ import { dirname } from 'node:path';
 import type { Page } from 'playwright-core';
 import { mulberry32 } from '@pels/shared/pels/syntheticStream';
 import { liveMemory } from '../heapAfterGc';
-import { applyBottleneck, changeCapacity, changeLoss, defaultQueuePackets, BOTTLENECK_DEFAULTS } from '../net/pelsBottleneck';
+import { applyBottleneck, changeCapacity, changeLoss, defaultGreenQueueBytes, defaultQueuePackets, BOTTLENECK_DEFAULTS } from '../net/pelsBottleneck';
 import { createTopology, namespacesOfThisRun } from '../net/topology';
 import { getOnce, readResources, type ProcessResources } from '../processResources';
 import { startServer, type RunningServer } from '../serverProcess';
@@ -332,7 +332,13 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       if (m < minuteCount) {
         capacityKbps = present * PER_VIEWER_KBPS[Math.floor(random() * PER_VIEWER_KBPS.length)]!;
         lossPct = LOSS_PCT[Math.floor(random() * LOSS_PCT.length)]!;
-        await changeCapacity(topo.serverNs, topo.bottleneckDev, { capacityKbps, internetShare: BOTTLENECK_DEFAULTS.internetShare, kind: 'pels', queuePackets: defaultQueuePackets(capacityKbps) });
+        await changeCapacity(topo.serverNs, topo.bottleneckDev, {
+          capacityKbps,
+          internetShare: BOTTLENECK_DEFAULTS.internetShare,
+          kind: 'pels',
+          queuePackets: defaultQueuePackets(capacityKbps),
+          greenQueueBytes: defaultGreenQueueBytes(capacityKbps),
+        });
         await changeLoss(topo.serverNs, topo.bottleneckDev, lossPct);
       }
     }

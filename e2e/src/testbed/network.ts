@@ -3,7 +3,7 @@
  * on the server's side, the agents that read it (router feedback, useless-packet
  * avoidance) and the capacity steps that move it during a run.
  */
-import { applyBottleneck, changeCapacity, defaultQueuePackets, BOTTLENECK_DEFAULTS, type BottleneckKind } from '../net/pelsBottleneck';
+import { applyBottleneck, changeCapacity, defaultGreenQueueBytes, defaultQueuePackets, BOTTLENECK_DEFAULTS, type BottleneckKind } from '../net/pelsBottleneck';
 import { BottleneckAgent } from '../net/bottleneckAgent';
 import { UptaAgent } from '../net/uptaAgent';
 import { createTopology, type Topology } from '../net/topology';
@@ -29,6 +29,7 @@ export async function createNetwork(o: TestbedOptions, bottleneckKind: Bottlenec
         kind: bottleneckKind,
         internetShare: o.internetShare,
         queuePackets: o.queuePackets ?? defaultQueuePackets(o.capacityKbps),
+        greenQueueBytes: o.greenQueueBytes ?? defaultGreenQueueBytes(o.capacityKbps),
         redQueuePackets: o.redQueuePackets,
         internetQueuePackets: BOTTLENECK_DEFAULTS.internetQueuePackets,
         ...(o.tcp?.queue === 'shared' ? { sharedTcpPort: TCP_PORT } : {}),
@@ -98,6 +99,7 @@ export function startCapacitySteps(o: TestbedOptions, bottleneckKind: Bottleneck
               kind: bottleneckKind,
               // A queue sized by default holds about 500 ms of the link: it keeps doing so at the new capacity.
               ...(o.queuePackets === undefined ? { queuePackets: defaultQueuePackets(step.kbps) } : {}),
+              ...(o.greenQueueBytes === undefined ? { greenQueueBytes: defaultGreenQueueBytes(step.kbps) } : {}),
             }).then(
               () => {
                 agent?.setLinkKbps(step.kbps);

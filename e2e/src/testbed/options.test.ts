@@ -36,3 +36,9 @@ test('--ingest: rtmp or srt; whip and anything else are usage errors', () => {
   assert.throws(() => parse('--ingest', 'whip'), (e: Error) => e instanceof UsageError && /no WHIP publisher/.test(e.message));
   assert.throws(() => parse('--ingest', 'rtsp'), /--ingest must be rtmp or srt; got "rtsp"/);
 });
+
+test('--green-queue-bytes: absent leaves the router its 500 ms of the link; at least one full-size packet', () => {
+  assert.equal(parse('--capacity-kbps', '1400').greenQueueBytes, undefined);
+  assert.equal(parse('--capacity-kbps', '1400', '--green-queue-bytes', '40000').greenQueueBytes, 40000);
+  assert.throws(() => parse('--capacity-kbps', '1400', '--green-queue-bytes', '1000'), /--green-queue-bytes must be an integer in \[1500, 100000000\]; got "1000"/);
+});

@@ -10,7 +10,7 @@ import type { LiveProtocol } from '../livePublisher';
 
 export const USAGE = `usage: npm run testbed -- [--viewers N] [--synthetic N] [--seconds S] [--capacity-kbps C] [--loss PCT]
        [--mode pels|best-effort|nack] [--router pels|fifo] [--feedback rtcp|router] [--router-interval-ms T]
-       [--queue-packets N] [--red-queue-packets N] [--internet-share F] [--source FILE|URL|lavfi:GRAPH] [--out FILE.csv] [--json]
+       [--queue-packets N] [--green-queue-bytes B] [--red-queue-packets N] [--internet-share F] [--source FILE|URL|lavfi:GRAPH] [--out FILE.csv] [--json]
        [--tcp N] [--tcp-bytes B] [--tcp-seconds S] [--tcp-start S] [--tcp-queue internet|shared] [--tcp-cc reno|cubic|...] [--upta Q]
        [--synthetic N]  synthetic viewers (receivers/: real WebRTC, no decoding) in the viewers' namespace, instead of or beside --viewers
        [--cc NAME[,NAME...]]  each viewer's rate controller, cycled over the viewers (${RATE_CONTROLLER_NAMES.join(', ')})
@@ -82,6 +82,7 @@ export function parseTestbedArgs(argv: string[]): (TestbedOptions & { json: bool
     lossPct,
     routerIntervalMs: num('router-interval-ms', values['router-interval-ms'], d.routerIntervalMs, 10, 5000, true),
     queuePackets: values['queue-packets'] === undefined ? undefined : num('queue-packets', values['queue-packets'], 0, 2, 10000, true),
+    greenQueueBytes: values['green-queue-bytes'] === undefined ? undefined : num('green-queue-bytes', values['green-queue-bytes'], 0, 1500, 100_000_000, true),
     redQueuePackets: num('red-queue-packets', values['red-queue-packets'], d.redQueuePackets, 2, 10000, true),
     internetShare: num('internet-share', values['internet-share'], d.internetShare, 0.01, 0.99),
     source: values.source,
@@ -139,6 +140,7 @@ function parseFlags(argv: string[]) {
         feedback: { type: 'string' },
         'router-interval-ms': { type: 'string' },
         'queue-packets': { type: 'string' },
+        'green-queue-bytes': { type: 'string' },
         'red-queue-packets': { type: 'string' },
         'internet-share': { type: 'string' },
         cc: { type: 'string' },

@@ -38,8 +38,10 @@ export interface TestbedOptions {
   lossPct: number;
   /** Router sampling interval T for eq. 11. */
   routerIntervalMs: number;
-  /** Green/yellow queue limit; undefined: about 500 ms of the link. */
+  /** Yellow queue limit (or the FIFO router's), packets; undefined: about 500 ms of the link. */
   queuePackets: number | undefined;
+  /** Green queue limit, bytes; undefined: about 500 ms of the link. */
+  greenQueueBytes: number | undefined;
   redQueuePackets: number;
   internetShare: number;
   source: string | undefined;
@@ -74,6 +76,7 @@ export const TESTBED_DEFAULTS: TestbedOptions = {
   lossPct: 0,
   routerIntervalMs: 100,
   queuePackets: undefined,
+  greenQueueBytes: undefined,
   redQueuePackets: BOTTLENECK_DEFAULTS.redQueuePackets,
   internetShare: BOTTLENECK_DEFAULTS.internetShare,
   source: undefined,
