@@ -1,9 +1,15 @@
 /**
  * Pairs one FFmpeg run's reference planes (the scaled source, frame after frame) with
  * the stream indexes of the encoded frames made from them. The encoder's IVF pts
- * counts source frames (time base 1/frameRate), so the k-th reference plane belongs
- * to the encoded frame whose pts is the run's first pts + k: a frame the encoder
- * dropped leaves its plane unpaired instead of shifting every later pair.
+ * counts the raw frames it read in the run from 0 (pels-vp8enc), and FFmpeg writes
+ * the same frames, in the same order, to the reference output: the k-th reference
+ * plane belongs to the encoded frame of pts k.
+ *
+ * Counted from pts 0, not from the first frame seen here: the stream drops the
+ * frame sets of a run's start when one rendition's encoder is far behind another's
+ * (FFmpeg writes a backlog to each output in turn), and pairing from the first set
+ * that came shifted every pair of the run by the sets dropped: wrong PSNR, and no
+ * row at all once the shift passed the bound below (measured: 40 and 67 sets).
  *
  * Either side may come first; unpaired entries are bounded, oldest dropped.
  */
@@ -15,7 +21,6 @@ export interface AlignedPlane {
 const MAX_UNPAIRED = 30;
 
 export class SourceAlignment {
-  private firstPts: number | undefined;
   private planesSeen = 0;
   /** Reference planes by their position in the run, waiting for their encoded frame. */
   private readonly planes = new Map<number, Uint8Array>();
@@ -34,10 +39,8 @@ export class SourceAlignment {
     return { index, plane };
   }
 
-  /** An encoded frame of the run: its IVF pts and its stream index. */
-  encoded(pts: number, index: number): AlignedPlane | null {
-    this.firstPts ??= pts;
-    const k = pts - this.firstPts;
+  /** An encoded frame of the run: its IVF pts (its position in the run) and its stream index. */
+  encoded(k: number, index: number): AlignedPlane | null {
     const plane = this.planes.get(k);
     if (plane === undefined) {
       put(this.indexes, k, index);

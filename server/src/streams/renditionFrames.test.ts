@@ -29,3 +29,11 @@ test('a set left incomplete is dropped when a later one completes; one rendition
   assert.deepEqual(one.push(0, frames[0]!, 0).map((s) => s.frames.length), [1]);
   assert.throws(() => one.push(0, new Uint8Array([1, 2]), 1));
 });
+
+test('a rendition a burst behind another (FFmpeg writes its backlog to each encoder in turn): every set still goes out', () => {
+  const r = new RenditionFrames(2, 3000);
+  const burst = 90;
+  for (let pts = 0; pts < burst; pts++) assert.deepEqual(r.push(0, frames[pts % frames.length]!, pts), []);
+  const out = Array.from({ length: burst }, (_, pts) => r.push(1, frames[pts % frames.length]!, pts)).flat();
+  assert.deepEqual(out.map((s) => s.pts), Array.from({ length: burst }, (_, i) => i));
+});

@@ -7,8 +7,13 @@ export interface FrameSet {
   frames: LayeredFrame[];
 }
 
-/** Sets waiting for a rendition's frame at most; older ones are dropped (an encoder ended mid-run). */
-const MAX_PENDING = 30;
+/**
+ * Sets waiting for a rendition's frame at most; older ones are dropped (an encoder ended mid-run).
+ * One encoder may be far ahead of another: after a stall FFmpeg writes its backlog to each
+ * output in turn (measured under load: 40 to 74 frames at a WHIP run's start). 10 s of frames,
+ * as long as the ingest waits for a silent run (stallTimeoutMs); encoded frames, a few MB at most.
+ */
+const MAX_PENDING = 300;
 
 /**
  * Gathers the renditions' frames of each source frame into one set. Every
