@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import type { OperatorSnapshot, OperatorStream, StreamKeyAnswer } from '@pels/shared/protocol/operator';
 import { E2E_OPERATOR_TOKEN, operatorHeaders } from '../src/operatorToken';
-import { serverChildPids } from '../src/serverChildren';
+import { ingestFfmpegPid, serverChildPids } from '../src/serverChildren';
 import { startServer, type RunningServer } from '../src/serverProcess';
 import { publishWhip, whipState } from '../src/whipPublisher';
 
@@ -194,7 +194,7 @@ test('bad input: a malformed offer, an offer without H.264 and a wrong content t
 // that the PSNR table keeps up or drops frames, rather than falling ever further behind the player (it used to),
 // and that a run whose first frame sets were dropped (one encoder a backlog behind the other, on a busy machine)
 // still pairs its source planes: they were paired from the first set that came, and no row was made all run.
-test("a WHIP stream's frames are checked against the server's own decode (checksums compared, PSNR shown)", async ({ page, browser }) => {
+test("a WHIP stream's frames are checked against the server's own decode (checksums compared, PSNR shown); an ingest that fails mid-stream restarts on the same connection", async ({ page, browser }) => {
   const made = await call<StreamKeyAnswer>('POST', '/api/streams', { id: 'checked', source: 'live:' });
   expect(made.status).toBe(200);
   await page.goto(`${server.url}/?stream=checked`);
@@ -207,4 +207,17 @@ test("a WHIP stream's frames are checked against the server's own decode (checks
   const psnr = await page.evaluate(() => (window as unknown as Hook).pels!.stats().psnr.mean!);
   console.log(`WHIP frames checked: ${checked.compared} checksums of ${checked.frames} frames decoded, PSNR mean ${psnr.toFixed(1)} dB; quality planes dropped (the worker fell behind): ${logs.some((l) => l.includes('quality measurement fell behind')) ? 'yes' : 'no'}`);
   expect(checked.mismatches).toBe(0);
+
+  // The ingest's FFmpeg dies mid-stream: a new run on the same connection (the publisher's media from its next
+  // keyframe), the player in the same session decodes on and checks the new run's frames too.
+  process.kill(ingestFfmpegPid(server.pid, 'matroska'), 'SIGKILL');
+  await expect.poll(() => logs.some((l) => l.includes('restarting the ingest on the same connection')), { timeout: 10_000 }).toBe(true);
+  await page.waitForFunction(() => (window as unknown as Hook).pels?.streamState === 'running', null, { timeout: 30_000 });
+  await decodesMore(page);
+  await expect.poll(async () => (await hook(page)).compared, { timeout: 20_000 }).toBeGreaterThan(checked.compared);
+  const resumed = await hook(page);
+  expect(resumed.viewerId).toBe(checked.viewerId);
+  expect(resumed.mismatches).toBe(0);
+  expect(await whipState(publisher)).toBe('connected');
+  expect((await stream('checked')).live?.publisher?.protocol).toBe('whip');
 });

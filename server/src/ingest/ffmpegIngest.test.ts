@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -9,6 +9,8 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { parseVp8FrameHeader } from '@pels/shared/vp8/frameHeader';
+import { MediaArrivals } from '../live/mediaArrivals';
+import type { Publisher } from '../live/publisher';
 import { FfmpegIngest, type IngestStatus } from './ffmpegIngest';
 import { resolveSource } from './mediaFiles';
 import { DEFAULT_ENCODE } from './sourceSpec';
@@ -334,4 +336,74 @@ test("a URL's credentials reach its server but not FFmpeg's command line (ps), a
   for (const secret of ['s3cret-pass', 'abc123', '127.0.0.1']) assert.ok(!ps.includes(secret), `${secret} in: ${ps}`);
   const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
   assert.ok(!environ.includes('TURN_SECRET_FOR_INGEST_TEST'));
+});
+
+/** A publisher as WHIP's is one, its media H.264 in live Matroska from FFmpeg; `resumable`: it can start its media again. */
+function matroskaPublisher(resumable: boolean) {
+  const procs: ChildProcess[] = [];
+  const start = () => {
+    const p = spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=30', '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', '15', '-f', 'matroska', 'pipe:1'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    procs.push(p);
+    return p.stdout;
+  };
+  const closed: string[] = [];
+  const publisher: Publisher = {
+    protocol: 'whip',
+    address: '127.0.0.1',
+    input: { kind: 'published', format: 'matroska' },
+    audio: null,
+    media: start(),
+    arrivals: new MediaArrivals(),
+    since: Date.now(),
+    close: (reason) => {
+      closed.push(reason);
+      for (const p of procs) p.kill('SIGKILL');
+    },
+    ...(resumable
+      ? {
+          resumeMedia: () => {
+            procs.at(-1)!.kill('SIGKILL');
+            publisher.media = start();
+            publisher.arrivals = new MediaArrivals();
+          },
+        }
+      : {}),
+  };
+  return { publisher, closed, resumes: () => procs.length - 1 };
+}
+
+test("a live run that fails mid-stream restarts on the same connection when the publisher can resume its media; without, the publisher is ended", async (t) => {
+  for (const resumable of [true, false]) {
+    const width = resumable ? 168 : 176;
+    const ingest = new FfmpegIngest({ kind: 'live' }, { ...small, width, height: 96 }, log, { ...fast, reconnectMs: 60_000 });
+    const { publisher, closed, resumes } = matroskaPublisher(resumable);
+    t.after(() => {
+      ingest.close();
+      publisher.close('test over');
+    });
+    const runs: number[] = [];
+    ingest.on('run', () => runs.push(0));
+    ingest.on('frame', (_f, rendition) => rendition === 0 && runs.length && runs[runs.length - 1]!++);
+    ingest.start();
+    ingest.attachPublisher(publisher);
+    await waitFor(ingest, (s) => s.state === 'running');
+    process.kill(encoderPid(width), 'SIGKILL');
+    if (resumable) {
+      const restarted = await waitFor(ingest, (s) => s.state === 'running' && s.restarts === 1);
+      assert.equal(restarted.error, undefined);
+      const deadline = Date.now() + 10_000;
+      while (runs[1]! < 15 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(runs[1]! >= 15, `${runs[1]} frames of the second run`);
+      assert.deepEqual(closed, [], 'the publisher stays');
+      assert.equal(ingest.currentPublisher, publisher);
+      assert.equal(resumes(), 1);
+    } else {
+      const ended = await waitFor(ingest, (s) => s.state === 'reconnecting');
+      assert.match(ended.error ?? '', /^vp8 encoder exited \(killed by SIGKILL\)$/);
+      assert.deepEqual(closed, ['its media could not be read']);
+      assert.equal(ingest.currentPublisher, null);
+      assert.equal(runs.length, 1);
+    }
+    ingest.close();
+  }
 });

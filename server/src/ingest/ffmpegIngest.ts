@@ -96,9 +96,11 @@ export type IngestEvents = {
  * silent. Keyframe and bitrate requests go to the running encoder.
  *
  * A live source (`live:`) runs only while a publisher sends: each publisher
- * accepted starts a run that reads its media, and its end (or a fault of the
- * run) ends the run, with no restart: the stream is `reconnecting` for
- * `reconnectMs`, then `waiting`, until the next publisher comes.
+ * accepted starts a run that reads its media, and its end ends the run: the
+ * stream is `reconnecting` for `reconnectMs`, then `waiting`, until the next
+ * publisher comes. A run that fails after its first frame restarts with backoff
+ * on the same connection when the publisher can resume its media (WHIP);
+ * otherwise the failure ends the publisher too.
  */
 export class FfmpegIngest extends EventEmitter<IngestEvents> {
   private current: Run | null = null;
@@ -179,6 +181,9 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     this.publisher = p;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
+    // The previous publisher's restart, if one was due, is the new one's run.
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
     previous?.close('another publisher took over the stream');
     if (this.current) killRun(this.current);
     else void this.run();
@@ -334,7 +339,9 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     // FFmpeg fails when the encoder does (a broken pipe), never the other way round: an encoder's own failure is the cause.
     const { message, code, signal } = ffmpegExit && !encoderExit.ownFault ? ffmpegExit : encoderExit;
     if (publisher) {
-      this.endPublishedRun(publisher, gotFrame, code === 0 || run.encoderKilled ? undefined : message);
+      // An encoder's own fault ended the others by our hand (encoderKilled): still a failure of the run.
+      const failed = encoderExit.ownFault || (code !== 0 && !run.encoderKilled);
+      this.endPublishedRun(publisher, gotFrame, failed ? message : undefined, Date.now() - startedAt);
       return;
     }
     if (Date.now() - startedAt >= this.opts.stableAfterMs) this.backoffMs = this.opts.initialBackoffMs;
@@ -359,11 +366,31 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
   }
 
   /**
-   * A publisher's run ended: its publisher went, was taken over, or what it
-   * sent could not be read (`error`). A new publisher's run starts at once;
-   * otherwise the stream waits for its publisher to come back.
+   * A publisher's run ended: its publisher went, was taken over, or the run
+   * failed (`error`). A run that failed after frames came restarts, with
+   * backoff, on the same connection when the publisher can resume its media;
+   * one that failed before (what it sends cannot be read) ends the publisher.
+   * A new publisher's run starts at once; otherwise the stream waits for its
+   * publisher to come back.
    */
-  private endPublishedRun(publisher: Publisher, gotFrame: boolean, error: string | undefined): void {
+  private endPublishedRun(publisher: Publisher, gotFrame: boolean, error: string | undefined, ranMs: number): void {
+    if (error !== undefined && gotFrame && this.publisher === publisher && publisher.resumeMedia) {
+      // Its media was read, then FFmpeg or an encoder failed: a new run on the same connection, as a pulled source's restart.
+      if (ranMs >= this.opts.stableAfterMs) this.backoffMs = this.opts.initialBackoffMs;
+      this.log.warn({ publisher: publisher.address, protocol: publisher.protocol, error, ranMs }, 'publisher run failed; restarting the ingest on the same connection');
+      this.setStatus('restarting', error);
+      publisher.resumeMedia();
+      const media = publisher.media;
+      // The publisher going while the run waits to restart ends it as a publisher going mid-run does.
+      media.once('close', () => {
+        if (this.closed || this.current || publisher.media !== media || this.publisher !== publisher) return;
+        if (this.retryTimer) clearTimeout(this.retryTimer);
+        this.retryTimer = null;
+        this.endPublishedRun(publisher, true, undefined, ranMs);
+      });
+      this.scheduleRestart();
+      return;
+    }
     if (this.publisher === publisher) {
       publisher.close(error === undefined ? 'the publisher\'s media ended' : 'its media could not be read');
       this.publisher = null;

@@ -22,6 +22,13 @@ export interface Publisher {
   since: number;
   /** Ends the publisher's connection (taken over, key revoked, the ingest failed); a second call does nothing. */
   close(reason: string): void;
+  /**
+   * Its media again, for a new ingest run after one failed mid-stream (FFmpeg or an encoder ended): a
+   * stream of its own from the container's header and the publisher's next keyframe, which `media` and
+   * `arrivals` are from then on. The connection stays. Absent: the protocol cannot, and a failed run
+   * ends the publisher (RTMP and SRT, whose stream headers are not kept).
+   */
+  resumeMedia?(): void;
 }
 
 /** Where an accepted publisher's media goes: a live stream. */

@@ -53,9 +53,9 @@ export class WhipSession {
   /** The session's resource: /whip/<stream>/<id>. */
   readonly id = randomBytes(16).toString('base64url');
   readonly publisher: Publisher & { media: PassThrough };
-  private readonly media = new PassThrough();
+  private media = newMedia();
   private readonly assembler = new H264FrameAssembler();
-  private readonly mkv: MatroskaWriter;
+  private mkv: MatroskaWriter;
   /** The stream has begun (its header and first keyframe written): sound goes out from then. */
   private started = false;
   private readonly t0 = Date.now();
@@ -74,10 +74,9 @@ export class WhipSession {
 
   private constructor(
     private readonly o: WhipSessionOptions,
-    withAudio: boolean,
+    private readonly withAudio: boolean,
   ) {
     this.mkv = new MatroskaWriter(withAudio);
-    this.media.on('error', () => undefined);
     this.publisher = {
       protocol: 'whip',
       address: o.address,
@@ -88,6 +87,7 @@ export class WhipSession {
       media: this.media,
       since: Date.now(),
       close: (reason) => this.close(reason),
+      resumeMedia: () => this.resumeMedia(),
     };
     this.timer = setInterval(() => this.tick(), TICK_MS);
     o.router.observer.once('close', () => this.close('the media worker closed'));
@@ -184,6 +184,25 @@ export class WhipSession {
     }
   }
 
+  /**
+   * The ingest's run failed and a new one starts (Publisher.resumeMedia): a new Matroska stream, its
+   * header and blocks from the next keyframe on, which is asked for now. What the failed run had not
+   * read is dropped with its stream.
+   */
+  private resumeMedia(): void {
+    if (this.closed) return;
+    this.media.destroy();
+    this.media = newMedia();
+    this.mkv = new MatroskaWriter(this.withAudio);
+    this.publisher.media = this.media;
+    this.publisher.arrivals = new MediaArrivals();
+    this.started = false;
+    this.behind = true;
+    this.lastKeyframeRequest = -Infinity;
+    this.requestKeyframe();
+    this.o.log.info({ session: this.id }, 'WHIP media resumed for a new ingest run: from the next keyframe');
+  }
+
   private requestKeyframe(): void {
     const now = Date.now();
     if (!this.consumer || this.consumer.closed || now - this.lastKeyframeRequest < KEYFRAME_REQUEST_GAP_MS) return;
@@ -205,4 +224,11 @@ export class WhipSession {
   get isClosed(): boolean {
     return this.closed;
   }
+}
+
+/** The publisher's media as the ingest reads it; an error is the ingest's (its run ends), not the session's. */
+function newMedia(): PassThrough {
+  const media = new PassThrough();
+  media.on('error', () => undefined);
+  return media;
 }
