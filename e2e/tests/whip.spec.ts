@@ -6,7 +6,9 @@
  * refused 401 and a second publisher 409; DELETE on the Location ends the
  * publish and the player keeps its session while the broadcast reconnects; a
  * new publish resumes it; a publisher that goes without a DELETE is dropped
- * too. A malformed offer is refused 400 and leaves nothing behind.
+ * too. A malformed offer is refused 400 and leaves nothing behind. The
+ * frames are checked against the server's own decode, and an ingest that
+ * fails mid-stream restarts on the publisher's same connection.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
