@@ -338,11 +338,11 @@ test("a URL's credentials reach its server but not FFmpeg's command line (ps), a
   assert.ok(!environ.includes('TURN_SECRET_FOR_INGEST_TEST'));
 });
 
-/** A publisher as WHIP's is one, its media H.264 in live Matroska from FFmpeg; `resumable`: it can start its media again. */
-function matroskaPublisher(resumable: boolean) {
+/** A publisher as WHIP's is one, its media H.264 in live Matroska from FFmpeg (a keyframe every `gop` frames); `resumable`: it can start its media again. */
+function matroskaPublisher(resumable: boolean, gop = 15) {
   const procs: ChildProcess[] = [];
   const start = () => {
-    const p = spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=30', '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', '15', '-f', 'matroska', 'pipe:1'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const p = spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=30', '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', String(gop), '-f', 'matroska', 'pipe:1'], { stdio: ['ignore', 'pipe', 'ignore'] });
     procs.push(p);
     return p.stdout;
   };
@@ -406,4 +406,17 @@ test("a live run that fails mid-stream restarts on the same connection when the 
     }
     ingest.close();
   }
+});
+
+test("a publisher's first keyframe is decoded: a stream whose only keyframe is its first gives frames from it", async (t) => {
+  const ingest = new FfmpegIngest({ kind: 'live' }, { ...small, width: 160, height: 96 }, log, fast);
+  const { publisher } = matroskaPublisher(false, 100_000);
+  t.after(() => {
+    ingest.close();
+    publisher.close('test over');
+  });
+  ingest.start();
+  ingest.attachPublisher(publisher);
+  // With its first keyframe discarded (FFmpeg's nobuffer), no frame ever came: waiting, then timed out.
+  await waitFor(ingest, (s) => s.state === 'running');
 });

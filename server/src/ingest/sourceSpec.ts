@@ -188,11 +188,14 @@ export function ffmpegArgs(spec: ReadableSource | PublishedInput, enc: EncodeSet
 }
 
 /**
- * A publisher's stream arrives in real time (no `-re`); `nobuffer` and a short
- * analysis (the container names its streams up front) let its first keyframe
- * reach the encoder at once. A resolution or frame rate change mid-stream
- * reconfigures FFmpeg's filters, whose output stays at the encode size and rate.
+ * A publisher's stream arrives in real time (no `-re`); a short analysis (the
+ * container names its streams up front) lets its first keyframe reach the
+ * encoder soon. Not `-fflags nobuffer`: it discards the packets read while
+ * probing, the first keyframe with them, and the stream began only at the
+ * publisher's next keyframe (seconds later, or never for one that sends a single
+ * keyframe). A resolution or frame rate change mid-stream reconfigures FFmpeg's
+ * filters, whose output stays at the encode size and rate.
  */
 function publishedInputArgs(spec: PublishedInput): string[] {
-  return ['-fflags', 'nobuffer', '-analyzeduration', '500000', '-probesize', '500000', '-protocol_whitelist', 'pipe', '-f', spec.format, '-i', 'pipe:0'];
+  return ['-analyzeduration', '500000', '-probesize', '500000', '-protocol_whitelist', 'pipe', '-f', spec.format, '-i', 'pipe:0'];
 }
