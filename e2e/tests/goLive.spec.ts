@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import type { OperatorSnapshot, OperatorStream, StreamKeyAnswer } from '@pels/shared/protocol/operator';
-import { publishRtmp, publishSrt, type LivePublisher } from '../src/livePublisher';
+import { publishRtmp, publishSrt, type LivePublisher, type PublishOptions } from '../src/livePublisher';
 import { E2E_OPERATOR_TOKEN, operatorHeaders } from '../src/operatorToken';
 import { freePort, startServer, type RunningServer } from '../src/serverProcess';
 
@@ -70,8 +70,8 @@ async function refusedCount(reason: string, protocol = 'rtmp'): Promise<number> 
   return Number(new RegExp(`pels_publish_refused_total\\{protocol="${protocol}",reason="${reason}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
 }
 
-function publish(key: string): LivePublisher {
-  const p = publishRtmp(`rtmp://127.0.0.1:${rtmpPort}/live/${key}`);
+function publish(key: string, o: PublishOptions = {}): LivePublisher {
+  const p = publishRtmp(`rtmp://127.0.0.1:${rtmpPort}/live/${key}`, o);
   publishers.push(p);
   return p;
 }
@@ -105,7 +105,8 @@ test('RTMP: a live stream waits for its broadcast, plays what FFmpeg publishes, 
   await page.waitForFunction(() => window.pels?.streamState === 'waiting', null, { timeout: 20_000 });
   await expect(page.getByText('Waiting for the broadcast')).toBeVisible();
 
-  const first = publish(key);
+  // Stamping the wall clock: the server takes its timestamps as capture times, and the player measures from capture too.
+  const first = publish(key, { stampWallClock: true });
   const publishedAt = Date.now();
   await page.waitForFunction(() => window.pels?.state === 'playing', null, { timeout: 30_000 });
   console.log(`publish start to the player's first frame: ${Date.now() - publishedAt} ms (FFmpeg start and connect included)`);
@@ -118,6 +119,12 @@ test('RTMP: a live stream waits for its broadcast, plays what FFmpeg publishes, 
   console.log(`RTMP live latency (entry at the server to display): p50 ${latency.p50} ms, p95 ${latency.p95} ms`);
   expect(latency.p50).toBeGreaterThan(0);
   expect(latency.p95).toBeGreaterThanOrEqual(latency.p50);
+  // From capture, and by stage: the frames' times reach the player (they ride in the PSNR rows, which a live stream once lacked).
+  await page.waitForFunction(() => window.pels?.stats().latencyFromCaptureMs != null && window.pels.stats().latencyStagesMs?.ingest != null, null, { timeout: 20_000 });
+  const fromCapture = await page.evaluate(() => ({ ...window.pels!.stats().latencyFromCaptureMs!, stages: window.pels!.stats().latencyStagesMs! }));
+  console.log(`RTMP live latency from capture: p50 ${fromCapture.p50} ms, p95 ${fromCapture.p95} ms; stages ${JSON.stringify(fromCapture.stages)}`);
+  expect(Number.isFinite(fromCapture.p50) && fromCapture.p50 > 0).toBe(true);
+  expect(fromCapture.p95).toBeGreaterThanOrEqual(fromCapture.p50);
   await expect(page.getByTestId('live-latency')).toHaveText(/\d+ ms \(p95 \d+\)/);
   await expect
     .poll(async () => (await call<OperatorSnapshot>('GET', '/api/operator/snapshot')).json.viewers.find((v) => v.streamId === 'show')?.display?.latencyMs?.p50 ?? null, { timeout: 20_000 })
