@@ -28,7 +28,7 @@ export interface PelsQueueParams {
   maxPacketBytes: number;
 }
 
-/** The product testbed router's limits (e2e/src/net/pelsBottleneck.ts): 30 packets per PELS color, 100 for the Internet queue. */
+/** The lab's queue limits: 30 packets per PELS color, 100 for the Internet queue (the testbed sizes its queues from the link instead: e2e/src/net/pelsBottleneck.ts). */
 export const DEFAULT_QUEUE_LIMITS: QueueLimits = { green: 30, yellow: 30, red: 30, internet: 100 };
 
 type Side = 'pels' | 'internet';
