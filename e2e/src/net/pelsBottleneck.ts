@@ -115,10 +115,18 @@ function capacityClasses(verb: 'add' | 'change', dev: string, o: Pick<Bottleneck
   return classes;
 }
 
+/** A drop-tail leaf: `pfifo` counts packets, `bfifo` bytes. */
+type FifoKind = 'pfifo' | 'bfifo';
+
+/** The tc arguments that add a drop-tail leaf, or change a running one's limit. */
+function fifoQdisc(verb: 'add' | 'change', dev: string, parent: string, handle: string, limit: number, kind: FifoKind): string[] {
+  return ['qdisc', verb, 'dev', dev, 'parent', parent, 'handle', handle, kind, 'limit', String(limit)];
+}
+
 /** The tc commands (arguments after `tc`) that build the router. Pure, so tests can read them. */
 export function bottleneckCommands(dev: string, o: BottleneckOptions): string[][] {
   const [root, video, internet, ...colors] = capacityClasses('add', dev, o);
-  const fifo = (parent: string, handle: string, limit: number, kind = 'pfifo') => ['qdisc', 'add', 'dev', dev, 'parent', parent, 'handle', handle, kind, 'limit', String(limit)];
+  const fifo = (parent: string, handle: string, limit: number, kind: FifoKind = 'pfifo') => fifoQdisc('add', dev, parent, handle, limit, kind);
   const cmds: string[][] = [
     ['qdisc', 'add', 'dev', dev, 'root', 'handle', '1:', 'htb', 'default', '20', 'r2q', '1'],
     root!,
@@ -202,7 +210,7 @@ type CapacityChange = Pick<BottleneckOptions, 'capacityKbps' | 'internetShare' |
  */
 export function capacityChangeCommands(dev: string, o: CapacityChange): string[][] {
   const cmds = capacityClasses('change', dev, o);
-  const limit = (parent: string, handle: string, value: number, kind = 'pfifo') => ['qdisc', 'change', 'dev', dev, 'parent', parent, 'handle', handle, kind, 'limit', String(value)];
+  const limit = (parent: string, handle: string, value: number, kind: FifoKind = 'pfifo') => fifoQdisc('change', dev, parent, handle, value, kind);
   if (o.kind === 'pels' && o.greenQueueBytes !== undefined) cmds.push(limit(BOTTLENECK_CLASSES.green, '11:', o.greenQueueBytes, 'bfifo'));
   if (o.queuePackets !== undefined) cmds.push(o.kind === 'pels' ? limit(BOTTLENECK_CLASSES.yellow, '12:', o.queuePackets) : limit(BOTTLENECK_CLASSES.video, '10:', o.queuePackets));
   return cmds;
