@@ -68,10 +68,26 @@ export interface RunningServer {
   kill(): Promise<void>;
 }
 
-/** Starts the product's server as a child process and waits until it answers. */
+/**
+ * Starts the product's server as a child process and waits until it answers.
+ * A port picked free can be taken by another process before the server binds
+ * it (other suites run on the machine): then it is started again on new ports.
+ */
 export async function startServer(o: ServerProcessOptions): Promise<RunningServer> {
-  const port = await freePort();
-  const rtcPort = o.env.RTC_PORT ? Number(o.env.RTC_PORT) : await freeRtcPort();
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const rtcPort = o.env.RTC_PORT ? Number(o.env.RTC_PORT) : await freeRtcPort();
+    try {
+      return await startOn(o, port, rtcPort);
+    } catch (e) {
+      if (attempt >= 3 || !(e instanceof PortTakenError)) throw e;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startOn(o: ServerProcessOptions, port: number, rtcPort: number): Promise<RunningServer> {
   // In a namespace, the inspector listens where this process reaches the server: its control address.
   const inspectHost = o.netns ? (o.controlHost ?? '127.0.0.1') : '127.0.0.1';
   const node = [process.execPath, ...(o.inspect ? [`--inspect=${inspectHost}:0`] : []), '--import', 'tsx', 'server/src/main.ts'];
@@ -102,7 +118,8 @@ export async function startServer(o: ServerProcessOptions): Promise<RunningServe
   for (;;) {
     if (child.exitCode !== null) {
       await closed;
-      throw new Error(`server exited with code ${child.exitCode} before it was ready; its last output:\n${lastLines.join('\n')}`);
+      const message = `server exited with code ${child.exitCode} before it was ready; its last output:\n${lastLines.join('\n')}`;
+      throw lastLines.some((l) => /EADDRINUSE|address already in use/.test(l)) ? new PortTakenError(message) : new Error(message);
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
