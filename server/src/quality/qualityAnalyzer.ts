@@ -38,7 +38,7 @@ export class QualityAnalyzer {
 
   constructor(private readonly opts: QualityAnalyzerOptions) {
     const r = opts.rendition;
-    this.thread = new QualityThread(r ? (rows) => opts.onRows(rows.map((row) => ({ ...row, rendition: r.index }))) : opts.onRows, opts.log, opts.queueLimitMs);
+    this.thread = new QualityThread(r ? (rows) => opts.onRows(rows.map((row) => ({ ...row, rendition: r.index }))) : opts.onRows, opts.log, opts.queueLimitMs, opts.frameRate);
     this.splitter = new PlaneSplitter(opts.width * opts.height);
   }
 

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { QualityFrame } from '@pels/shared/protocol/signaling';
 import type { Logger } from '../log';
-import { QUEUE_LIMIT_MS, type FromQualityWorker, type QualityWork, type QualityWorkerData, type ToQualityWorker } from './qualityWorkerProtocol';
+import { QUEUE_LIMIT_MS, pendingSourcesFor, type FromQualityWorker, type QualityWork, type QualityWorkerData, type ToQualityWorker } from './qualityWorkerProtocol';
 
 const RESTART_DELAY_MS = 1000;
 /** Planes dropped by the worker (it fell behind) are logged at most this often. */
@@ -23,6 +23,8 @@ export class QualityThread {
     private readonly log: Logger,
     /** How long a plane may wait in the worker's queue (QUEUE_LIMIT_MS; a test's own). */
     private readonly queueLimitMs = QUEUE_LIMIT_MS,
+    /** The stream's frame rate: how many source planes come within the queue limit. */
+    private readonly frameRate = 30,
   ) {
     this.start();
   }
@@ -51,7 +53,7 @@ export class QualityThread {
   }
 
   private start(): void {
-    const worker = new Worker(bootstrap(new URL('./qualityWorker.ts', import.meta.url)), { eval: true, name: 'pels-quality', workerData: { queueLimitMs: this.queueLimitMs } satisfies QualityWorkerData });
+    const worker = new Worker(bootstrap(new URL('./qualityWorker.ts', import.meta.url)), { eval: true, name: 'pels-quality', workerData: { queueLimitMs: this.queueLimitMs, maxPendingSources: pendingSourcesFor(this.queueLimitMs, this.frameRate) } satisfies QualityWorkerData });
     this.worker = worker;
     worker.on('message', (m: FromQualityWorker) => {
       if (m.dropped) this.noteDropped(m.dropped);

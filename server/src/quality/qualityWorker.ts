@@ -9,10 +9,10 @@ import type { FromQualityWorker, QualityWorkerData, ToQualityWorker } from './qu
 
 const port = parentPort;
 if (!port) throw new Error('qualityWorker.ts runs as a worker thread');
-const { queueLimitMs } = workerData as QualityWorkerData;
+const { queueLimitMs, maxPendingSources } = workerData as QualityWorkerData;
 /** Planes posted while the worker started waited for that, not for a backlog: their wait counts from here. */
 const readyAt = Date.now();
-const table = new PsnrTableBuilder();
+const table = new PsnrTableBuilder({ maxPending: maxPendingSources });
 let dropped = 0;
 
 port.on('message', (m: ToQualityWorker) => {

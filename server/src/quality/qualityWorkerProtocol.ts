@@ -19,6 +19,18 @@ export const QUEUE_LIMIT_MS = 1000;
 /** The worker's settings. */
 export interface QualityWorkerData {
   queueLimitMs: number;
+  /**
+   * Source planes the table keeps waiting for the server's decode of their frame:
+   * as many as come within the queue limit. The decoder is a process of its own,
+   * which a machine short of CPU starts late: a fixed 30 dropped the rows of a
+   * stream's first frames whatever the limit (measured at load 27: the first 1-12).
+   */
+  maxPendingSources: number;
+}
+
+/** Source planes that come within `queueLimitMs` at `frameRate`, and never fewer than a second's. */
+export function pendingSourcesFor(queueLimitMs: number, frameRate: number): number {
+  return Math.max(Math.ceil(frameRate), Math.ceil((queueLimitMs / 1000) * frameRate));
 }
 
 /** What the main thread hands over; QualityThread stamps each with when it was posted. */
