@@ -226,6 +226,9 @@ async function main(): Promise<void> {
     for (const s of streams.all()) {
       s.onMediaWorkerRestarted(index).catch((err: unknown) => log.error({ err, stream: s.id }, 'cannot recreate router'));
     }
+    // The pipes between origin and edges: asked for again.
+    edgeLink?.onMediaWorkerRestarted(index);
+    originHub?.onMediaWorkerRestarted(index);
   });
 
   // Publishers come once the streams they publish to exist.

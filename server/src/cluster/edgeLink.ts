@@ -1,7 +1,6 @@
 import type { types as ms } from 'mediasoup';
 import { WebSocket } from 'ws';
 import { parseJsonMessage } from '@pels/shared/protocol/dashboard';
-import type { QualityFrame } from '@pels/shared/protocol/signaling';
 import type { Logger } from '../log';
 import { SERVER_TRANSPORT } from '../metrics/mediasoupWorkers';
 import type { MediaWorkerPool } from '../sfu/mediaWorkerPool';
@@ -9,6 +8,7 @@ import type { Stream } from '../streams/stream';
 import type { Upstream } from '../streams/streamIngest';
 import type { StreamRegistry } from '../streams/streamRegistry';
 import { clusterSocketUrl } from './clusterSettings';
+import { parseRtpPacket } from '../rtp/rtpPacket';
 import { FrameAssembler } from './frameAssembler';
 import type { PipeListen } from './originFeed';
 import { PipedIngest } from './pipedIngest';
@@ -38,7 +38,6 @@ interface EdgeStream {
   ingest: PipedIngest;
   /** The origin's last word on the stream's state. */
   originState: StreamSummary['state'];
-  rows: ((rendition: number, rows: readonly QualityFrame[]) => void) | null;
   pipe: Pipe | null;
 }
 
@@ -46,9 +45,11 @@ interface EdgeStream {
  * ROLE=edge: the edge's link to its origin. It keeps a socket open to the origin's /cluster/ws (reopened
  * with backoff), serves every stream the origin lists (a Stream here whose ingest is the pipe), and pipes
  * each once: its PipeTransport (SRTP, RTX) is given to the origin, the origin answers with its own and the
- * renditions' producers, which are produced here and consumed on a DirectTransport into node, where the
- * frames are put back together and given to the stream as an encoder's would be. While the origin cannot be
- * reached its streams are `failed` with that reason; viewers stay, and frames resume with the pipe.
+ * renditions' and the sound's producers, which are produced here and consumed on a DirectTransport into
+ * node, where the frames are put back together and given to the stream as an encoder's would be, and the
+ * sound's packets as FFmpeg's would be. While the origin cannot be reached its streams are `failed` with
+ * that reason; viewers stay, and frames resume with the pipe. A pipe lost with a media worker (here, or the
+ * origin's: it says `unpiped`) is asked for again.
  */
 export class EdgeLink {
   private ws: WebSocket | null = null;
@@ -112,7 +113,9 @@ export class EdgeLink {
       case 'piped':
         return this.onPiped(m);
       case 'quality':
-        return this.edgeStreams.get(m.stream)?.rows?.(m.rendition, m.frames);
+        return this.edgeStreams.get(m.stream)?.ingest.qualityRows(m.rendition, m.frames);
+      case 'unpiped':
+        return this.repipe(m.stream);
       case 'error':
         this.opts.log.error({ stream: m.stream, problem: m.message }, 'the origin refused a request');
         if (m.stream) this.edgeStreams.get(m.stream)?.ingest.setState('failed', `the origin refused the pipe: ${m.message}`);
@@ -126,6 +129,7 @@ export class EdgeLink {
       const s = this.edgeStreams.get(summary.id) ?? (await this.addStream(summary));
       if (!s) continue;
       s.originState = summary.state;
+      s.ingest.setAudioPlan(summary.audio);
       // The origin's state while the pipe is up (or being set up).
       if (s.pipe) s.ingest.setState(summary.state);
       else await this.openPipe(summary.id, s);
@@ -138,8 +142,8 @@ export class EdgeLink {
       log.error({ stream: summary.id }, 'a stream of the origin has the id of a stream of this edge: not served');
       return null;
     }
-    const s: EdgeStream = { ingest: new PipedIngest(), originState: summary.state, rows: null, pipe: null };
-    const stream = this.opts.makeStream(summary, { ingest: s.ingest, onQualityRows: (listener) => (s.rows = listener) });
+    const s: EdgeStream = { ingest: new PipedIngest(), originState: summary.state, pipe: null };
+    const stream = this.opts.makeStream(summary, { ingest: s.ingest, onQualityRows: (listener) => s.ingest.onRows(listener) });
     this.edgeStreams.set(summary.id, s);
     streams.add(stream);
     await stream.start();
@@ -184,28 +188,50 @@ export class EdgeLink {
     await transport.connect({ ip: m.tuple.ip, port: m.tuple.port, srtpParameters: m.srtp as ms.SrtpParameters });
     const direct = await router.createDirectTransport({ appData: SERVER_TRANSPORT });
     const consumers: ms.Consumer[] = [];
+    const { ticksPerFrame, frameRate } = this.opts.streams.get(m.stream).publicInfo();
     for (const [r, piped] of m.renditions.entries()) {
       const producer = await transport.produce({ id: piped.producerId, kind: 'video', rtpParameters: piped.rtpParameters as unknown as ms.RtpParameters });
       const consumer = await direct.consume({ producerId: producer.id, rtpCapabilities: router.rtpCapabilities });
-      const assembler = new FrameAssembler(this.ticksPerFrame(m.stream), m.originIndex);
+      const assembler = new FrameAssembler(ticksPerFrame, m.originIndex);
       consumer.on('rtp', (packet) => {
         const frame = assembler.push(packet);
         if (frame) s.ingest.frame(r, frame);
       });
       consumers.push(consumer);
     }
+    const producer = await transport.produce({ id: m.audio.producerId, kind: 'audio', rtpParameters: m.audio.rtpParameters as unknown as ms.RtpParameters });
+    const sound = await direct.consume({ producerId: producer.id, rtpCapabilities: router.rtpCapabilities });
+    sound.on('rtp', (packet) => {
+      const rtp = parseRtpPacket(packet);
+      if (rtp && rtp.payload.length) s.ingest.audio(rtp.timestamp, rtp.payload);
+    });
     if (s.pipe !== pipe) return;
-    s.ingest.setPipe((r) => void consumers[r]?.requestKeyFrame().catch(() => {}));
+    const keyframe = (r: number) => void consumers[r]?.requestKeyFrame().catch(() => {});
+    s.ingest.pipeUp({ originIndex: m.originIndex, audioTimestampBase: m.audio.timestampBase, frameRate }, keyframe);
+    // Each rendition's run starts at a keyframe.
+    consumers.forEach((_, r) => keyframe(r));
     s.ingest.setState(s.originState);
     this.opts.log.info({ stream: m.stream, origin: this.opts.originUrl.origin, renditions: consumers.length }, 'the stream is piped from the origin');
   }
 
-  private ticksPerFrame(id: string): number {
-    return this.opts.streams.get(id).publicInfo().ticksPerFrame;
+  /** A pipe lost with a media worker: another is asked for (the socket stays up). */
+  private async repipe(id: string): Promise<void> {
+    const s = this.edgeStreams.get(id);
+    if (!s) return;
+    this.closePipe(s);
+    await this.openPipe(id, s);
+  }
+
+  /** Media worker `index` is back: the pipes on it (worker 0) went with the old one. */
+  onMediaWorkerRestarted(index: number): void {
+    if (index !== 0 || this.closed) return;
+    for (const id of this.edgeStreams.keys()) {
+      this.queue = this.queue.then(() => this.repipe(id)).catch((err: unknown) => this.opts.log.error({ err, stream: id }, 'cannot pipe the stream again'));
+    }
   }
 
   private closePipe(s: EdgeStream): void {
-    s.ingest.setPipe(null);
+    s.ingest.pipeDown();
     s.pipe?.router.close();
     s.pipe = null;
   }

@@ -1,8 +1,10 @@
 /**
  * An origin and an edge as two real server processes on loopback (main.ts each, with its own mediasoup
  * worker and FFmpeg on the origin): the edge serves the origin's stream through the pipe, its frames come
- * in order with their layers and their PSNR rows, a keyframe request on the edge reaches the origin's
- * encoder, and the origin's death is reported on the edge without a crash or a leak.
+ * in order with their layers and their PSNR rows, and its sound; a keyframe request on the edge reaches the
+ * origin's encoder; the pipe comes back after either side's media worker is killed; the origin's death is
+ * reported on the edge without a crash or a leak, and its restart (indexes from 0 again) serves the edge's
+ * viewers again with the stream's indexes going on.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -13,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
-import { signalingClient } from '../serverUnderTest';
+import { childrenOf, signalingClient } from '../serverUnderTest';
 import { ORIGIN_REFUSAL } from './viewerRefusal';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -70,8 +72,12 @@ function startNode(name: string, env: NodeJS.ProcessEnv): Promise<Node> {
 let origin: Node;
 let edge: Node;
 
+const ORIGIN_ENV = { ROLE: 'origin', SOURCE: 'lavfi:testsrc2=size=160x90:rate=30|sine=frequency=1000', VIDEO_KBPS: '300', RENDITIONS: '80x44@60' };
+/** Killed origins, whose DSCP tables are left behind. */
+const killed: number[] = [];
+
 before(async () => {
-  origin = await startNode('origin', { ROLE: 'origin', SOURCE: 'lavfi:testsrc2=size=160x90:rate=30', VIDEO_KBPS: '300', RENDITIONS: '80x44@60' });
+  origin = await startNode('origin', ORIGIN_ENV);
   edge = await startNode('edge', { ROLE: 'edge', ORIGIN_URL: origin.base });
 });
 
@@ -81,8 +87,8 @@ after(async () => {
     n.proc.kill('SIGTERM');
     await new Promise((r) => n.proc.once('exit', r));
   }
-  // The killed origin could not delete its DSCP table (a server's next start would): this test's own, by its pid.
-  await new Promise((r) => execFile('nft', ['delete', 'table', 'inet', `pels_0_pid${origin.proc.pid}`], r));
+  // A killed origin could not delete its DSCP table (a server's next start would): this test's own, by its pid.
+  for (const pid of killed) await new Promise((r) => execFile('nft', ['delete', 'table', 'inet', `pels_0_pid${pid}`], r));
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -96,7 +102,7 @@ async function snapshot(n: Node): Promise<{ streams: { id: string; state: string
 
 async function metric(n: Node, name: string): Promise<number> {
   const text = await (await fetch(`${n.base}/metrics`, { headers: bearer })).text();
-  const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
   assert.ok(m, `${name} in /metrics`);
   return Number(m[1]);
 }
@@ -112,6 +118,45 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
 }
 
 const signaling = (n: Node) => signalingClient(n.base);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const logged = (n: Node, text: string) => n.log.filter((l) => l.includes(text)).length;
+
+/** A new viewer's PSNR rows on the edge (the last 2 s of them): their indexes are the edge's stream's. */
+async function rowIndexes(): Promise<number[]> {
+  const viewer = await signaling(edge);
+  try {
+    const joined = await viewer.request('join', { streamId: (await snapshot(edge)).streams[0]!.id });
+    assert.equal(joined.ok, true, JSON.stringify(joined.error));
+    return await until('PSNR rows on the edge', async () => {
+      const indexes = viewer.notifications.filter((n) => n.notification === 'quality').flatMap((n) => n.data.frames.map((f: { index: number }) => f.index));
+      return indexes.length > 20 && indexes;
+    });
+  } finally {
+    viewer.ws.close();
+  }
+}
+
+function assertInOrder(indexes: number[]): void {
+  for (let k = 1; k < indexes.length; k++) assert.ok(indexes[k]! > indexes[k - 1]!, `rows in order: ${indexes[k - 1]} then ${indexes[k]}`);
+}
+
+/** The edge's stream takes frames again: more than a second's worth within a second and a half. */
+async function framesFlowing(): Promise<void> {
+  await until('frames on the edge', async () => {
+    const before = (await snapshot(edge)).streams[0]!.framesIngested;
+    await sleep(1500);
+    const s = (await snapshot(edge)).streams[0]!;
+    return s.state === 'running' && s.framesIngested > before + 30;
+  }, 45_000);
+}
+
+/** Kills the node's media worker (MEDIA_WORKERS=1) and waits for the server to start another. */
+async function killMediaWorker(n: Node): Promise<void> {
+  const worker = childrenOf(n.proc.pid!).find((c) => c.name.startsWith('mediasoup'));
+  assert.ok(worker, 'a media worker');
+  process.kill(Number(worker.pid), 'SIGKILL');
+  await until('another media worker', async () => childrenOf(n.proc.pid!).some((c) => c.name.startsWith('mediasoup') && c.pid !== worker.pid));
+}
 
 test('the origin refuses players with the reason, and edges without the cluster token', async () => {
   const ws = new WebSocket(`${origin.base.replace('http', 'ws')}/ws`);
@@ -178,7 +223,48 @@ test("a WebRTC viewer on the edge gets every green frame and every layer; its ke
   assert.ok(after.forced > before.forced);
 });
 
+test("the edge plays the origin's sound", async () => {
+  const s = await until('the edge stream with sound', async () => {
+    const x = (await snapshot(edge)).streams[0] as { audio?: { codec: string } | null } | undefined;
+    return x?.audio ?? undefined;
+  });
+  assert.equal(s.codec, 'opus');
+  const [o0, e0] = [await metric(origin, 'pels_stream_audio_packets_total'), await metric(edge, 'pels_stream_audio_packets_total')];
+  await sleep(2000);
+  const [o1, e1] = [await metric(origin, 'pels_stream_audio_packets_total'), await metric(edge, 'pels_stream_audio_packets_total')];
+  // 50 packets a second at the origin; the edge sends each once to its viewers' producers.
+  assert.ok(o1 - o0 >= 50, `origin: ${o1 - o0} sound packets in 2 s`);
+  assert.ok(e1 - e0 >= (o1 - o0) / 2, `edge: ${e1 - e0} sound packets in 2 s, origin ${o1 - o0}`);
+});
+
+test("the origin's media worker killed: the origin says so, the edge pipes the stream again and its index goes on", async () => {
+  const before = await rowIndexes();
+  const piped = logged(origin, 'a stream is piped to an edge');
+  await killMediaWorker(origin);
+  await until('the stream piped again', async () => logged(origin, 'a stream is piped to an edge') > piped);
+  await framesFlowing();
+  const after = await rowIndexes();
+  assertInOrder(after);
+  assert.ok(Math.max(...after) > Math.max(...before), `index ${Math.max(...before)} before, ${Math.max(...after)} after`);
+  // The stream's router and its feed's on the origin; the stream's and the pipe's on the edge: none left behind.
+  assert.equal(await metric(origin, 'pels_mediasoup_routers'), 2);
+  assert.equal(await metric(edge, 'pels_mediasoup_routers'), 2);
+});
+
+test("the edge's media worker killed: the edge pipes the stream again", async () => {
+  const piped = logged(edge, 'the stream is piped from the origin');
+  await killMediaWorker(edge);
+  await until('the stream piped again', async () => logged(edge, 'the stream is piped from the origin') > piped);
+  await framesFlowing();
+  assert.equal(await metric(edge, 'pels_mediasoup_routers'), 2);
+  assert.equal(await metric(origin, 'pels_mediasoup_routers'), 2);
+});
+
+let indexesBeforeRestart: number[] = [];
+
 test('the origin killed: the edge reports its stream failed, keeps running and frees the pipe', async () => {
+  indexesBeforeRestart = await rowIndexes();
+  killed.push(origin.proc.pid!);
   origin.proc.kill('SIGKILL');
   const s = await until('the edge stream failed', async () => {
     const x = (await snapshot(edge)).streams[0];
@@ -189,4 +275,14 @@ test('the origin killed: the edge reports its stream failed, keeps running and f
   await until('the pipe router closed', async () => (await metric(edge, 'pels_mediasoup_routers')) === 1);
   assert.equal(await metric(edge, 'pels_mediasoup_transports'), 0);
   assert.equal((await fetch(`${edge.base}/api/health`)).status, 200);
+});
+
+test("the origin started again (its indexes from 0): the edge's stream runs again and its index goes on", async () => {
+  origin = await startNode('origin', { ...ORIGIN_ENV, PORT: new URL(origin.base).port });
+  await framesFlowing();
+  const after = await rowIndexes();
+  // The rows kept from before the origin's death, then the new origin's, after them.
+  assertInOrder(after);
+  assert.ok(Math.max(...after) > Math.max(...indexesBeforeRestart) + 30, `index ${Math.max(...indexesBeforeRestart)} before, ${Math.max(...after)} after`);
+  assert.equal(await metric(edge, 'pels_mediasoup_routers'), 2);
 });

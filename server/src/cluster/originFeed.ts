@@ -7,6 +7,7 @@ import { parseRtcpFeedback } from '../rtp/rtcp';
 import { Vp8Packetizer } from '../rtp/vp8Packetizer';
 import type { MediaWorkerPool } from '../sfu/mediaWorkerPool';
 import type { Stream } from '../streams/stream';
+import { opusRtpParameters } from '../streams/streamAudio';
 import { PAYLOAD_TYPE } from '../viewer/colorStreams';
 import type { OriginMessage } from './pipeProtocol';
 
@@ -29,23 +30,36 @@ interface RenditionOut {
  * A stream as an origin sends it to its edges: each rendition's frames, every layer, packetized once as
  * they leave the encoders (RFC 7741, as a viewer's flow does) into one producer per rendition on a
  * DirectTransport of a router of its own (media worker 0), and from there through a PipeTransport per
- * edge. Each frame's RTP timestamp is index x ticksPerFrame, so an edge reads the index back. A PLI from
- * an edge (its consumer's keyframe request, through the pipe) asks the rendition's encoder for a keyframe,
- * throttled as viewers' requests are.
+ * edge. Each frame's RTP timestamp is index x ticksPerFrame, so an edge reads the index back. The sound's
+ * packets go into a producer of their own as the stream's viewers get them (without the copies). A PLI
+ * from an edge (its consumer's keyframe request, through the pipe) asks the rendition's encoder for a
+ * keyframe, throttled as viewers' requests are. The feed ends with its router (closed, or its worker died).
  */
 export class OriginFeed {
   private nextIndex = 0;
-  private readonly unsubscribe: () => void;
+  private readonly unsubscribe: (() => void)[];
 
   private constructor(
     private readonly stream: Stream,
     private readonly router: ms.Router,
     private readonly direct: ms.DirectTransport,
     private readonly outs: RenditionOut[],
+    private readonly audio: ms.Producer,
     private readonly listen: PipeListen,
   ) {
-    this.unsubscribe = stream.subscribeFrames((frames) => this.send(frames));
+    this.unsubscribe = [stream.subscribeFrames((frames) => this.send(frames)), stream.audio.subscribe((packet) => this.sendAudio(packet))];
     direct.on('rtcp', (buf) => this.onRtcp(buf));
+    router.observer.once('close', () => this.unsubscribe.forEach((u) => u()));
+  }
+
+  /** Its router is closed: by close(), or with its media worker. */
+  get closed(): boolean {
+    return this.router.closed;
+  }
+
+  /** Called once when its router closes. */
+  onClose(listener: () => void): void {
+    this.router.observer.once('close', listener);
   }
 
   static async create(stream: Stream, renditions: number, media: MediaWorkerPool, listen: PipeListen, log: Logger): Promise<OriginFeed> {
@@ -66,8 +80,10 @@ export class OriginFeed {
         });
         outs.push({ producer, packetizer: new Vp8Packetizer(ssrc, PAYLOAD_TYPE), tl0PicIdx: 0 });
       }
+      // The stream's own SSRC: the packets are the ones its viewers get.
+      const audio = await direct.produce({ kind: 'audio', rtpParameters: opusRtpParameters(stream.audio.ssrc, `pels-${stream.id}`), appData: { audio: true } });
       log.info({ stream: stream.id, renditions }, 'the stream is fed to its edges');
-      return new OriginFeed(stream, router, direct, outs, listen);
+      return new OriginFeed(stream, router, direct, outs, audio, listen);
     } catch (err) {
       router.close();
       throw err;
@@ -89,10 +105,12 @@ export class OriginFeed {
         const consumer = await pipe.consume({ producerId: out.producer.id });
         renditions.push({ producerId: out.producer.id, rtpParameters: consumer.rtpParameters as unknown as Record<string, unknown> });
       }
+      const sound = await pipe.consume({ producerId: this.audio.id });
+      const audio = { producerId: this.audio.id, rtpParameters: sound.rtpParameters as unknown as Record<string, unknown>, timestampBase: this.stream.audio.timestampBase };
       const srtp = pipe.srtpParameters!;
       return {
         pipe,
-        answer: { type: 'piped', stream: this.stream.id, tuple: { ip: pipe.tuple.localAddress, port: pipe.tuple.localPort }, srtp, originIndex: this.nextIndex, renditions },
+        answer: { type: 'piped', stream: this.stream.id, tuple: { ip: pipe.tuple.localAddress, port: pipe.tuple.localPort }, srtp, originIndex: this.nextIndex, renditions, audio },
       };
     } catch (err) {
       pipe.close();
@@ -101,7 +119,6 @@ export class OriginFeed {
   }
 
   close(): void {
-    this.unsubscribe();
     // Closing the router closes the transports, producers and every edge's pipe on it.
     this.router.close();
   }
@@ -124,6 +141,10 @@ export class OriginFeed {
       for (const p of packets) out.producer.send(p);
     });
     this.nextIndex = frames[0]!.index + 1;
+  }
+
+  private sendAudio(packet: Buffer): void {
+    if (!this.audio.closed) this.audio.send(packet);
   }
 
   private onRtcp(buf: Buffer): void {

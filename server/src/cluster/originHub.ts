@@ -6,6 +6,7 @@ import { RequestError } from '../errors';
 import type { Logger } from '../log';
 import type { OperatorAuth } from '../operator/operatorAuth';
 import type { MediaWorkerPool } from '../sfu/mediaWorkerPool';
+import type { Stream } from '../streams/stream';
 import type { StreamRegistry } from '../streams/streamRegistry';
 import { OriginFeed, type PipeListen } from './originFeed';
 import { parseJsonMessage } from '@pels/shared/protocol/dashboard';
@@ -29,6 +30,8 @@ interface EdgePeer {
   ws: WebSocket;
   /** By stream: the pipe to the edge and its quality subscriptions. */
   pipes: Map<string, { pipe: ms.PipeTransport; unsubscribe: (() => void)[] }>;
+  /** Streams whose pipe went with the media worker: the edge is told once the worker is back. */
+  lost: Set<string>;
   lastList: string;
   alive: boolean;
 }
@@ -37,7 +40,9 @@ interface EdgePeer {
  * ROLE=origin: the edges' side of the origin. An edge opens /cluster/ws with CLUSTER_TOKEN, is told the
  * streams (and again when they change) and asks for the ones it serves; each is fed once (OriginFeed) and
  * piped to every edge that asked, with its PSNR table rows over the socket. An edge's socket closing
- * closes its pipes; a stream removed closes its feed and, with it, its pipes.
+ * closes its pipes; a stream removed closes its feed and, with it, its pipes. A pipe that went with the
+ * media worker (its feed's router) is reported to its edge as `unpiped` once the worker is back, so the
+ * edge asks again; an edge that asks again for a stream gets a new pipe in place of the old.
  */
 export class OriginHub {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 });
@@ -90,7 +95,7 @@ export class OriginHub {
   }
 
   private onConnection(ws: WebSocket): void {
-    const peer: EdgePeer = { ws, pipes: new Map(), lastList: '', alive: true };
+    const peer: EdgePeer = { ws, pipes: new Map(), lost: new Set(), lastList: '', alive: true };
     this.peers.add(peer);
     this.opts.log.info({ edges: this.peers.size }, 'an edge connected');
     ws.on('pong', () => (peer.alive = true));
@@ -113,34 +118,60 @@ export class OriginHub {
   private async onMessage(peer: EdgePeer, m: EdgeMessage): Promise<void> {
     const { streams } = this.opts;
     if (!streams.has(m.stream)) throw new Error(`no stream ${m.stream}`);
-    if (peer.pipes.has(m.stream)) throw new Error(`stream ${m.stream} is already piped to this edge`);
     const stream = streams.get(m.stream);
     const renditions = stream.publicInfo().renditions.length;
-    let feed = this.feeds.get(m.stream);
-    if (!feed) {
-      feed = OriginFeed.create(stream, renditions, this.opts.media, this.opts.listen, this.opts.log);
-      this.feeds.set(m.stream, feed);
-      feed.catch(() => this.feeds.delete(m.stream));
-    }
-    const { pipe, answer } = await (await feed).pipeTo({ ip: m.tuple.ip, port: m.tuple.port, srtp: m.srtp as ms.SrtpParameters });
+    const { pipe, answer } = await (await this.feed(stream, renditions)).pipeTo({ ip: m.tuple.ip, port: m.tuple.port, srtp: m.srtp as ms.SrtpParameters });
     if (peer.ws.readyState !== peer.ws.OPEN || this.closed) return void pipe.close();
+    this.unpipe(peer, m.stream);
     const unsubscribe = Array.from({ length: renditions }, (_, r) =>
       stream.subscribeQuality(r, (batch) => this.send(peer, { type: 'quality', stream: m.stream, rendition: r, frames: batch.frames })),
     );
     peer.pipes.set(m.stream, { pipe, unsubscribe });
+    peer.lost.delete(m.stream);
     pipe.observer.once('close', () => {
-      const held = peer.pipes.get(m.stream);
-      if (held?.pipe !== pipe) return;
-      held.unsubscribe.forEach((u) => u());
-      peer.pipes.delete(m.stream);
+      if (peer.pipes.get(m.stream)?.pipe !== pipe) return;
+      this.unpipe(peer, m.stream);
+      // Not closed by the hub, the edge or the stream's removal: its media worker died.
+      if (!this.closed && this.peers.has(peer) && streams.has(m.stream)) peer.lost.add(m.stream);
     });
     this.send(peer, answer);
     this.opts.log.info({ stream: m.stream }, 'a stream is piped to an edge');
   }
 
+  /** The stream's feed, made at the first edge's request (again when its router went with its worker). */
+  private feed(stream: Stream, renditions: number): Promise<OriginFeed> {
+    const held = this.feeds.get(stream.id);
+    if (held) return held;
+    const feed = OriginFeed.create(stream, renditions, this.opts.media, this.opts.listen, this.opts.log);
+    this.feeds.set(stream.id, feed);
+    const forget = () => {
+      if (this.feeds.get(stream.id) === feed) this.feeds.delete(stream.id);
+    };
+    feed.then((f) => (f.closed ? forget() : f.onClose(forget)), forget);
+    return feed;
+  }
+
+  /** Forgets the edge's pipe of the stream (closing it, if it is open). */
+  private unpipe(peer: EdgePeer, stream: string): void {
+    const held = peer.pipes.get(stream);
+    if (!held) return;
+    peer.pipes.delete(stream);
+    held.unsubscribe.forEach((u) => u());
+    held.pipe.close();
+  }
+
+  /** A media worker is back: the edges whose pipes it took ask again (the feeds are on worker 0). */
+  onMediaWorkerRestarted(index: number): void {
+    if (index !== 0) return;
+    for (const p of this.peers) {
+      for (const stream of p.lost) this.send(p, { type: 'unpiped', stream });
+      p.lost.clear();
+    }
+  }
+
   private drop(peer: EdgePeer): void {
     if (!this.peers.delete(peer)) return;
-    for (const { pipe } of [...peer.pipes.values()]) pipe.close();
+    for (const stream of [...peer.pipes.keys()]) this.unpipe(peer, stream);
   }
 
   /** Feeds of streams that are gone are closed (their pipes with them); every edge is sent the list if it changed. */
@@ -156,7 +187,7 @@ export class OriginHub {
   private sendList(peer: EdgePeer): void {
     const streams: StreamSummary[] = this.opts.streams.all().map((s) => {
       const i = s.publicInfo();
-      return { id: i.id, name: i.name, state: i.state, width: i.width, height: i.height, renditions: i.renditions, frameRate: i.frameRate, ticksPerFrame: i.ticksPerFrame };
+      return { id: i.id, name: i.name, state: i.state, width: i.width, height: i.height, renditions: i.renditions, frameRate: i.frameRate, ticksPerFrame: i.ticksPerFrame, audio: s.currentAudioPlan };
     });
     const text = JSON.stringify(streams);
     if (text === peer.lastList) return;

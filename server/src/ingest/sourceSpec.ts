@@ -91,7 +91,8 @@ export interface ProbedAudio {
 }
 
 /** What the ingest does with a source's sound: nothing (it has none), encode it as Opus, or pass its Opus through. */
-export type AudioPlan = 'none' | 'encode' | 'copy';
+export const AUDIO_PLANS = ['none', 'encode', 'copy'] as const;
+export type AudioPlan = (typeof AUDIO_PLANS)[number];
 
 /**
  * A lavfi source's audio graph is encoded; a file's, URL's or publisher's first audio

@@ -71,6 +71,7 @@ export class ServerMetrics {
     this.m = {
       streamState: gauge('pels_stream_state', 'Ingest state of each source (1 for its current state)', ['stream', 'state']),
       framesIngested: counter('pels_stream_frames_ingested_total', 'Encoded frames read from the ingest', ['stream']),
+      audioPackets: counter('pels_stream_audio_packets_total', "Sound packets (Opus) sent to the stream's viewers, each counted once (not its copy)", ['stream']),
       restarts: counter('pels_stream_restarts_total', 'Ingest restarts of the source (FFmpeg and the encoder)', ['stream']),
       layerKbps: gauge('pels_stream_layer_bitrate_kbps', 'Measured bitrate of each temporal layer, kb/s', ['stream', 'layer']),
       keyframeRequests: counter('pels_keyframe_requests_total', "Keyframe requests of a stream's viewers: join (a viewer starts) or pli (a player lost its base chain)", ['stream', 'reason']),
@@ -167,6 +168,7 @@ export class ServerMetrics {
       const stream = s.id;
       for (const state of STREAM_STATES) m.streamState.set({ stream, state }, info.state === state ? 1 : 0);
       m.framesIngested.inc({ stream }, info.framesIngested);
+      m.audioPackets.inc({ stream }, s.audio.packetsSent);
       m.restarts.inc({ stream }, info.restarts);
       const keyframes = s.keyframeCounts();
       for (const reason of KEYFRAME_REASONS) m.keyframeRequests.inc({ stream, reason }, keyframes.requests[reason]);

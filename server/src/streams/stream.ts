@@ -149,7 +149,8 @@ export class Stream extends EventEmitter<StreamEvents> {
         log: opts.log.child({ stream: opts.id, component: 'quality', rendition: r }),
       });
     });
-    opts.upstream?.onQualityRows((r, rows) => this.pipelines[r]?.qualityFeed.add(rows));
+    // An upstream's rows count their frames as its frames do (the run's pts): here they take the stream's index.
+    opts.upstream?.onQualityRows((r, rows) => this.pipelines[r]?.qualityFeed.add(rows.map((row) => ({ ...row, index: this.renditionFrames.runStartIndex + row.index }))));
     this.audio = new StreamAudio(opts.encode.frameRate, opts.media.size);
     this.ingest.on('run', (audio) => {
       this.renditionFrames.newRun();
@@ -270,6 +271,11 @@ export class Stream extends EventEmitter<StreamEvents> {
       restarts: s.restarts,
       audio: this.audioPlan === 'none' ? null : { codec: 'opus', passthrough: this.audioPlan === 'copy' },
     };
+  }
+
+  /** What the current ingest run does with the source's sound. */
+  get currentAudioPlan(): AudioPlan {
+    return this.audioPlan;
   }
 
   /** A live stream (source `live:`) takes publishers; others read their source themselves. */

@@ -28,6 +28,24 @@ import { SERVER_TRANSPORT } from '../metrics/mediasoupWorkers';
 
 export const AUDIO_PAYLOAD_TYPE = 100;
 
+/** A stream's sound as its producers take it (a router's viewers, an origin's edges). */
+export function opusRtpParameters(ssrc: number, cname: string): ms.RtpParameters {
+  return {
+    codecs: [
+      {
+        mimeType: OPUS_CODEC.mimeType,
+        payloadType: AUDIO_PAYLOAD_TYPE,
+        clockRate: AUDIO_CLOCK_RATE,
+        channels: 2,
+        parameters: { useinbandfec: 1, usedtx: 0, stereo: 1, 'sprop-stereo': 1 },
+        // Retransmission where the player's capabilities offer NACK for Opus (mediasoup resends on the same SSRC).
+        rtcpFeedback: [{ type: 'nack' }],
+      },
+    ],
+    encodings: [{ ssrc }],
+    rtcp: { cname },
+  };
+}
 
 export class StreamAudio {
   readonly ssrc = randomInt(1, 2 ** 32 - 1);
@@ -48,6 +66,8 @@ export class StreamAudio {
   /** Bytes and packets sent, for the stream's measured audio rate. */
   packetsSent = 0;
   bytesSent = 0;
+  /** Who else gets each packet (once, without its copy): an origin's feed to its edges. */
+  private readonly listeners = new Set<(packet: Buffer) => void>();
 
   constructor(frameRate: number, workers: number) {
     this.samplesPerFrame = AUDIO_CLOCK_RATE / frameRate;
@@ -61,25 +81,7 @@ export class StreamAudio {
     this.producers[index] = null;
     const direct = await router.createDirectTransport({ appData: SERVER_TRANSPORT });
     this.transports[index] = direct;
-    this.producers[index] = await direct.produce({
-      kind: 'audio',
-      rtpParameters: {
-        codecs: [
-          {
-            mimeType: OPUS_CODEC.mimeType,
-            payloadType: AUDIO_PAYLOAD_TYPE,
-            clockRate: AUDIO_CLOCK_RATE,
-            channels: 2,
-            parameters: { useinbandfec: 1, usedtx: 0, stereo: 1, 'sprop-stereo': 1 },
-            // Retransmission where the player's capabilities offer NACK for Opus (mediasoup resends on the same SSRC).
-            rtcpFeedback: [{ type: 'nack' }],
-          },
-        ],
-        encodings: [{ ssrc: this.ssrc }],
-        rtcp: { cname },
-      },
-      appData: { audio: true },
-    });
+    this.producers[index] = await direct.produce({ kind: 'audio', rtpParameters: opusRtpParameters(this.ssrc, cname), appData: { audio: true } });
   }
 
   producer(index: number): ms.Producer | null {
@@ -108,6 +110,13 @@ export class StreamAudio {
     this.toProducers(packet);
     if (this.previous) this.toProducers(this.previous);
     this.previous = packet;
+    for (const l of this.listeners) l(packet);
+  }
+
+  /** Each packet from now on, once; returns the unsubscribe function. */
+  subscribe(listener: (packet: Buffer) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   private toProducers(packet: Buffer): void {
@@ -115,6 +124,7 @@ export class StreamAudio {
   }
 
   close(): void {
+    this.listeners.clear();
     for (const t of this.transports) t?.close();
   }
 }

@@ -14,7 +14,10 @@ export interface StreamIngest extends EventEmitter<IngestEvents> {
   detachPublisher(reason: string): void;
 }
 
-/** An edge's stream: frames and PSNR table rows (measured at the origin) come from upstream. */
+/**
+ * An edge's stream: frames and PSNR table rows (measured at the origin) come from upstream. The rows'
+ * `index` is the frame's pts in the ingest's current run, as the ingest's frames count them.
+ */
 export interface Upstream {
   ingest: StreamIngest;
   onQualityRows(listener: (rendition: number, rows: readonly QualityFrame[]) => void): void;
