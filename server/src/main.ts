@@ -38,7 +38,7 @@ import { WHIP_MEDIA_CODECS } from './live/whip/whipOffer';
 import { iceServersFor } from './net/iceServers';
 import { MediaWorkerPool } from './sfu/mediaWorkerPool';
 import { SignalingServer } from './signaling/signalingServer';
-import { withOperatorToken, withStreamRemoved } from './store/operatorState';
+import { withGains, withOperatorToken, withStreamRemoved } from './store/operatorState';
 import { STORE_ADVICE, StoreError } from './store/stateCodec';
 import { StateStore } from './store/stateStore';
 import { streamsAtStart } from './store/streamsAtStart';
@@ -49,6 +49,9 @@ import { CLUSTER_WS_PATH } from './cluster/clusterSettings';
 import { EdgeLink } from './cluster/edgeLink';
 import { edgeStreamSettings } from './cluster/edgeStreams';
 import { OriginHub } from './cluster/originHub';
+import { ClusterRegistry, type OperatorChange } from './cluster/clusterRegistry';
+import { CpuMeter } from './cluster/cpuMeter';
+import { hostname } from 'node:os';
 
 const log = createLogger();
 /** A publisher has this long from connecting to showing its key. */
@@ -117,6 +120,8 @@ async function main(): Promise<void> {
   });
   const metrics = new ServerMetrics({ streams, router, control, mediasoup: mediasoupWorkers, limits, dscp, channelDrops, publish: publishGate });
   const snapshotSources = { streams, router, feedback: config.feedback, control, live: () => store.state.live };
+  // With REDIS_URL: made once the server listens (its record names its port).
+  let registry: ClusterRegistry | undefined;
   // Adding a source needs the media worker: until it runs, that answers 503 (and so does a WHIP publisher).
   let makeStream: ((s: NewStream) => Stream) | undefined;
   let mediaPool: MediaWorkerPool | undefined;
@@ -149,9 +154,11 @@ async function main(): Promise<void> {
         },
         store,
         publish: config.publish,
+        share: (change) => void registry?.share(change),
       }),
       ...liveRoutes({ streams, store, publish: config.publish }),
     ]),
+    ...auth.guard([{ method: 'GET', path: '/api/cluster/nodes', handler: async () => ({ registry: registry ? (registry.up ? 'up' : 'unreachable') : 'none', nodes: (await registry?.nodes()) ?? [] }) }]),
     ...auth.guard([{ method: 'GET', path: '/metrics', handler: () => metrics.render() }], 'metrics'),
     ...(whip?.routes ?? []),
   ];
@@ -277,6 +284,35 @@ async function main(): Promise<void> {
   const addr = http.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const scheme = tls ? 'https' : 'http';
+  if (config.registry) {
+    const cpu = new CpuMeter(mediasoupWorkers);
+    const reachable = config.rtc.announcedAddress ?? (config.rtc.listenIp === '0.0.0.0' ? '127.0.0.1' : config.rtc.listenIp);
+    const url = (config.registry.nodeUrl ?? new URL(`${scheme}://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`)).href;
+    registry = new ClusterRegistry({
+      redis: config.registry.redis,
+      nodeId: config.registry.nodeId ?? `${config.cluster.role}-${hostname()}-${port}`,
+      self: async () => ({
+        role: config.cluster.role,
+        url,
+        viewers: streams.all().reduce((n, s) => n + s.viewerCount(), 0),
+        viewersMax: config.limits.maxViewers,
+        cpuPercentOfOneCore: await cpu.percentOfOneCore(),
+        streams: streams.all().map((s) => s.id),
+      }),
+      apply: (change) => applyShared(change),
+      log: log.child({ component: 'registry' }),
+    });
+    registry.start();
+  }
+  /** An operator change made on another node, or kept in the registry: applied here as if made here (the state file keeps it too). */
+  function applyShared(change: OperatorChange): void {
+    if (change.kind === 'gains') {
+      control.update(change.gains);
+      store.change((s) => withGains(s, change.gains));
+    } else if (streams.has(change.stream)) {
+      streams.get(change.stream).setController(change.controller);
+    }
+  }
   log.info(
     { port, role: config.cluster.role, rtcPort: config.rtc.port, ...(rtmp ? { rtmpPort: rtmp.port } : {}), ...(srt ? { srtPort: srt.port } : {}), streams: streams.all().map((s) => s.id), stateFile: store.file, dashboard: `${scheme}://localhost:${port}/dashboard` },
     `serving the player at ${scheme}://localhost:${port}`,
@@ -295,6 +331,7 @@ async function main(): Promise<void> {
     refusal?.close();
     edgeLink?.close();
     originHub?.close();
+    registry?.close();
     dashboard.close();
     mediasoupWorkers.close();
     streams.closeAll();

@@ -16,6 +16,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { childrenOf, signalingClient } from '../serverUnderTest';
+import { startRedis, type TestRedis } from './redisServerForTests';
 import { ORIGIN_REFUSAL } from './viewerRefusal';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -46,6 +47,9 @@ function startNode(name: string, env: NodeJS.ProcessEnv): Promise<Node> {
       OPERATOR_TOKEN,
       CLUSTER_TOKEN,
       KEYFRAME_MIN_GAP_MS: '0',
+      REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+      REDIS_PASSWORD: redis.password,
+      NODE_ID: name,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -71,12 +75,15 @@ function startNode(name: string, env: NodeJS.ProcessEnv): Promise<Node> {
 
 let origin: Node;
 let edge: Node;
+/** The cluster's registry: both nodes register, and share the operator's changes. */
+let redis: TestRedis;
 
 const ORIGIN_ENV = { ROLE: 'origin', SOURCE: 'lavfi:testsrc2=size=160x90:rate=30|sine=frequency=1000', VIDEO_KBPS: '300', RENDITIONS: '80x44@60' };
 /** Killed origins, whose DSCP tables are left behind. */
 const killed: number[] = [];
 
 before(async () => {
+  redis = await startRedis();
   origin = await startNode('origin', ORIGIN_ENV);
   edge = await startNode('edge', { ROLE: 'edge', ORIGIN_URL: origin.base });
 });
@@ -89,6 +96,7 @@ after(async () => {
   }
   // A killed origin could not delete its DSCP table (a server's next start would): this test's own, by its pid.
   for (const pid of killed) await new Promise((r) => execFile('nft', ['delete', 'table', 'inet', `pels_0_pid${pid}`], r));
+  await redis?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -168,6 +176,20 @@ test('the origin refuses players with the reason, and edges without the cluster 
   const status = await new Promise<number>((r) => wrong.once('unexpected-response', (_req, res) => r(res.statusCode!)).once('open', () => r(101)));
   wrong.terminate();
   assert.equal(status, 401);
+});
+
+test('both nodes are in the registry, and an operator change on the edge reaches the origin', async () => {
+  const nodes = await until('both nodes listed', async () => {
+    const res = (await (await fetch(`${edge.base}/api/cluster/nodes`, { headers: bearer })).json()) as { registry: string; nodes: { id: string; role: string; url: string; streams: string[] }[] };
+    return res.registry === 'up' && res.nodes.length === 2 && res.nodes;
+  });
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  assert.equal(byId.get('origin')?.role, 'origin');
+  assert.equal(byId.get('origin')?.url, `${origin.base}/`);
+  assert.equal(byId.get('edge')?.role, 'edge');
+  const put = await fetch(`${edge.base}/api/control`, { method: 'PUT', headers: { ...bearer, 'content-type': 'application/json' }, body: JSON.stringify({ alphaKbps: 41 }) });
+  assert.equal(put.status, 200);
+  await until('the gains on the origin', async () => ((await (await fetch(`${origin.base}/api/control`, { headers: bearer })).json()) as { gains: { alphaKbps: number } }).gains.alphaKbps === 41);
 });
 
 test("the edge serves the origin's stream: every rendition's frames, all three layers, and the PSNR rows", async () => {

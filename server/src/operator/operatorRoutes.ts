@@ -13,6 +13,7 @@ import { hashStreamKey } from '../live/streamKeys';
 import { withGains, withLiveSettings, withStreamAdded, withStreamRemoved } from '../store/operatorState';
 import type { StateStore } from '../store/stateStore';
 import type { Stream } from '../streams/stream';
+import type { OperatorChange } from '../cluster/clusterRegistry';
 import type { ViewerSession } from '../viewer/viewerSession';
 import { operatorStream, takeSnapshot, type SnapshotSources } from './snapshot';
 
@@ -33,6 +34,8 @@ export interface OperatorRouteDeps extends SnapshotSources {
   store: Pick<StateStore, 'change' | 'saved' | 'state'>;
   /** The publish listeners, to name where a new live stream's publisher sends. */
   publish: Pick<PublishSettings, 'rtmp' | 'srt' | 'whip'>;
+  /** Hands a change every node applies to the cluster's registry (absent: no registry). */
+  share?: (change: OperatorChange) => void;
 }
 
 /**
@@ -103,6 +106,7 @@ export function operatorRoutes(d: OperatorRouteDeps): Route[] {
         const { controller } = parseBody(setControllerSchema, await readJson(req));
         const stream = d.streams.get(id!);
         stream.setController(controller);
+        d.share?.({ kind: 'controller', stream: stream.id, controller });
         return { stream: operatorStream(stream, d.store.state.live[stream.id]) };
       },
     },
@@ -134,6 +138,7 @@ export function operatorRoutes(d: OperatorRouteDeps): Route[] {
         const update = parseBody(controlUpdateSchema, await readJson(req));
         const info = d.control.update(update);
         d.store.change((s) => withGains(s, update));
+        d.share?.({ kind: 'gains', gains: info.gains });
         await saved(d.store);
         return info;
       },

@@ -1,0 +1,181 @@
+import { z } from 'zod';
+import { controllerGainsSchema } from '@pels/shared/protocol/operator';
+import { rateControllerNameSchema } from '@pels/shared/rate/names';
+import type { Logger } from '../log';
+import { ROLES } from './clusterSettings';
+import { RedisConnection, type RedisAddress } from './redisConnection';
+import type { RespValue } from './resp';
+
+/** What a node says of itself in the registry, refreshed by its heartbeat. */
+export const nodeRecordSchema = z.object({
+  id: z.string().min(1).max(64),
+  role: z.enum(ROLES as [string, ...string[]]),
+  /** How players and the other nodes reach it. */
+  url: z.string().url().max(300),
+  viewers: z.number().int().nonnegative(),
+  viewersMax: z.number().int().nonnegative(),
+  cpuPercentOfOneCore: z.number().nonnegative(),
+  /** The streams it serves (an origin: those it ingests). */
+  streams: z.array(z.string().max(64)).max(1000),
+});
+export type NodeRecord = z.infer<typeof nodeRecordSchema>;
+
+/** An operator action every node applies: the controller gains, a stream's rate controller. */
+export const operatorChangeSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('gains'), gains: controllerGainsSchema }),
+  z.object({ kind: z.literal('controller'), stream: z.string().min(1).max(64), controller: rateControllerNameSchema }),
+]);
+export type OperatorChange = z.infer<typeof operatorChangeSchema>;
+
+const KEY = {
+  node: (id: string) => `pels:node:${id}`,
+  nodes: 'pels:nodes',
+  /** Hash of the operator's shared state: field `gains`, and `controller:<stream>`. */
+  operator: 'pels:operator',
+};
+const CHANNEL = 'pels:operator';
+
+/** A node's heartbeat; its record lives three of them, so one late beat does not drop it. */
+export const HEARTBEAT_MS = 2000;
+const TTL_S = 6;
+
+export interface ClusterRegistryOptions {
+  redis: RedisAddress;
+  nodeId: string;
+  /** This node now (its record but the id). */
+  self: () => Promise<Omit<NodeRecord, 'id'>>;
+  /** An operator change made on another node (or kept in the registry, at each connection): applied here. */
+  apply: (change: OperatorChange) => void;
+  log: Logger;
+}
+
+/**
+ * A node's side of the cluster's registry (Redis): its record (address, role, viewers, CPU, streams) set
+ * every heartbeat with a time to live, so a dead node drops out; the other nodes' records; the operator's
+ * shared state (a hash every node reads as it connects) and its changes (a channel every node listens to).
+ * A node that loses Redis serves on with the state it has, says so, and reconnects; its changes meanwhile
+ * stay its own (the next one made anywhere reaches it again).
+ */
+export class ClusterRegistry {
+  private readonly conn: RedisConnection;
+  private readonly sub: RedisConnection;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly opts: ClusterRegistryOptions) {
+    this.conn = new RedisConnection(opts.redis);
+    this.sub = new RedisConnection(opts.redis, [CHANNEL]);
+    const where = `${opts.redis.host}:${opts.redis.port}`;
+    this.conn.on('up', () => {
+      opts.log.info({ redis: where, node: opts.nodeId }, 'connected to the registry');
+      void this.beat();
+      void this.readShared();
+    });
+    this.conn.on('down', (reason) => opts.log.warn({ redis: where, reason }, 'the registry is unreachable: this node serves on with the state it has, and reconnects'));
+    this.sub.on('message', (_channel, payload) => this.onMessage(payload));
+    this.timer = setInterval(() => void this.beat(), HEARTBEAT_MS);
+  }
+
+  start(): void {
+    this.conn.start();
+    this.sub.start();
+  }
+
+  get up(): boolean {
+    return this.conn.up;
+  }
+
+  get nodeId(): string {
+    return this.opts.nodeId;
+  }
+
+  /** The live nodes (this one too), as their last heartbeat said; empty while Redis cannot be reached. */
+  async nodes(): Promise<NodeRecord[]> {
+    const ids: RespValue = await this.conn.command('SMEMBERS', KEY.nodes).catch(() => null);
+    const names = Array.isArray(ids) ? ids.filter((x): x is string => typeof x === 'string') : [];
+    if (!names.length) return [];
+    const values: RespValue = await this.conn.command('MGET', ...names.map((n) => KEY.node(n))).catch(() => null);
+    if (!Array.isArray(values)) return [];
+    const out: NodeRecord[] = [];
+    for (const [i, v] of values.entries()) {
+      if (typeof v !== 'string') {
+        // Its record expired: the node is gone.
+        void this.conn.command('SREM', KEY.nodes, names[i]!).catch(() => {});
+        continue;
+      }
+      const parsed = nodeRecordSchema.safeParse(safeJson(v));
+      if (parsed.success) out.push(parsed.data);
+    }
+    return out;
+  }
+
+  /** An operator action taken here: kept in the registry and sent to every node. False: Redis is unreachable (it stays this node's). */
+  async share(change: OperatorChange): Promise<boolean> {
+    const field = change.kind === 'gains' ? 'gains' : `controller:${change.stream}`;
+    const value = change.kind === 'gains' ? JSON.stringify(change.gains) : change.controller;
+    try {
+      await this.conn.command('HSET', KEY.operator, field, value);
+      await this.conn.command('PUBLISH', CHANNEL, JSON.stringify({ from: this.opts.nodeId, change }));
+      return true;
+    } catch (err) {
+      this.opts.log.warn({ err: (err as Error).message, change: change.kind }, 'an operator change stays on this node: the registry is unreachable');
+      return false;
+    }
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    // Gone from the registry at once, not at its record's expiry.
+    const id = this.opts.nodeId;
+    void Promise.all([this.conn.command('DEL', KEY.node(id)), this.conn.command('SREM', KEY.nodes, id)])
+      .catch(() => {})
+      .finally(() => this.conn.close());
+    this.sub.close();
+  }
+
+  private async beat(): Promise<void> {
+    if (!this.conn.up) return;
+    try {
+      const record: NodeRecord = { id: this.opts.nodeId, ...(await this.opts.self()) };
+      await this.conn.command('SET', KEY.node(record.id), JSON.stringify(record), 'EX', String(TTL_S));
+      await this.conn.command('SADD', KEY.nodes, record.id);
+    } catch (err) {
+      this.opts.log.debug({ err: (err as Error).message }, 'heartbeat not written');
+    }
+  }
+
+  /** The registry's operator state, at each connection: what changed while this node was away. */
+  private async readShared(): Promise<void> {
+    const all = await this.conn.command('HGETALL', KEY.operator).catch(() => null);
+    if (!Array.isArray(all)) return;
+    for (let i = 0; i + 1 < all.length; i += 2) {
+      const [field, value] = [all[i], all[i + 1]];
+      if (typeof field !== 'string' || typeof value !== 'string') continue;
+      const change = field === 'gains' ? { kind: 'gains', gains: safeJson(value) } : field.startsWith('controller:') ? { kind: 'controller', stream: field.slice('controller:'.length), controller: value } : null;
+      this.applyParsed(change);
+    }
+  }
+
+  private onMessage(payload: string): void {
+    const m = safeJson(payload) as { from?: unknown; change?: unknown } | null;
+    if (!m || m.from === this.opts.nodeId) return;
+    this.applyParsed(m.change);
+  }
+
+  private applyParsed(raw: unknown): void {
+    const parsed = operatorChangeSchema.safeParse(raw);
+    if (!parsed.success) return void this.opts.log.warn({ problem: parsed.error.issues[0]?.message }, 'an operator change from the registry is not understood');
+    try {
+      this.opts.apply(parsed.data);
+    } catch (err) {
+      this.opts.log.warn({ err: (err as Error).message, change: parsed.data.kind }, 'an operator change from the registry is refused here');
+    }
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
