@@ -51,6 +51,7 @@ import { edgeStreamSettings } from './cluster/edgeStreams';
 import { OriginHub } from './cluster/originHub';
 import { ClusterRegistry, type OperatorChange } from './cluster/clusterRegistry';
 import { CpuMeter } from './cluster/cpuMeter';
+import { placementRoutes } from './cluster/placementRoutes';
 import { hostname } from 'node:os';
 
 const log = createLogger();
@@ -158,6 +159,7 @@ async function main(): Promise<void> {
       }),
       ...liveRoutes({ streams, store, publish: config.publish }),
     ]),
+    ...(config.registry ? placementRoutes(() => registry, config.cluster.role) : []),
     ...auth.guard([{ method: 'GET', path: '/api/cluster/nodes', handler: async () => ({ registry: registry ? (registry.up ? 'up' : 'unreachable') : 'none', nodes: (await registry?.nodes()) ?? [] }) }]),
     ...auth.guard([{ method: 'GET', path: '/metrics', handler: () => metrics.render() }], 'metrics'),
     ...(whip?.routes ?? []),

@@ -192,6 +192,18 @@ test('both nodes are in the registry, and an operator change on the edge reaches
   await until('the gains on the origin', async () => ((await (await fetch(`${origin.base}/api/control`, { headers: bearer })).json()) as { gains: { alphaKbps: number } }).gains.alphaKbps === 41);
 });
 
+test("a player opening the origin's address is sent to the edge; any node names the edge for a stream", async () => {
+  const res = await until('the origin placing viewers', async () => {
+    const r = await fetch(`${origin.base}/?stream=default&colors=on`, { redirect: 'manual' });
+    return r.status === 302 && r;
+  });
+  assert.equal(res.headers.get('location'), `${edge.base}/?stream=default&colors=on`);
+  const placed = (await (await fetch(`${edge.base}/api/place?stream=default`)).json()) as { node: string; url: string };
+  assert.deepEqual(placed, { node: 'edge', url: `${edge.base}/?stream=default` });
+  const none = await fetch(`${origin.base}/api/place?stream=no-such-stream`);
+  assert.equal(none.status, 503);
+});
+
 test("the edge serves the origin's stream: every rendition's frames, all three layers, and the PSNR rows", async () => {
   const [o] = (await snapshot(origin)).streams;
   assert.ok(o);

@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { NodeRecord } from './clusterRegistry';
+import { chooseEdge } from './placement';
+
+const node = (id: string, over: Partial<NodeRecord> = {}): NodeRecord => ({
+  id,
+  role: 'edge',
+  url: `http://${id}:8080/`,
+  viewers: 0,
+  viewersMax: 100,
+  cpuPercentOfOneCore: 10,
+  streams: ['default'],
+  ...over,
+});
+
+test('the edge with the most room of those serving the stream; CPU breaks a tie', () => {
+  const nodes = [node('o', { role: 'origin', viewers: 0 }), node('a', { viewers: 50 }), node('b', { viewers: 30, viewersMax: 50 }), node('c', { viewers: 40 })];
+  assert.equal(chooseEdge(nodes, 'default')?.id, 'c');
+  assert.equal(chooseEdge([node('a', { cpuPercentOfOneCore: 80 }), node('b', { cpuPercentOfOneCore: 20 })], 'default')?.id, 'b');
+});
+
+test('none: no edge serves the stream, or every one is full', () => {
+  assert.equal(chooseEdge([node('a', { streams: ['other'] }), node('o', { role: 'origin' })], 'default'), null);
+  assert.equal(chooseEdge([node('a', { viewers: 100 })], 'default'), null);
+  assert.equal(chooseEdge([], 'default'), null);
+});
