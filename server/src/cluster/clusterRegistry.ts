@@ -3,8 +3,7 @@ import { controllerGainsSchema } from '@pels/shared/protocol/operator';
 import { rateControllerNameSchema } from '@pels/shared/rate/names';
 import type { Logger } from '../log';
 import { ROLES } from './clusterSettings';
-import { RedisConnection, type RedisAddress } from './redisConnection';
-import type { RespValue } from './resp';
+import { RedisConnection, type RedisAddress, type RedisReply } from './redisConnection';
 
 /** What a node says of itself in the registry, refreshed by its heartbeat. */
 export const nodeRecordSchema = z.object({
@@ -90,10 +89,10 @@ export class ClusterRegistry {
 
   /** The live nodes (this one too), as their last heartbeat said; empty while Redis cannot be reached. */
   async nodes(): Promise<NodeRecord[]> {
-    const ids: RespValue = await this.conn.command('SMEMBERS', KEY.nodes).catch(() => null);
+    const ids: RedisReply = await this.conn.command('SMEMBERS', KEY.nodes).catch(() => null);
     const names = Array.isArray(ids) ? ids.filter((x): x is string => typeof x === 'string') : [];
     if (!names.length) return [];
-    const values: RespValue = await this.conn.command('MGET', ...names.map((n) => KEY.node(n))).catch(() => null);
+    const values: RedisReply = await this.conn.command('MGET', ...names.map((n) => KEY.node(n))).catch(() => null);
     if (!Array.isArray(values)) return [];
     const out: NodeRecord[] = [];
     for (const [i, v] of values.entries()) {

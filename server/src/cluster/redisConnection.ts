@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { connect, type Socket } from 'node:net';
-import { encodeCommand, RespError, RespReader, type RespValue } from './resp';
+import { Redis } from 'ioredis';
 
 export interface RedisAddress {
   host: string;
@@ -8,6 +7,9 @@ export interface RedisAddress {
   /** REDIS_PASSWORD: sent with AUTH as the connection opens. */
   password: string | undefined;
 }
+
+/** A Redis reply as the registry reads it. */
+export type RedisReply = string | number | null | RedisReply[];
 
 type RedisEvents = {
   /** Connected (and authenticated, and subscribed). */
@@ -24,122 +26,72 @@ const RETRY_MAX_MS = 5000;
 const TIMEOUT_MS = 3000;
 
 /**
- * One connection to Redis, kept open (reopened with backoff). Commands while it is down fail at once: a
- * node does not wait for its registry. With `subscribe`, the connection listens to those channels instead
- * (Redis takes no other commands on it).
+ * One connection to Redis (ioredis), kept open and reopened with backoff. Commands while it is down
+ * fail at once, not queued: a node does not wait for its registry. With `subscribe`, the connection
+ * listens to those channels instead (and subscribes again after each reconnection).
  */
 export class RedisConnection extends EventEmitter<RedisEvents> {
-  private socket: Socket | null = null;
-  private ready = false;
-  private pending: { resolve: (v: RespValue) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }[] = [];
-  private retryMs = RETRY_MIN_MS;
-  private retry: NodeJS.Timeout | null = null;
+  private readonly client: Redis;
   private wasUp = true;
-  private closed = false;
+  private lastError = 'connection closed';
 
   constructor(
-    private readonly address: RedisAddress,
+    address: RedisAddress,
     private readonly subscribe: readonly string[] = [],
   ) {
     super();
+    this.client = new Redis({
+      host: address.host,
+      port: address.port,
+      ...(address.password !== undefined ? { password: address.password } : {}),
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      connectTimeout: TIMEOUT_MS,
+      commandTimeout: TIMEOUT_MS,
+      maxRetriesPerRequest: 0,
+      autoResubscribe: false,
+      retryStrategy: (times) => Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** (times - 1)),
+    });
+    this.client.on('ready', () => {
+      // A subscriber is up once it listens again (each connection is a new subscription).
+      const listening = this.subscribe.length ? this.client.subscribe(...this.subscribe) : Promise.resolve();
+      listening.then(
+        () => {
+          this.wasUp = true;
+          this.emit('up');
+        },
+        (err: Error) => {
+          this.lastError = err.message;
+          this.client.disconnect(true); // and connect again
+        },
+      );
+    });
+    this.client.on('error', (err: Error) => (this.lastError = err.message));
+    this.client.on('close', () => {
+      if (!this.wasUp) return;
+      this.wasUp = false;
+      this.emit('down', this.lastError);
+    });
+    this.client.on('message', (channel: string, payload: string) => this.emit('message', channel, payload));
   }
 
   get up(): boolean {
-    return this.ready;
+    return this.client.status === 'ready';
   }
 
   start(): void {
-    this.open();
+    // The first connection's failure is reported by 'close' and retried like any other.
+    this.client.connect().catch(() => {});
   }
 
   close(): void {
-    this.closed = true;
-    if (this.retry) clearTimeout(this.retry);
-    this.socket?.destroy();
-    this.fail('closed');
+    this.client.disconnect();
   }
 
   /** One command; rejects when Redis is unreachable, answers an error, or is too slow. */
-  command(...args: string[]): Promise<RespValue> {
-    if (!this.ready || this.subscribe.length) return Promise.reject(new Error(this.subscribe.length ? 'a subscriber takes no commands' : 'Redis is unreachable'));
-    return this.send(args);
-  }
-
-  private send(args: readonly string[]): Promise<RespValue> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.socket?.destroy(new Error(`Redis did not answer ${args[0]} within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
-      this.pending.push({ resolve, reject, timer });
-      this.socket!.write(encodeCommand(args));
-    });
-  }
-
-  private open(): void {
-    const { host, port, password } = this.address;
-    const socket = connect({ host, port });
-    this.socket = socket;
-    const reader = new RespReader();
-    socket.setNoDelay(true);
-    socket.setTimeout(TIMEOUT_MS, () => {
-      if (!this.ready) socket.destroy(new Error(`no connection within ${TIMEOUT_MS} ms`));
-    });
-    socket.on('connect', () => {
-      void (async () => {
-        if (password !== undefined) await this.expectOk(this.send(['AUTH', password]));
-        if (this.subscribe.length) await this.send(['SUBSCRIBE', ...this.subscribe]);
-        // SUBSCRIBE is answered once per channel: the first answer came, the rest are read and dropped.
-        this.ready = true;
-        this.wasUp = true;
-        this.retryMs = RETRY_MIN_MS;
-        socket.setTimeout(0);
-        this.emit('up');
-      })().catch((err: unknown) => socket.destroy(err instanceof Error ? err : new Error(String(err))));
-    });
-    socket.on('data', (chunk) => {
-      let values: RespValue[];
-      try {
-        values = reader.push(chunk);
-      } catch (err) {
-        return void socket.destroy(err as Error);
-      }
-      for (const v of values) this.onReply(v);
-    });
-    let lastError = 'connection closed';
-    socket.on('error', (err) => (lastError = err.message));
-    socket.on('close', () => {
-      if (this.socket !== socket) return;
-      this.socket = null;
-      this.ready = false;
-      const reason = lastError;
-      this.fail(reason);
-      if (this.closed) return;
-      if (this.wasUp) this.emit('down', reason);
-      this.wasUp = false;
-      this.retry = setTimeout(() => this.open(), this.retryMs);
-      this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs * 2);
-    });
-  }
-
-  private onReply(v: RespValue): void {
-    if (this.ready && this.subscribe.length) {
-      if (Array.isArray(v) && v[0] === 'message' && typeof v[1] === 'string' && typeof v[2] === 'string') this.emit('message', v[1], v[2]);
-      return;
-    }
-    const p = this.pending.shift();
-    if (!p) return;
-    clearTimeout(p.timer);
-    if (v instanceof RespError) p.reject(v);
-    else p.resolve(v);
-  }
-
-  private async expectOk(reply: Promise<RespValue>): Promise<void> {
-    const v = await reply;
-    if (v !== 'OK') throw new Error(`AUTH answered ${JSON.stringify(v)}`);
-  }
-
-  private fail(reason: string): void {
-    for (const p of this.pending.splice(0)) {
-      clearTimeout(p.timer);
-      p.reject(new Error(`Redis: ${reason}`));
-    }
+  command(name: string, ...args: string[]): Promise<RedisReply> {
+    if (this.subscribe.length) return Promise.reject(new Error('a subscriber takes no commands'));
+    if (!this.up) return Promise.reject(new Error('Redis is unreachable'));
+    return this.client.call(name, ...args) as Promise<RedisReply>;
   }
 }
