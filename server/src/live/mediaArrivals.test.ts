@@ -48,3 +48,16 @@ test('a publisher counting from 0, or far from the clock: no capture times', () 
   late.note((1_795_838_979_907 - WALL_CLOCK_WINDOW_MS - 500) % 2 ** 32, 1_795_838_979_907);
   assert.equal(late.capture(0), undefined);
 });
+
+test("frames written earlier by a span dropped before them (StaleMediaSkip): the ingest's frame finds its own arrival and capture time", () => {
+  const now = 1_795_838_979_907;
+  const a = new MediaArrivals();
+  const t0 = (now - 50) % 2 ** 32;
+  a.note(t0, now);
+  a.note(t0 + 33, now + 33);
+  // 1 s of the publisher's media dropped: its frame at t0 + 1066 is written at t0 + 66.
+  a.note(t0 + 1066, now + 1100, 1000);
+  assert.equal(a.arrival(66), now + 1100);
+  assert.equal(a.capture(66), now - 50 + 1066);
+  assert.equal(a.capture(33), now - 50 + 33);
+});

@@ -12,6 +12,11 @@
  * (`capture`), for the latency from publish to display. A publisher counting
  * from 0, as OBS and FFmpeg do by default, matches by chance about once in a
  * million connections (a 4 s window in 49.7 days of RTMP's wrap).
+ *
+ * An ingest that dropped a stale span of the publisher's media (StaleMediaSkip)
+ * reads the frames after it that much earlier: each frame is noted with the
+ * span dropped before it, so the ingest's frame n still finds its own arrival
+ * and capture time.
  */
 const KEPT = 900;
 export const WALL_CLOCK_WINDOW_MS = 2000;
@@ -27,11 +32,13 @@ export class MediaArrivals {
   /** Since-first timestamps and arrival times, ascending. */
   private readonly since: number[] = [];
   private readonly at: number[] = [];
+  /** The media time dropped before each (ms). */
+  private readonly droppedBefore: number[] = [];
 
   constructor(private readonly wrapMs = RTMP_WRAP_MS) {}
 
-  /** A video frame with timestamp `tsMs` arrived at `atMs` (epoch). */
-  note(tsMs: number, atMs: number): void {
+  /** A video frame with timestamp `tsMs` arrived at `atMs` (epoch), written to the ingest `shiftMs` earlier (a span dropped before it). */
+  note(tsMs: number, atMs: number, shiftMs = 0): void {
     if (this.first === undefined) {
       this.first = tsMs;
       const captured = atMs - mod(mod(atMs, this.wrapMs) - tsMs, this.wrapMs);
@@ -39,14 +46,16 @@ export class MediaArrivals {
       if (atMs - captured <= WALL_CLOCK_WINDOW_MS) this.firstCapture = captured;
       else if (this.wrapMs - (atMs - captured) <= WALL_CLOCK_WINDOW_MS) this.firstCapture = captured + this.wrapMs;
     }
-    const since = mod(tsMs - this.first, this.wrapMs);
+    const since = mod(tsMs - shiftMs - this.first, this.wrapMs);
     // A timestamp that goes back (a B-frame's, a reset) is not a later frame.
     if (this.since.length && since <= this.since.at(-1)!) return;
     this.since.push(since);
     this.at.push(atMs);
+    this.droppedBefore.push(shiftMs);
     if (this.since.length > KEPT) {
       this.since.shift();
       this.at.shift();
+      this.droppedBefore.shift();
     }
   }
 
@@ -59,7 +68,7 @@ export class MediaArrivals {
   /** The publisher's capture time (epoch ms) of that same frame; undefined when it stamps none, or the frame is not kept. */
   capture(sinceFirstMs: number): number | undefined {
     const k = this.find(sinceFirstMs);
-    return k === undefined || this.firstCapture === null ? undefined : this.firstCapture + this.since[k]!;
+    return k === undefined || this.firstCapture === null ? undefined : this.firstCapture + this.since[k]! + this.droppedBefore[k]!;
   }
 
   private find(sinceFirstMs: number): number | undefined {

@@ -18,8 +18,9 @@ import type { Publisher, PublishTarget } from '../publisher';
 import { decodeAmf0, encodeAmf0, firstValueLength, type Amf0Value } from './amf0';
 import { ChunkReader, encodeMessage, MAX_MESSAGE_BYTES, MSG, RtmpError, uint32, type RtmpMessage } from './chunkStream';
 import { flvHeader, flvTag } from './flvTags';
-import { MediaArrivals } from '../mediaArrivals';
+import { MediaArrivals, RTMP_WRAP_MS } from '../mediaArrivals';
 import { MediaBacklog } from '../mediaBacklog';
+import { StaleMediaSkip, type MediaKind } from '../staleMediaSkip';
 
 /** The application publishers connect to: rtmp://host/live/<stream key>. */
 export const RTMP_APP = 'live';
@@ -36,7 +37,8 @@ const MEDIA_BUFFER_BYTES = 512 * 1024;
 /**
  * How far behind its publisher the ingest may fall, in media time (what it has
  * not read yet): further, audio and video are dropped up to the next keyframe
- * after it caught up to half of this, so the stream stays live rather than
+ * after it caught up to half of this, and what follows is written earlier by
+ * the span dropped (StaleMediaSkip), so the stream stays live rather than
  * late. In time rather than bytes: 512 KiB was 2.7 s at 1.5 Mb/s. The
  * connection is never paused: its end must be seen at once.
  */
@@ -75,18 +77,20 @@ export class RtmpSession {
   private connected = false;
   /** Accepted, its media held until its first video frame. */
   private pending: Pending | null = null;
-  private readonly arrivals = new MediaArrivals();
-  private readonly backlog = new MediaBacklog();
+  private arrivals = new MediaArrivals();
+  private backlog = new MediaBacklog();
   private publisher: (Publisher & { media: PassThrough }) | null = null;
   private bytesIn = 0;
   private ackedAt = 0;
   private ackWindow = 0;
   private outChunkSize = 128;
-  /** Behind: audio and video are dropped until a video keyframe. */
-  private skipping = false;
-  private skipped = 0;
-  /** The last audio or video message's timestamp written (from the first video frame's). */
-  private lastMediaMs = 0;
+  /** What is written to the ingest, and when, once it is behind. */
+  private skip = new StaleMediaSkip(MAX_BEHIND_MS, RTMP_WRAP_MS);
+  /** The publisher's latest codec headers and metadata, by kind: a new ingest run's media starts with them. */
+  private readonly headers = new Map<string, { type: 8 | 9 | 18; data: Buffer }>();
+  private withAudio = false;
+  /** A new ingest run's media waits for the publisher's next keyframe. */
+  private resuming = false;
   private readonly timer: NodeJS.Timeout;
   readonly address: string;
 
@@ -234,13 +238,18 @@ export class RtmpSession {
     clearTimeout(this.timer);
     this.pending = null;
     const media = new PassThrough({ highWaterMark: MEDIA_BUFFER_BYTES });
-    const header = flvHeader(pending.audio !== null);
+    this.withAudio = pending.audio !== null;
+    const header = flvHeader(this.withAudio);
     media.write(header);
     // Publishers send codec headers and metadata at timestamp 0 whatever their frames' (a publisher stamping the
     // wall clock): FFmpeg would read the jump as 0 to the first frame's time, and fill it with copies of that frame.
-    for (const t of pending.tags) media.write(flvTag(t.type, t.header ? firstFrameMs : t.timestamp, t.data));
+    for (const t of pending.tags) {
+      if (t.header) this.headers.set(headerKey(t.type), t);
+      media.write(flvTag(t.type, t.header ? firstFrameMs : t.timestamp, t.data));
+    }
     // What came before the first video frame counts as of its time.
-    this.lastMediaMs = firstFrameMs;
+    this.skip.next('keyframe', firstFrameMs, 0);
+    this.arrivals.note(firstFrameMs, Date.now());
     this.backlog.wrote(header.length + pending.bytes, firstFrameMs);
     this.publisher = {
       protocol: 'rtmp',
@@ -251,8 +260,33 @@ export class RtmpSession {
       media,
       since: Date.now(),
       close: (reason) => this.end(reason),
+      resumeMedia: () => this.resumeMedia(),
     };
     pending.stream.attachPublisher(this.publisher);
+  }
+
+  /**
+   * The ingest's run failed mid-stream and a new one starts on this connection: a new FLV stream, the
+   * publisher's codec headers and metadata, then its media from its next keyframe (RTMP cannot ask for
+   * one: OBS and FFmpeg send one every 1-2 s). What the failed run had not read goes with its stream.
+   */
+  private resumeMedia(): void {
+    if (this.phase === 'closed' || !this.publisher) return;
+    this.publisher.media.destroy();
+    this.publisher.media = new PassThrough({ highWaterMark: MEDIA_BUFFER_BYTES });
+    this.arrivals = this.publisher.arrivals = new MediaArrivals();
+    this.backlog = new MediaBacklog();
+    this.skip = new StaleMediaSkip(MAX_BEHIND_MS, RTMP_WRAP_MS);
+    this.resuming = true;
+    this.d.log.info({ address: this.address }, 'RTMP media resumed for a new ingest run: from the next keyframe');
+  }
+
+  /** A resumed run's stream begins: the FLV header and the codec headers, at the keyframe's time. */
+  private beginResumed(media: PassThrough, keyframeMs: number): void {
+    this.resuming = false;
+    const tags = [flvHeader(this.withAudio), ...[...this.headers.values()].map((h) => flvTag(h.type, keyframeMs, h.data))];
+    for (const t of tags) media.write(t);
+    this.backlog.wrote(tags.reduce((n, t) => n + t.length, 0), keyframeMs);
   }
 
   private onMedia(m: RtmpMessage): void {
@@ -265,20 +299,30 @@ export class RtmpSession {
       if (values[0] !== 'onMetaData') return;
       metadata = values[1];
     }
-    if (m.type === MSG.video && !isSequenceHeader(m)) this.arrivals.note(m.timestamp, Date.now());
     const type = m.type as 8 | 9 | 18;
     if (this.pending) return this.beforeFirstFrame(this.pending, m, { type, timestamp: m.timestamp, data, header: type === 18 || isSequenceHeader(m) }, metadata);
-    const tag = flvTag(type, m.timestamp, data);
     if (!this.publisher) throw new RtmpError('media before an accepted publish');
     const media = this.publisher.media;
-    if (m.type !== MSG.amf0Data && this.behind(this.backlog.behindMs(media.writableLength + media.readableLength), m)) {
-      this.skipped++;
-      return;
+    const kind = mediaKind(m);
+    if (kind === 'header') this.headers.set(headerKey(type), { type, data });
+    if (this.resuming) {
+      if (kind !== 'keyframe') return;
+      this.beginResumed(media, m.timestamp);
     }
+    const wasSkipping = this.skip.isSkipping;
+    const ts = this.skip.next(kind, m.timestamp, this.backlog.behindMs(media.writableLength + media.readableLength));
+    if (this.skip.isSkipping !== wasSkipping) this.logSkip();
+    if (ts === null) return;
+    if (kind === 'keyframe' || kind === 'frame') this.arrivals.note(m.timestamp, Date.now(), this.skip.shiftMs);
+    const tag = flvTag(type, ts, data);
     media.write(tag);
-    // Metadata's timestamp may be 0 beside media's: only audio and video say where the stream is.
-    if (m.type !== MSG.amf0Data) this.lastMediaMs = m.timestamp;
-    this.backlog.wrote(tag.length, this.lastMediaMs);
+    this.backlog.wrote(tag.length, ts);
+  }
+
+  private logSkip(): void {
+    const { skips, dropped, shiftMs } = this.skip;
+    if (this.skip.isSkipping) this.d.log.warn({ address: this.address, skips }, 'the ingest is behind the publisher: dropping media up to the next keyframe');
+    else this.d.log.info({ address: this.address, dropped, droppedMs: shiftMs }, 'the ingest caught up; the stream goes on from the keyframe, its timestamps closed over the span dropped');
   }
 
   /** Held until the first video frame, noting the sound the publisher announces (metadata) or sends. */
@@ -289,20 +333,6 @@ export class RtmpSession {
     if (m.type === MSG.amf0Data) pending.audio ??= announcedAudio(metadata);
     else if (m.type === MSG.audio) pending.audio ??= tagAudio(m.payload);
     else if (m.type === MSG.video && !isSequenceHeader(m)) this.startPublishing(pending, m.timestamp);
-  }
-
-  /** Whether this audio or video message is dropped: the ingest is `behindMs` behind, and no keyframe has come since. Codec headers always pass. */
-  private behind(behindMs: number, m: RtmpMessage): boolean {
-    if (isSequenceHeader(m)) return false;
-    if (!this.skipping && behindMs > MAX_BEHIND_MS) {
-      this.skipping = true;
-      this.d.log.warn({ address: this.address, behindMs }, 'the ingest is behind the publisher: dropping media up to the next keyframe');
-    }
-    if (this.skipping && m.type === MSG.video && isKeyframe(m) && behindMs < MAX_BEHIND_MS / 2) {
-      this.skipping = false;
-      this.d.log.info({ address: this.address, skipped: this.skipped }, 'the ingest caught up');
-    }
-    return this.skipping;
   }
 
   private maybeAck(): void {
@@ -368,6 +398,18 @@ function announcedAudio(metadata: Amf0Value): ProbedAudio | null {
   const id = metadata.audiocodecid;
   if (typeof id !== 'number') return null;
   return { codec: FLV_AUDIO_CODECS[id] ?? `flv audio ${id}`, channels: metadata.stereo === false ? 1 : 2 };
+}
+
+/** Which of the publisher's headers a header tag replaces: its AVC or AAC configuration, or its metadata. */
+function headerKey(type: 8 | 9 | 18): string {
+  return type === 8 ? 'audio' : type === 9 ? 'video' : 'metadata';
+}
+
+/** What an audio, video or data message is to the ingest's skip: metadata passes as codec headers do. */
+function mediaKind(m: RtmpMessage): MediaKind {
+  if (m.type === MSG.amf0Data || isSequenceHeader(m)) return 'header';
+  if (m.type === MSG.audio) return 'audio';
+  return isKeyframe(m) ? 'keyframe' : 'frame';
 }
 
 /** FLV video data: frame type in the first byte's high nibble (1: keyframe). */
