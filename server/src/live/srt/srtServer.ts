@@ -21,7 +21,7 @@ import { PublishRefused, type RefusalReason } from '../publishGate';
 import type { Publisher, PublishTarget } from '../publisher';
 import { MediaArrivals, PTS_WRAP_MS } from '../mediaArrivals';
 import { keyOfStreamId, StreamIdError } from './srtStreamId';
-import { findProgram, PesTimestamps } from './tsProgram';
+import { findProgram, PesTimestamps, TsFromKeyframe } from './tsProgram';
 
 /** Where scripts/setup.sh builds it. */
 export const SRT_LISTENER_PATH = fileURLToPath(new URL('../../../../srt/out/pels-srt', import.meta.url));
@@ -204,22 +204,31 @@ export class SrtServer {
       }
       clearTimeout(timer);
       socket.off('data', onData);
-      const media = new PassThrough({ highWaterMark: MEDIA_BUFFER_BYTES });
+      const newMedia = () => new PassThrough({ highWaterMark: MEDIA_BUFFER_BYTES });
       // Each video frame's arrival, by its PTS: when the frames the ingest makes of it entered the server.
-      const arrivals = new MediaArrivals(PTS_WRAP_MS);
-      const pes = program.videoPid === null ? null : new PesTimestamps(program.videoPid, (ms) => arrivals.note(ms, Date.now()));
-      pes?.push(held);
-      if (pes) socket.on('data', (chunk: Buffer) => pes.push(chunk));
-      media.write(held);
-      socket.pipe(media);
-      // What the ingest has not read yet is late once the caller is gone: its run ends now.
-      socket.on('close', () => media.destroy());
+      const newTimestamps = () => (program.videoPid === null ? null : new PesTimestamps(program.videoPid, (ms) => publisher.arrivals.note(ms, Date.now())));
+      let media = newMedia();
+      // The caller's first bytes (up to its program map, a few packets) hold its tables, which it may not send again.
+      const tables = held;
+      let pes = newTimestamps();
+      /** After a failed ingest run: the caller's stream again from its next keyframe. */
+      let gate: TsFromKeyframe | null = null;
+      const feed = (chunk: Buffer) => {
+        const bytes = gate ? gate.push(chunk) : chunk;
+        if (!bytes.length) return;
+        pes?.push(bytes);
+        // The caller waits while the ingest is behind, as a pipe would make it.
+        if (!media.write(bytes)) {
+          socket.pause();
+          media.once('drain', () => socket.resume());
+        }
+      };
       const publisher: Publisher = {
         protocol: 'srt',
         address,
         input: { kind: 'published', format: 'mpegts' },
         audio: program.audio,
-        arrivals,
+        arrivals: new MediaArrivals(PTS_WRAP_MS),
         media,
         since: Date.now(),
         close: (reason) => {
@@ -227,7 +236,21 @@ export class SrtServer {
           this.o.log.info({ address, reason }, 'SRT publisher ended');
           socket.destroy();
         },
+        resumeMedia: () => {
+          if (socket.destroyed || program.videoPid === null) return;
+          media.destroy();
+          publisher.media = media = newMedia();
+          publisher.arrivals = new MediaArrivals(PTS_WRAP_MS);
+          pes = newTimestamps();
+          gate = new TsFromKeyframe(program.videoPid, program.video === 'hevc', tables);
+          socket.resume();
+          this.o.log.info({ address }, 'SRT media resumed for a new ingest run: from the next keyframe');
+        },
       };
+      feed(held);
+      socket.on('data', feed);
+      // What the ingest has not read yet is late once the caller is gone: its run ends now.
+      socket.on('close', () => media.destroy());
       target.attachPublisher(publisher);
     };
     socket.on('data', onData);

@@ -126,3 +126,81 @@ function pesPtsMs(packet: Buffer): number | undefined {
   const pts = ((b(0) >> 1) & 0x07) * 2 ** 30 + ((b(1) << 22) | ((b(2) >> 1) << 15) | (b(3) << 7) | (b(4) >> 1));
   return Math.floor(pts / 90);
 }
+
+/**
+ * An MPEG-TS stream again from its next video keyframe, for a new ingest run
+ * on the same connection: the program tables last seen (PAT, PMT), then every
+ * packet from the one that starts the keyframe's PES. A keyframe is a PES
+ * start marked random access in its adaptation field (as FFmpeg's and OBS's
+ * muxers mark it), or whose first packet holds an H.264 SPS or IDR slice (HEVC:
+ * a parameter set or an IRAP picture). Fed in chunks cut anywhere.
+ */
+export class TsFromKeyframe {
+  private carry = Buffer.alloc(0);
+  private pat: Buffer | null = null;
+  private pmt: Buffer | null = null;
+  private pmtPid: number | undefined;
+  private open = false;
+
+  /** `tables`: bytes of the stream before (its start, holding the tables the publisher may not send again). */
+  constructor(
+    private readonly videoPid: number,
+    private readonly hevc: boolean,
+    tables: Buffer = Buffer.alloc(0),
+  ) {
+    this.scan(tables, false);
+  }
+
+  /** What of `chunk` (with what it held of the last) goes to the ingest: nothing before the keyframe, everything from it. */
+  push(chunk: Buffer): Buffer {
+    if (this.open) return chunk;
+    const bytes = this.carry.length ? Buffer.concat([this.carry, chunk]) : chunk;
+    const at = this.scan(bytes, true);
+    if (!this.open) {
+      this.carry = at >= 0 && at < bytes.length ? Buffer.from(bytes.subarray(at)) : Buffer.alloc(0);
+      return Buffer.alloc(0);
+    }
+    this.carry = Buffer.alloc(0);
+    return Buffer.concat([this.pat!, this.pmt!, bytes.subarray(at)]);
+  }
+
+  /** Notes the tables in `bytes`; with `findKeyframe`, stops at the keyframe's first packet (open). Returns where it stopped. */
+  private scan(bytes: Buffer, findKeyframe: boolean): number {
+    let at = bytes.indexOf(SYNC);
+    while (at >= 0 && at + TS_PACKET <= bytes.length) {
+      if (bytes[at] !== SYNC) {
+        at = bytes.indexOf(SYNC, at + 1);
+        continue;
+      }
+      const packet = bytes.subarray(at, at + TS_PACKET);
+      const pid = ((packet[1]! & 0x1f) << 8) | packet[2]!;
+      const section = sectionStart(packet);
+      if (pid === 0 && section?.[0] === 0x00) {
+        this.pat = Buffer.from(packet);
+        this.pmtPid = firstPmtPid(section);
+      } else if (pid === this.pmtPid && section?.[0] === 0x02) this.pmt = Buffer.from(packet);
+      else if (findKeyframe && pid === this.videoPid && this.pat && this.pmt && startsKeyframe(packet, this.hevc)) {
+        this.open = true;
+        return at;
+      }
+      at += TS_PACKET;
+    }
+    return at;
+  }
+}
+
+/** Whether a video packet starts a keyframe's PES (see TsFromKeyframe). */
+function startsKeyframe(packet: Buffer, hevc: boolean): boolean {
+  if (!(packet[1]! & 0x40)) return false;
+  const afc = (packet[3]! >> 4) & 3;
+  if (afc & 2 && packet[4]! > 0 && packet[5]! & 0x40) return true;
+  if (!(afc & 1)) return false;
+  const payload = packet.subarray(4 + (afc & 2 ? 1 + packet[4]! : 0));
+  for (let i = payload.indexOf(Buffer.from([0, 0, 1]), 9); i >= 0 && i + 3 < payload.length; i = payload.indexOf(Buffer.from([0, 0, 1]), i + 3)) {
+    const header = payload[i + 3]!;
+    if (!hevc && [5, 7].includes(header & 0x1f)) return true;
+    const hevcType = (header >> 1) & 0x3f;
+    if (hevc && ((hevcType >= 16 && hevcType <= 21) || (hevcType >= 32 && hevcType <= 34))) return true;
+  }
+  return false;
+}
