@@ -2,10 +2,9 @@
  * A live stream (the soak's, the testbed's with --ingest): made through the
  * operator API and fed by an RTMP or SRT publisher (FFmpeg, as OBS sends),
  * which the soak's publisher-drop fault kills and starts again. Like OBS (Settings, Advanced, "Automatically Reconnect"), the
- * publisher connects again 2 s after the server closes its connection: the
- * server ends a publisher's connection when its own ingest of it fails (its
- * FFmpeg or encoder killed), and a live stream recovers from that only
- * through its publisher coming back.
+ * publisher connects again 2 s after the server closes its connection (a
+ * revoked key, a takeover; a failure of the server's own ingest of it, its
+ * FFmpeg or encoder killed, restarts the ingest on the same connection).
  */
 import { publishRtmp, publishSrt, type LiveProtocol, type LivePublisher, type PublishOptions } from '../livePublisher';
 

@@ -99,8 +99,8 @@ export type IngestEvents = {
  * accepted starts a run that reads its media, and its end ends the run: the
  * stream is `reconnecting` for `reconnectMs`, then `waiting`, until the next
  * publisher comes. A run that fails after its first frame restarts with backoff
- * on the same connection when the publisher can resume its media (WHIP);
- * otherwise the failure ends the publisher too.
+ * on the same connection when the publisher can resume its media (WHIP, RTMP,
+ * SRT); otherwise the failure ends the publisher too.
  */
 export class FfmpegIngest extends EventEmitter<IngestEvents> {
   private current: Run | null = null;

@@ -26,7 +26,7 @@ export interface Publisher {
    * Its media again, for a new ingest run after one failed mid-stream (FFmpeg or an encoder ended): a
    * stream of its own from the container's header and the publisher's next keyframe, which `media` and
    * `arrivals` are from then on. The connection stays. Absent: the protocol cannot, and a failed run
-   * ends the publisher (RTMP and SRT, whose stream headers are not kept).
+   * ends the publisher. RTMP and SRT cannot ask for a keyframe: theirs waits for the publisher's next.
    */
   resumeMedia?(): void;
 }
