@@ -222,10 +222,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     const twin = set.slice(i + 1).find(([, t]) => t === token);
     if (twin) throw new ConfigError(`${name} and ${twin[0]} must differ`);
   }
-  const cluster = clusterSettings(env.ROLE || 'all', clusterToken, env.ORIGIN_URL || undefined);
-  if (typeof cluster === 'string') throw new ConfigError(cluster);
   const registry = registrySettings(env.REDIS_URL || undefined, env.REDIS_PASSWORD || undefined, env.NODE_URL || undefined, env.NODE_ID || undefined);
   if (typeof registry === 'string') throw new ConfigError(registry);
+  const cluster = clusterSettings(env.ROLE || 'all', clusterToken, env.ORIGIN_URL || undefined, registry !== undefined);
+  if (typeof cluster === 'string') throw new ConfigError(cluster);
   const publish = publishFrom(env);
   // An edge's streams come from its origin: publishers go there.
   if (cluster.role === 'edge' && (publish.rtmp || publish.srt || publish.whip)) throw new ConfigError('RTMP, SRT and WHIP take publishers on the origin, not on an edge (ROLE=edge)');

@@ -220,12 +220,13 @@ async function main(): Promise<void> {
   const edgeLink =
     cluster.role === 'edge'
       ? new EdgeLink({
-          originUrl: cluster.originUrl,
+          // ORIGIN_URL, or the origin the registry names at each connection.
+          origin: async () => cluster.originUrl ?? (await registry?.origin()) ?? null,
           token: cluster.token,
           streams,
           media,
           listen: pipeListen,
-          makeStream: (summary, upstream) => new Stream({ ...streamOptions(), ...edgeStreamSettings(summary, config.encode, cluster.originUrl), upstream }),
+          makeStream: (summary, upstream, origin) => new Stream({ ...streamOptions(), ...edgeStreamSettings(summary, config.encode, origin), upstream }),
           log: log.child({ component: 'edge' }),
         })
       : undefined;

@@ -107,6 +107,12 @@ export class ClusterRegistry {
     return out;
   }
 
+  /** The origin an edge without ORIGIN_URL connects to: the live origin first by id; null when none is. */
+  async origin(): Promise<URL | null> {
+    const origins = (await this.nodes()).filter((n) => n.role === 'origin').sort((a, b) => a.id.localeCompare(b.id));
+    return origins[0] ? new URL(origins[0].url) : null;
+  }
+
   /** An operator action taken here: kept in the registry and sent to every node. False: Redis is unreachable (it stays this node's). */
   async share(change: OperatorChange): Promise<boolean> {
     const field = change.kind === 'gains' ? 'gains' : `controller:${change.stream}`;

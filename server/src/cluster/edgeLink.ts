@@ -18,13 +18,14 @@ const RECONNECT_MIN_MS = 1000;
 const RECONNECT_MAX_MS = 10_000;
 
 export interface EdgeLinkOptions {
-  originUrl: URL;
+  /** The origin to connect to now (ORIGIN_URL, or the registry's); null: none known yet, asked again later. */
+  origin: () => Promise<URL | null>;
   token: string;
   streams: StreamRegistry;
   media: MediaWorkerPool;
   listen: PipeListen;
   /** The edge's stream for one of the origin's (its frames and rows from `upstream`), not yet started. */
-  makeStream: (summary: StreamSummary, upstream: Upstream) => Stream;
+  makeStream: (summary: StreamSummary, upstream: Upstream, origin: URL) => Stream;
   log: Logger;
 }
 
@@ -59,6 +60,9 @@ export class EdgeLink {
   private closed = false;
   /** The origin's messages are acted on one at a time, in order. */
   private queue: Promise<void> = Promise.resolve();
+  /** The origin of the last connection (or attempt). */
+  private originUrl: URL | null = null;
+  private toldNoOrigin = false;
 
   constructor(private readonly opts: EdgeLinkOptions) {}
 
@@ -75,18 +79,38 @@ export class EdgeLink {
   }
 
   private connect(): void {
+    void this.opts.origin().catch(() => null).then((url) => {
+      if (this.closed) return;
+      if (!url) {
+        if (!this.toldNoOrigin) this.opts.log.warn('no origin known yet (none in the registry): the edge waits for one');
+        this.toldNoOrigin = true;
+        return this.again();
+      }
+      this.toldNoOrigin = false;
+      this.open(url);
+    });
+  }
+
+  private again(): void {
+    this.retry = setTimeout(() => this.connect(), this.backoffMs);
+    this.backoffMs = Math.min(RECONNECT_MAX_MS, this.backoffMs * 2);
+  }
+
+  private open(url: URL): void {
     const { log } = this.opts;
-    const ws = new WebSocket(clusterSocketUrl(this.opts.originUrl), { headers: { authorization: `Bearer ${this.opts.token}` }, maxPayload: 8 * 1024 * 1024 });
+    const origin = url.origin;
+    this.originUrl = url;
+    const ws = new WebSocket(clusterSocketUrl(url), { headers: { authorization: `Bearer ${this.opts.token}` }, maxPayload: 8 * 1024 * 1024 });
     this.ws = ws;
     ws.on('open', () => {
       this.backoffMs = RECONNECT_MIN_MS;
-      log.info({ origin: this.opts.originUrl.origin }, 'connected to the origin');
+      log.info({ origin }, 'connected to the origin');
     });
     ws.on('unexpected-response', (_req, res) => {
-      log.error({ origin: this.opts.originUrl.origin, status: res.statusCode }, res.statusCode === 401 ? 'the origin refused CLUSTER_TOKEN' : 'the origin refused the edge');
+      log.error({ origin, status: res.statusCode }, res.statusCode === 401 ? 'the origin refused CLUSTER_TOKEN' : 'the origin refused the edge');
       ws.terminate();
     });
-    ws.on('error', (err) => log.warn({ origin: this.opts.originUrl.origin, err: err.message }, 'origin socket error'));
+    ws.on('error', (err) => log.warn({ origin, err: err.message }, 'origin socket error'));
     ws.on('message', (data) => {
       const parsed = parseJsonMessage<OriginMessage>(originMessageSchema, data.toString());
       if (!parsed.ok) return log.warn({ problem: parsed.message }, 'a message from the origin is not understood');
@@ -97,12 +121,10 @@ export class EdgeLink {
       this.ws = null;
       for (const [id, s] of this.edgeStreams) {
         this.closePipe(s);
-        s.ingest.setState('failed', `the origin ${this.opts.originUrl.origin} is unreachable`);
+        s.ingest.setState('failed', `the origin ${origin} is unreachable`);
         log.warn({ stream: id }, 'the origin is unreachable: the stream waits for it');
       }
-      if (this.closed) return;
-      this.retry = setTimeout(() => this.connect(), this.backoffMs);
-      this.backoffMs = Math.min(RECONNECT_MAX_MS, this.backoffMs * 2);
+      if (!this.closed) this.again();
     });
   }
 
@@ -143,7 +165,7 @@ export class EdgeLink {
       return null;
     }
     const s: EdgeStream = { ingest: new PipedIngest(), originState: summary.state, pipe: null };
-    const stream = this.opts.makeStream(summary, { ingest: s.ingest, onQualityRows: (listener) => s.ingest.onRows(listener) });
+    const stream = this.opts.makeStream(summary, { ingest: s.ingest, onQualityRows: (listener) => s.ingest.onRows(listener) }, this.originUrl!);
     this.edgeStreams.set(summary.id, s);
     streams.add(stream);
     await stream.start();
@@ -211,7 +233,7 @@ export class EdgeLink {
     // Each rendition's run starts at a keyframe.
     consumers.forEach((_, r) => keyframe(r));
     s.ingest.setState(s.originState);
-    this.opts.log.info({ stream: m.stream, origin: this.opts.originUrl.origin, renditions: consumers.length }, 'the stream is piped from the origin');
+    this.opts.log.info({ stream: m.stream, origin: this.originUrl?.origin, renditions: consumers.length }, 'the stream is piped from the origin');
   }
 
   /** A pipe lost with a media worker: another is asked for (the socket stays up). */

@@ -85,7 +85,8 @@ const killed: number[] = [];
 before(async () => {
   redis = await startRedis();
   origin = await startNode('origin', ORIGIN_ENV);
-  edge = await startNode('edge', { ROLE: 'edge', ORIGIN_URL: origin.base });
+  // No ORIGIN_URL: the edge takes the origin the registry names.
+  edge = await startNode('edge', { ROLE: 'edge' });
 });
 
 after(async () => {
