@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { parseVp8FrameHeader } from '@pels/shared/vp8/frameHeader';
@@ -419,4 +420,34 @@ test("a publisher's first keyframe is decoded: a stream whose only keyframe is i
   ingest.attachPublisher(publisher);
   // With its first keyframe discarded (FFmpeg's nobuffer), no frame ever came: waiting, then timed out.
   await waitFor(ingest, (s) => s.state === 'running');
+});
+
+test("a publisher's resolution and frame rate changing mid-stream: the run goes on, at the stream's size and rate throughout", async (t) => {
+  // One second at 320x180 and 30 fps, then one at 240x136 and 15 fps, its timestamps following on: as one MPEG-TS stream.
+  const part = (size: string, rate: number, offset: number) =>
+    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=${rate}:duration=1`, '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '15', '-output_ts_offset', String(offset), '-f', 'mpegts', 'pipe:1'], { maxBuffer: 1 << 24 });
+  const media = new PassThrough();
+  const width = 152;
+  const ingest = new FfmpegIngest({ kind: 'live' }, { ...small, width, height: 96 }, log, { ...fast, reconnectMs: 60_000 });
+  const publisher: Publisher = { protocol: 'srt', address: '127.0.0.1', input: { kind: 'published', format: 'mpegts' }, audio: null, media, arrivals: new MediaArrivals(), since: Date.now(), close: () => media.destroy() };
+  t.after(() => ingest.close());
+  const sizes = new Set<string>();
+  let frames = 0;
+  ingest.on('frame', (f, rendition) => {
+    if (rendition !== 0) return;
+    frames++;
+    const h = parseVp8FrameHeader(f.data);
+    if (h.keyframe) sizes.add(`${h.width}x${h.height}`);
+  });
+  ingest.start();
+  ingest.attachPublisher(publisher);
+  // Written at once and left open (a publisher's media ending is the publisher gone: its run ends at once).
+  media.write(Buffer.concat([part('320x180', 30, 0), part('240x136', 15, 1)]));
+  await waitFor(ingest, (s) => s.state === 'running');
+  for (let last = -1; frames !== last; await new Promise((r) => setTimeout(r, 1000))) last = frames;
+  assert.equal(ingest.currentStatus.state, 'running');
+  assert.equal(ingest.currentStatus.restarts, 0);
+  // 30 frames a second from both parts; FFmpeg holds the last frames until its input ends.
+  assert.ok(frames >= 50 && frames <= 62, `${frames} frames`);
+  assert.deepEqual([...sizes], [`${width}x96`]);
 });
