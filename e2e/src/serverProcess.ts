@@ -38,7 +38,7 @@ export async function freeRtcPort(): Promise<number> {
 export interface ServerProcessOptions {
   /**
    * Without STATE_DIR the server gets a fresh state directory of its own, removed when it exits;
-   * without RTC_PORT a free media port of its own.
+   * without PORT and RTC_PORT a free port and media port of its own.
    */
   env: Record<string, string>;
   /** Run inside this network namespace. */
@@ -75,7 +75,8 @@ export interface RunningServer {
  */
 export async function startServer(o: ServerProcessOptions): Promise<RunningServer> {
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+    // A given PORT is kept: a server started again on its port (the soak's lost edge) keeps its viewers' URL.
+    const port = o.env.PORT ? Number(o.env.PORT) : await freePort();
     const rtcPort = o.env.RTC_PORT ? Number(o.env.RTC_PORT) : await freeRtcPort();
     try {
       return await startOn(o, port, rtcPort);

@@ -6,8 +6,8 @@ import { formatSoakReport, runSoak, SOAK_DEFAULTS } from '../src/soak/soak';
 /**
  * The soak's short form (the full one is `npm run bench -- soak`): two minutes
  * of churning synthetic viewers and two Chromium viewers on the PELS
- * bottleneck, its capacity and loss changing each minute, every kind of fault
- * once. What must hold on any machine: the server does not exit, every fault is
+ * bottleneck, its capacity and loss changing each minute, an origin-edge pair
+ * beside it, every kind of fault once. What must hold on any machine: the server does not exit, every fault is
  * followed by both Chromium viewers decoding again, and once every viewer has
  * left the server holds what it held before the first came. Recovery times,
  * heap growth and green delivery are printed: figures for the benchmark.
@@ -26,5 +26,6 @@ test('two minutes of churn and every kind of fault: no crash, every fault recove
   // Open descriptors are printed, not checked here: the soak's start count is taken cold (no viewer yet) and moved by
   // a few either way from run to run (78 -> 75, 76 -> 72, 75 -> 77); robustness.spec checks them against a warm baseline.
   expect(r.leaks.grew.filter((k) => k !== 'fds'), `counts above their start value once every viewer left: ${JSON.stringify(r.leaks)}`).toEqual([]);
+  expect(r.edge.leaks, 'what a lost edge left behind (on its origin, or on the machine)').toEqual([]);
   expect(r.lives.ended, 'synthetic viewers came and went').toBeGreaterThan(8);
 });

@@ -7,7 +7,7 @@
  * npm run bench -- loss [--loss 0,5,10,20] [--links open,pels,fifo] [--modes pels,nack,best-effort,stock] [--bottleneck-kbps 1200] [--seconds S] [--runs R] [--json]
  * npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]
  * npm run bench -- playback [--seconds 15] [--json]
- * npm run bench -- soak [--minutes 30] [--viewers 50] [--seed 1] [--csv FILE] [--json]
+ * npm run bench -- soak [--minutes 30] [--viewers 50] [--seed 1] [--faults KIND,...] [--fault-period 300] [--csv FILE] [--json]
  * npm run bench -- baseline NAME [--times 3] [ARGS...]   (e2e/bench-baselines/NAME.json: median and spread of each figure)
  * npm run bench -- check NAME [--margin M]              (one more run: which figures moved outside the spread; exit 1 if any)
  *
@@ -25,6 +25,7 @@ import { formatPlaybackTable, playback } from './playback';
 import { formatLiveLatencyTable, liveLatency } from './liveLatency';
 import { formatPelsScaleTable, pelsScale, PELS_SCALE_PER_VIEWER_KBPS } from './pelsScale';
 import { formatSoakReport, runSoak, SOAK_DEFAULTS } from '../soak/soak';
+import { isFaultKind } from '../soak/faultSchedule';
 import { isMove } from './baseline';
 import { checkBaseline, formatChecks, makeBaseline, UsageError } from './baselineCommand';
 import { loadavg } from 'node:os';
@@ -38,7 +39,7 @@ const USAGE = [
   '       npm run bench -- loss [--loss 0,5,10,20] [--links open,pels,fifo] [--modes pels,nack,best-effort,stock] [--bottleneck-kbps 1200] [--seconds 45] [--runs 1] [--json]',
   '       npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]',
   '       npm run bench -- playback [--seconds 15] [--json]',
-  '       npm run bench -- soak [--minutes 30] [--viewers 50] [--seed 1] [--csv FILE] [--json]',
+  '       npm run bench -- soak [--minutes 30] [--viewers 50] [--seed 1] [--faults KIND,...] [--fault-period 300] [--csv FILE] [--json]',
   '       npm run bench -- baseline NAME [--times 3] [ARGS...]',
   '       npm run bench -- check NAME [--margin M]',
 ].join('\n');
@@ -70,6 +71,8 @@ async function main(): Promise<void> {
       minutes: { type: 'string' },
       seed: { type: 'string' },
       csv: { type: 'string' },
+      faults: { type: 'string' },
+      'fault-period': { type: 'string' },
       ingest: { type: 'string', default: 'rtmp,srt' },
       json: { type: 'boolean', default: false },
     },
@@ -188,14 +191,17 @@ async function latencyBench(values: { ingest: string; runs?: string; seconds?: s
   for (const r of rows) if (r.errors.length) console.error(`[bench] ${r.ingest} run ${r.run}: ${r.errors.join('; ')}`);
 }
 
-async function soakBench(values: { minutes?: string; viewers?: string; seed?: string; csv?: string; json: boolean }): Promise<void> {
+async function soakBench(values: { minutes?: string; viewers?: string; seed?: string; faults?: string; 'fault-period'?: string; csv?: string; json: boolean }): Promise<void> {
   const minutes = Number(values.minutes ?? SOAK_DEFAULTS.minutes);
   const viewers = Number(values.viewers ?? SOAK_DEFAULTS.viewers);
   const seed = Number(values.seed ?? SOAK_DEFAULTS.seed);
+  const kinds = values.faults?.split(',');
   if (!(minutes >= 1 && minutes <= 24 * 60) || !Number.isInteger(viewers) || viewers < 1 || viewers > 500 || !Number.isInteger(seed)) usage();
+  const faultPeriodS = Number(values['fault-period'] ?? SOAK_DEFAULTS.faultPeriodS);
+  if ((kinds && !kinds.every(isFaultKind)) || !(faultPeriodS >= 10)) usage();
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const csvFile = values.csv ?? fileURLToPath(new URL(`../../out/soak-${stamp}.csv`, import.meta.url));
-  const result = await runSoak({ ...SOAK_DEFAULTS, minutes, viewers, seed, csvFile }, (m) => console.error(`[bench] ${m}`));
+  const result = await runSoak({ ...SOAK_DEFAULTS, minutes, viewers, seed, faultPeriodS, csvFile, ...(kinds ? { kinds: kinds.filter(isFaultKind) } : {}) }, (m) => console.error(`[bench] ${m}`));
   if (values.json) {
     process.stdout.write(JSON.stringify({ benchmark: 'soak', ...result }) + '\n');
     return;

@@ -4,8 +4,12 @@
  * never in the warm-up or the drain at the end. Pure: randomness is given.
  */
 
-export const FAULT_KINDS = ['worker-kill', 'ffmpeg-kill', 'encoder-kill', 'ffmpeg-stop', 'link-down', 'signaling-abuse', 'stream-restart', 'publisher-drop'] as const;
+export const FAULT_KINDS = ['worker-kill', 'ffmpeg-kill', 'encoder-kill', 'ffmpeg-stop', 'link-down', 'signaling-abuse', 'stream-restart', 'publisher-drop', 'edge-loss'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export function isFaultKind(s: string): s is FaultKind {
+  return (FAULT_KINDS as readonly string[]).includes(s);
+}
 
 export interface ScheduledFault {
   /** Seconds from the start of the run: the earliest the fault is injected (the runner waits for the previous one's recovery). */

@@ -23,6 +23,8 @@ export interface FaultTarget {
   ingestArg: string;
   /** The live stream's publisher: drops (SIGKILL) and comes back after `awayMs`. */
   publisher: { drop(awayMs: number): Promise<void> };
+  /** The origin-edge pair: its edge SIGKILLed (the soak starts it again while measuring recovery). */
+  edge: { killEdge(): Promise<string> };
   /** The bottleneck link's server end and its namespace. */
   serverNs: string;
   bottleneckDev: string;
@@ -88,6 +90,8 @@ export async function inject(kind: FaultKind, t: FaultTarget): Promise<string> {
       await t.publisher.drop(PUBLISHER_AWAY_MS);
       return `the live stream's publisher SIGKILL, back after ${PUBLISHER_AWAY_MS / 1000} s`;
     }
+    case 'edge-loss':
+      return t.edge.killEdge();
   }
 }
 

@@ -1,13 +1,15 @@
 /**
  * The soak: minutes of churn and faults at once. Synthetic viewers join and
  * leave all the time, two Chromium viewers watch throughout, the PELS
- * bottleneck's capacity and random loss change every minute, and faults are
+ * bottleneck's capacity and random loss change every minute, an origin-edge
+ * pair runs beside the server (a lost edge is one of the faults), and faults are
  * injected on a schedule. Measures what a long-running server must keep:
  * no crash, every fault recovered, nothing left behind once the viewers have
  * gone, a live heap that does not grow, green delivered outside the faults.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import type { Page } from 'playwright-core';
 import { mulberry32 } from '@pels/shared/pels/syntheticStream';
@@ -20,9 +22,11 @@ import { launchBrowser } from '../testbed/browser';
 import { median } from '../testbed/metrics';
 import { Resources } from '../testbed/resources';
 import { startChurn, type Life } from './churnViewers';
+import { startEdgePair } from './edgePair';
 import { startLivePublish } from './livePublish';
 import { FAULT_KINDS, faultSchedule, type FaultKind } from './faultSchedule';
 import { inject, type FaultTarget } from './faults';
+import { ingestPace, type FrameCount, type IngestPace } from './ingestPace';
 import { RecoveryTracker } from './recovery';
 
 export interface SoakOptions {
@@ -31,22 +35,27 @@ export interface SoakOptions {
   viewers: number;
   /** Chromium viewers, throughout. */
   chromium: number;
+  /** Synthetic viewers on the origin-edge pair's edge (the lost-edge fault), present at once. */
+  edgeViewers: number;
   seed: number;
   stayMinS: number;
   stayMaxS: number;
   /** Every fault kind at least once in any window of this many seconds. */
   faultPeriodS: number;
-  /** Per-minute series, CSV. */
+  /** The kinds of fault injected (default: all); fewer to look at one. */
+  kinds?: readonly FaultKind[];
+  /** Per-minute series, CSV; each synthetic viewer's life beside it, one JSON line each (`-lives.jsonl`). */
   csvFile?: string;
 }
 
-export const SOAK_DEFAULTS: SoakOptions = { minutes: 30, viewers: 50, chromium: 2, seed: 1, stayMinS: 5, stayMaxS: 60, faultPeriodS: 300 };
+export const SOAK_DEFAULTS: SoakOptions = { minutes: 30, viewers: 50, chromium: 2, edgeViewers: 4, seed: 1, stayMinS: 5, stayMaxS: 60, faultPeriodS: 300 };
 
 /** The bottleneck per viewer, and the random loss, each minute: drawn from these. */
 const PER_VIEWER_KBPS = [800, 1200, 2000];
 const LOSS_PCT = [0, 1, 2, 5];
 /** The source: synthetic pictures, so a restart finds it again without a file. */
 const SOURCE = 'lavfi:testsrc2=size=640x360:rate=30';
+const SOURCE_FPS = 30;
 const STREAM_ID = 'default';
 /** The live stream, fed by an RTMP publisher, that the last Chromium viewer watches. */
 const LIVE_STREAM_ID = 'soak-live';
@@ -63,6 +72,8 @@ export interface FaultRecord {
   description: string;
   /** From the fault's end until every Chromium viewer decodes again; null: not within 60 s, or the injection failed. */
   recoveryMs: number | null;
+  /** How fast the watched stream's frames came after the fault's end (until the next fault, at most 20 s): a catch-up shows as more than 1x. */
+  ingest?: IngestPace;
   error?: string;
 }
 
@@ -76,8 +87,13 @@ export interface MinuteRow {
   /** Green frames received over sent, lives that ended this minute without a fault in them. */
   greenDelivery: number | null;
   chromiumFps: number;
+  /** The watched stream's fastest second this minute, over its frame rate (1: real time). */
+  ingestPeakX: number | null;
   serverViewers: number;
   liveHeapKiB: number;
+  /** The part of the live heap that is V8's compiled code. */
+  codeKiB: number;
+  loadAverage: number;
   rssKiB: number;
   fds: number;
   transports: number;
@@ -92,12 +108,14 @@ export interface SoakResult {
   crashes: number;
   faultsInjected: number;
   faults: FaultRecord[];
-  recovery: Partial<Record<FaultKind, { count: number; maxMs: number | null; medianMs: number | null; unrecovered: number }>>;
+  recovery: Partial<Record<FaultKind, { count: number; maxMs: number | null; medianMs: number | null; unrecovered: number; ingestPeakX: number | null }>>;
   leaks: { start: LeakCounts; end: LeakCounts; grew: string[] };
   liveHeapGrowthPct: number | null;
   greenDeliveryMin: number | null;
   greenDelivery: number | null;
   lives: { ended: number; clean: number; failedJoins: number; joinErrors: Record<string, number> };
+  /** The origin-edge pair: its edge's viewers (outside fault windows, as above), and what a lost edge left behind. */
+  edge: { lives: { ended: number; clean: number; failedJoins: number }; greenDelivery: number | null; leaks: string[] };
   /** Error-level lines the server logged. */
   serverErrors: number;
   minutes: MinuteRow[];
@@ -115,9 +133,9 @@ function leakCounts(r: ProcessResources, namespaces: number): LeakCounts {
   return { fds: r.fds, nftElements: r.nftMapElements, transports: r.transports, consumers: r.consumers, processes: r.children.length, namespaces };
 }
 
-async function liveKiB(server: RunningServer): Promise<number> {
+async function liveKiB(server: RunningServer): Promise<{ live: number; code: number }> {
   const m = await liveMemory(server.inspectorUrl!);
-  return m.heapUsedKiB + m.externalKiB;
+  return { live: m.heapUsedKiB + m.externalKiB, code: m.codeKiB };
 }
 
 /** Each page's decoded-frame counter; -1 for a page that did not answer. */
@@ -136,7 +154,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
   const random = mulberry32(o.seed);
   const seconds = Math.round(o.minutes * 60);
   const short = seconds < 600;
-  const schedule = faultSchedule({ seconds, warmupS: short ? 25 : 60, drainS: short ? 15 : 60, periodS: o.faultPeriodS, random });
+  const schedule = faultSchedule({ seconds, warmupS: short ? 25 : 60, drainS: short ? 15 : 60, periodS: o.faultPeriodS, random, ...(o.kinds ? { kinds: o.kinds } : {}) });
   try {
     const topo = await createTopology();
     res.add(() => topo.destroy());
@@ -151,6 +169,11 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       queuePackets: defaultQueuePackets(capacityKbps),
     });
     const operatorToken = randomBytes(24).toString('base64url');
+    // Beside the soak's server, started while it starts; only for the lost-edge fault.
+    const edgesStarting = schedule.some((f) => f.kind === 'edge-loss')
+      ? startEdgePair({ netns: topo.serverNs, host: topo.serverControlIp, operatorToken, viewers: o.edgeViewers, stayMinS: o.stayMinS, stayMaxS: o.stayMaxS, log: progress })
+      : Promise.resolve(undefined);
+    res.add(async () => (await edgesStarting.catch(() => undefined))?.stop());
     let serverErrors = 0;
     const server = await startServer({
       env: {
@@ -178,11 +201,9 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     res.add(() => server.stop());
     const resources = () => readResources(server.pid, server.port, server.url, operatorToken, topo.serverNs);
     const viewerBase = `http://${topo.serverIp}:${server.port}`;
+    const streamList = async () => (JSON.parse((await getOnce(`${server.url}/api/streams`)).body) as { streams: Array<{ id: string; state: string; framesIngested: number }> }).streams;
     // Running with a second of frames: by then the stream's every process (encoders, quality decoders) has started.
-    const streamRunning = async (id: string) => {
-      const { streams } = JSON.parse((await getOnce(`${server.url}/api/streams`)).body) as { streams: Array<{ id: string; state: string; framesIngested: number }> };
-      return streams.some((s) => s.id === id && s.state === 'running' && s.framesIngested >= 30);
-    };
+    const streamRunning = async (id: string) => (await streamList()).some((s) => s.id === id && s.state === 'running' && s.framesIngested >= 30);
     for (const deadline = Date.now() + 30_000; !(await streamRunning(STREAM_ID)); await sleep(250)) {
       if (Date.now() > deadline) throw new Error('the stream did not start in 30 s');
     }
@@ -191,6 +212,8 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     for (const deadline = Date.now() + 30_000; !(await streamRunning(LIVE_STREAM_ID)); await sleep(250)) {
       if (Date.now() > deadline) throw new Error('the live stream did not start in 30 s of its publisher');
     }
+    const edges = await edgesStarting;
+    const edgeLeaks: string[] = [];
     await sleep(2000);
     const start = leakCounts(await resources(), await namespaceCount());
     progress(`server up; start counts ${JSON.stringify(start)}`);
@@ -231,10 +254,24 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       publisher: live,
       serverNs: topo.serverNs,
       bottleneckDev: topo.bottleneckDev,
+      edge: { killEdge: () => (edges ? edges.killEdge() : Promise.reject(new Error('no origin-edge pair'))) },
     };
     const t0 = Date.now();
     const faults: FaultRecord[] = [];
+    /** When each injected fault was over (ms). */
+    const faultEnds = new Map<FaultRecord, number>();
     const windows: Array<{ from: number; to: number }> = [];
+    /** The watched stream's frame counter, monotonic across its restarts (a new stream counts from 0). */
+    const ingest: FrameCount[] = [];
+    let ingestRaw = 0;
+    let ingestTotal = 0;
+    const sampleIngest = async () => {
+      const raw = (await streamList().catch(() => [])).find((x) => x.id === STREAM_ID)?.framesIngested;
+      if (raw === undefined) return;
+      ingestTotal += raw >= ingestRaw ? raw - ingestRaw : raw;
+      ingestRaw = raw;
+      ingest.push({ t: Date.now(), frames: ingestTotal });
+    };
     let crashed = false;
     let frames = await decodedFrames(pages);
     /** Frames each page decoded since the start, over its sessions: a player that rejoins counts from 0 again. */
@@ -262,16 +299,24 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
           continue;
         }
         const end = Date.now();
-        const tracker = new RecoveryTracker(begin, end, frames);
-        for (;;) {
-          tracker.sample(Date.now(), frames);
-          const r = tracker.recoveryMs(Date.now());
-          if (r !== 'pending') {
-            rec.recoveryMs = r;
-            break;
+        faultEnds.set(rec, end);
+        if (f.kind === 'edge-loss') {
+          // Recovered when a new viewer on the edge, started again, decodes: the Chromium viewers are not on it.
+          const r = await edges!.recover(end);
+          rec.recoveryMs = r.recoveryMs;
+          edgeLeaks.push(...r.leaks);
+        } else {
+          const tracker = new RecoveryTracker(begin, end, frames);
+          for (;;) {
+            tracker.sample(Date.now(), frames);
+            const r = tracker.recoveryMs(Date.now());
+            if (r !== 'pending') {
+              rec.recoveryMs = r;
+              break;
+            }
+            if (Date.now() - end > RECOVERY_TIMEOUT_MS || crashed) break;
+            await sleep(250);
           }
-          if (Date.now() - end > RECOVERY_TIMEOUT_MS || crashed) break;
-          await sleep(250);
         }
         windows.push({ from: begin - FAULT_MARGIN_MS, to: (rec.recoveryMs === null ? Date.now() : end + rec.recoveryMs) + FAULT_MARGIN_MS });
         progress(`  ${rec.description}: ${rec.recoveryMs === null ? 'NOT recovered' : `recovered in ${rec.recoveryMs} ms`}`);
@@ -292,6 +337,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
           if (f >= 0 && frames[i]! >= 0) decoded[i]! += f >= frames[i]! ? f - frames[i]! : f;
         });
         frames = now;
+        await sampleIngest();
         if (!server.running()) {
           crashed = true;
           progress('the server exited');
@@ -306,8 +352,8 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       const sent = clean.reduce((n, l) => n + l.green.sent, 0);
       const received = clean.reduce((n, l) => n + l.green.received, 0);
       const r = await resources();
-      const live = await liveKiB(server);
-      heap.push(live);
+      const mem = await liveKiB(server);
+      heap.push(mem.live);
       const fps = decoded.reduce((n, f, i) => n + f - decodedAtMinute[i]!, 0) / decoded.length / 60;
       decodedAtMinute = [...decoded];
       const viewersNow = (JSON.parse((await getOnce(`${server.url}/api/viewers`, { authorization: `Bearer ${operatorToken}` })).body) as { viewers: unknown[] }).viewers.length;
@@ -320,8 +366,11 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
         cleanLives: clean.length,
         greenDelivery: sent > 0 ? Math.round((received / sent) * 10000) / 10000 : null,
         chromiumFps: Math.round(fps * 10) / 10,
+        ingestPeakX: ingestPace(ingest, minuteEnd - 60_000, minuteEnd, SOURCE_FPS)?.peakX ?? null,
         serverViewers: viewersNow,
-        liveHeapKiB: live,
+        liveHeapKiB: mem.live,
+        codeKiB: mem.code,
+        loadAverage: loadavg()[0]!,
         rssKiB: r.rssKiB,
         fds: r.fds,
         transports: r.transports,
@@ -343,6 +392,14 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       }
     }
     await faultLoop;
+    faults.forEach((f, i) => {
+      const end = faultEnds.get(f);
+      if (end === undefined) return;
+      const next = faults[i + 1];
+      const to = Math.min(end + 20_000, next ? t0 + next.atS * 1000 : Infinity);
+      const pace = ingestPace(ingest, end, to, SOURCE_FPS);
+      if (pace) f.ingest = pace;
+    });
 
     // Everyone leaves; then what the server holds must be what it held before anyone came.
     await churn.stop();
@@ -359,12 +416,16 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     const cleanRows = minutes.filter((m) => m.greenDelivery !== null);
     const allClean = lives.filter((l) => l.joinedMs > 0 && !l.cut && !windows.some((w) => l.joinedMs < w.to && l.leftMs > w.from));
     const greenSent = allClean.reduce((n, l) => n + l.green.sent, 0);
+    const edgeLives = edges?.lives ?? [];
+    const edgeClean = edgeLives.filter((l) => l.joinedMs > 0 && !l.cut && !windows.some((w) => l.joinedMs < w.to && l.leftMs > w.from));
+    const edgeGreenSent = edgeClean.reduce((n, l) => n + l.green.sent, 0);
     const recovery: SoakResult['recovery'] = {};
     for (const kind of FAULT_KINDS) {
       const of = faults.filter((f) => f.kind === kind);
       if (of.length === 0) continue;
       const ms = of.flatMap((f) => (f.recoveryMs === null ? [] : [f.recoveryMs]));
-      recovery[kind] = { count: of.length, maxMs: ms.length ? Math.max(...ms) : null, medianMs: median(ms), unrecovered: of.length - ms.length };
+      const peaks = of.flatMap((f) => (f.ingest ? [f.ingest.peakX] : []));
+      recovery[kind] = { count: of.length, maxMs: ms.length ? Math.max(...ms) : null, medianMs: median(ms), unrecovered: of.length - ms.length, ingestPeakX: peaks.length ? Math.max(...peaks) : null };
     }
     const result: SoakResult = {
       options: o,
@@ -378,12 +439,18 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       greenDeliveryMin: cleanRows.length ? Math.min(...cleanRows.map((m) => m.greenDelivery!)) : null,
       greenDelivery: greenSent > 0 ? Math.round((allClean.reduce((n, l) => n + l.green.received, 0) / greenSent) * 10000) / 10000 : null,
       lives: { ended: lives.length, clean: allClean.length, failedJoins: lives.filter((l) => l.joinedMs === 0 && !l.cut).length, joinErrors: tally(lives.flatMap((l) => (l.joinedMs === 0 && !l.cut ? [l.error ?? 'no error given'] : []))) },
+      edge: {
+        lives: { ended: edgeLives.length, clean: edgeClean.length, failedJoins: edgeLives.filter((l) => l.joinedMs === 0 && !l.cut).length },
+        greenDelivery: edgeGreenSent > 0 ? Math.round((edgeClean.reduce((n, l) => n + l.green.received, 0) / edgeGreenSent) * 10000) / 10000 : null,
+        leaks: edgeLeaks,
+      },
       serverErrors,
       minutes,
     };
     if (o.csvFile) {
       await mkdir(dirname(o.csvFile), { recursive: true });
       await writeFile(o.csvFile, minutesCsv(minutes));
+      await writeFile(livesFile(o.csvFile), lives.map((l) => JSON.stringify(l) + '\n').join(''));
       result.csvFile = o.csvFile;
     }
     return result;
@@ -402,8 +469,13 @@ function tally(messages: readonly string[]): Record<string, number> {
   return out;
 }
 
+/** Where the lives of a run whose per-minute series is `csvFile` go. */
+export function livesFile(csvFile: string): string {
+  return csvFile.replace(/(\.csv)?$/, '-lives.jsonl');
+}
+
 export function minutesCsv(rows: readonly MinuteRow[]): string {
-  const cols = ['minute', 'capacityKbps', 'lossPct', 'faults', 'livesEnded', 'cleanLives', 'greenDelivery', 'chromiumFps', 'serverViewers', 'liveHeapKiB', 'rssKiB', 'fds', 'transports', 'consumers'] as const;
+  const cols = ['minute', 'capacityKbps', 'lossPct', 'faults', 'livesEnded', 'cleanLives', 'greenDelivery', 'chromiumFps', 'ingestPeakX', 'serverViewers', 'liveHeapKiB', 'codeKiB', 'rssKiB', 'fds', 'transports', 'consumers', 'loadAverage'] as const;
   return [cols.join(','), ...rows.map((r) => cols.map((c) => String(r[c] ?? '')).join(','))].join('\n') + '\n';
 }
 
@@ -416,11 +488,12 @@ export function formatSoakReport(r: SoakResult): string[] {
     `green delivery outside faults: lowest minute ${pct(r.greenDeliveryMin)}, overall ${pct(r.greenDelivery)} (${r.lives.clean} of ${r.lives.ended} lives clean, ${r.lives.failedJoins} failed joins)`,
     ...Object.entries(r.lives.joinErrors).map(([m, n]) => `  ${n} x join failed: ${m}`),
     `live heap growth, first minute to last: ${r.liveHeapGrowthPct ?? '-'}%`,
+    `origin-edge pair: ${r.edge.lives.ended} lives on the edge (${r.edge.lives.clean} clean, ${r.edge.lives.failedJoins} failed joins), green ${pct(r.edge.greenDelivery)}; a lost edge left ${r.edge.leaks.length ? r.edge.leaks.join('; ') : 'nothing behind'}`,
     `after every viewer left: ${(Object.keys(r.leaks.start) as Array<keyof typeof r.leaks.start>).map((k) => `${k} ${r.leaks.start[k]} -> ${r.leaks.end[k]}`).join(', ')}${r.leaks.grew.length ? `   GREW: ${r.leaks.grew.join(', ')}` : ''}`,
-    'fault            count  recovery median  max (ms)  unrecovered',
+    'fault            count  recovery median  max (ms)  unrecovered  ingest after it, fastest second (x real time)',
   ];
   for (const [kind, v] of Object.entries(r.recovery)) {
-    lines.push(`${kind.padEnd(17)}${String(v.count).padEnd(7)}${String(v.medianMs ?? '-').padEnd(17)}${String(v.maxMs ?? '-').padEnd(10)}${v.unrecovered}`);
+    lines.push(`${kind.padEnd(17)}${String(v.count).padEnd(7)}${String(v.medianMs ?? '-').padEnd(17)}${String(v.maxMs ?? '-').padEnd(10)}${String(v.unrecovered).padEnd(13)}${v.ingestPeakX ?? '-'}`);
   }
   if (r.csvFile) lines.push(`per minute: ${r.csvFile}`);
   return lines;
