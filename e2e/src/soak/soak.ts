@@ -69,6 +69,8 @@ export interface FaultRecord {
   kind: FaultKind;
   /** Seconds into the run. */
   atS: number;
+  /** When the fault was over (a stopped process continued, the link up again), seconds into the run. */
+  endS?: number;
   description: string;
   /** From the fault's end until every Chromium viewer decodes again; null: not within 60 s, or the injection failed. */
   recoveryMs: number | null;
@@ -104,6 +106,8 @@ type LeakCounts = Record<'fds' | 'nftElements' | 'transports' | 'consumers' | 'p
 
 export interface SoakResult {
   options: SoakOptions;
+  /** When the run began (Unix ms): the faults' `atS` count from here, the lives' times are Unix ms. */
+  startedMs: number;
   seconds: number;
   crashes: number;
   faultsInjected: number;
@@ -258,8 +262,6 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     };
     const t0 = Date.now();
     const faults: FaultRecord[] = [];
-    /** When each injected fault was over (ms). */
-    const faultEnds = new Map<FaultRecord, number>();
     const windows: Array<{ from: number; to: number }> = [];
     /** The watched stream's frame counter, monotonic across its restarts (a new stream counts from 0). */
     const ingest: FrameCount[] = [];
@@ -299,7 +301,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
           continue;
         }
         const end = Date.now();
-        faultEnds.set(rec, end);
+        rec.endS = Math.round((end - t0) / 100) / 10;
         if (f.kind === 'edge-loss') {
           // Recovered when a new viewer on the edge, started again, decodes: the Chromium viewers are not on it.
           const r = await edges!.recover(end);
@@ -393,8 +395,8 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     }
     await faultLoop;
     faults.forEach((f, i) => {
-      const end = faultEnds.get(f);
-      if (end === undefined) return;
+      if (f.endS === undefined) return;
+      const end = t0 + f.endS * 1000;
       const next = faults[i + 1];
       const to = Math.min(end + 20_000, next ? t0 + next.atS * 1000 : Infinity);
       const pace = ingestPace(ingest, end, to, SOURCE_FPS);
@@ -429,6 +431,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     }
     const result: SoakResult = {
       options: o,
+      startedMs: t0,
       seconds: Math.round((Date.now() - t0) / 1000),
       crashes: crashed ? 1 : 0,
       faultsInjected: faults.filter((f) => f.error === undefined).length,
