@@ -34,9 +34,10 @@ export interface EdgePair {
   /**
    * After killEdge: waits until the origin holds what it held before any edge came (at most 10 s) and the
    * dead edge's children are gone, starts the edge again on its port, and measures the time from `sinceMs`
-   * until a new viewer on it decodes a keyframe (null: not within 60 s). `leaks` names what was kept.
+   * until a new viewer on it decodes a keyframe (null: not within 60 s). `leaks` names what was kept;
+   * `steps`, how long each part took.
    */
-  recover(sinceMs: number): Promise<{ recoveryMs: number | null; leaks: string[] }>;
+  recover(sinceMs: number): Promise<{ recoveryMs: number | null; leaks: string[]; steps: string }>;
   stop(): Promise<void>;
 }
 
@@ -87,10 +88,14 @@ export async function startEdgePair(o: EdgePairOptions): Promise<EdgePair> {
     const edgePort = await freePort();
     // Its viewers and the recovery probe all come from one address.
     const viewerPlaces = { MAX_VIEWERS_PER_ADDRESS: String(o.viewers + 16), MAX_SOCKETS_PER_ADDRESS: String(o.viewers + 32) };
+    /** Resolves with when the edge answered and when its stream ran (Unix ms). */
     const startEdge = async () => {
       edge = await startServer({ env: { ...common, ROLE: 'edge', ORIGIN_URL: `http://${o.host}:${origin.port}`, PORT: String(edgePort), ...viewerPlaces }, netns: o.netns, controlHost: o.host, onLog: onLog('edge') });
+      const answered = Date.now();
       await until("the edge's stream did not run", () => streamRunning(edge!));
+      const running = Date.now();
       churn = startChurn({ count: o.viewers, url: edge.url, streamId: STREAM_ID, netns: o.netns, stayMinS: o.stayMinS, stayMaxS: o.stayMaxS, rampPerSecond: 2, onLife: (l) => lives.push(l), log: (m) => !/"event":"joined"/.test(m) && o.log(`edge ${m}`) });
+      return { answered, running };
     };
     await startEdge();
 
@@ -126,16 +131,18 @@ export async function startEdgePair(o: EdgePairOptions): Promise<EdgePair> {
         const released = (c: typeof now) => c.transports === originStart.transports && c.consumers === originStart.consumers && c.processes === originStart.processes && c.fds <= originStart.fds;
         for (const deadline = Date.now() + RELEASE_TIMEOUT_MS; !released(now) && Date.now() < deadline; now = await originCounts()) await sleep(250);
         if (!released(now)) leaks.push(`the origin kept the dead edge's: ${JSON.stringify(originStart)} before any edge, ${JSON.stringify(now)} 10 s after the edge died`);
+        const releasedAt = Date.now();
         const kept = dead!.children.filter(alive);
         if (kept.length) leaks.push(`the dead edge's children still running: ${kept.join(', ')}`);
-        await startEdge();
+        const up = await startEdge();
         // The new edge removes a dead one's DSCP table when it starts.
         if (serverDscpTables(edgePort, dead!.pid, o.netns).length) leaks.push(`the dead edge's nftables table pels_${edgePort}_pid${dead!.pid}`);
+        const steps = `origin released the pipe after ${releasedAt - sinceMs} ms, the new edge answered after ${up.answered - sinceMs} ms, its stream ran after ${up.running - sinceMs} ms`;
         for (;;) {
           const probeStart = Date.now();
           const joinMs = await probe();
-          if (joinMs !== null) return { recoveryMs: Math.round(probeStart + joinMs - sinceMs), leaks };
-          if (Date.now() - sinceMs > RECOVERY_TIMEOUT_MS) return { recoveryMs: null, leaks };
+          if (joinMs !== null) return { recoveryMs: Math.round(probeStart + joinMs - sinceMs), leaks, steps };
+          if (Date.now() - sinceMs > RECOVERY_TIMEOUT_MS) return { recoveryMs: null, leaks, steps };
           await sleep(250);
         }
       },

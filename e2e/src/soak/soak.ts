@@ -306,6 +306,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
           // Recovered when a new viewer on the edge, started again, decodes: the Chromium viewers are not on it.
           const r = await edges!.recover(end);
           rec.recoveryMs = r.recoveryMs;
+          rec.description += `; ${r.steps}`;
           edgeLeaks.push(...r.leaks);
         } else {
           const tracker = new RecoveryTracker(begin, end, frames);
@@ -498,6 +499,7 @@ export function formatSoakReport(r: SoakResult): string[] {
   for (const [kind, v] of Object.entries(r.recovery)) {
     lines.push(`${kind.padEnd(17)}${String(v.count).padEnd(7)}${String(v.medianMs ?? '-').padEnd(17)}${String(v.maxMs ?? '-').padEnd(10)}${String(v.unrecovered).padEnd(13)}${v.ingestPeakX ?? '-'}`);
   }
+  for (const f of r.faults.filter((x) => x.recoveryMs === null)) lines.push(`NOT recovered: ${f.kind} at ${f.atS} s (${f.error ?? f.description})`);
   if (r.csvFile) lines.push(`per minute: ${r.csvFile}`);
   return lines;
 }
