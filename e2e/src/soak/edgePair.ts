@@ -132,11 +132,14 @@ export async function startEdgePair(o: EdgePairOptions): Promise<EdgePair> {
         for (const deadline = sinceMs + RELEASE_TIMEOUT_MS; !released(now) && Date.now() < deadline; now = await originCounts()) await sleep(250);
         if (!released(now)) leaks.push(`the origin kept the dead edge's: ${JSON.stringify(originStart)} before any edge, ${JSON.stringify(now)} 10 s after the edge died`);
         const releasedAt = Date.now();
-        // Its children see their parent gone when their pipes to it close: given the same time as the origin.
-        let kept = dead!.children.filter((c) => alive(c.pid));
-        for (const deadline = sinceMs + RELEASE_TIMEOUT_MS; kept.length && Date.now() < deadline; kept = kept.filter((c) => alive(c.pid))) await sleep(250);
-        if (kept.length) leaks.push(`the dead edge's children still running 10 s after it: ${kept.map((c) => `${c.comm} ${c.pid}`).join(', ')}`);
-        const up = await startEdge();
+        // Its children see their parent gone when their pipes to it close: given the same time as the origin, while the
+        // edge starts again (as a supervisor would start it, without waiting for them).
+        const childrenGone = async () => {
+          let kept = dead!.children.filter((c) => alive(c.pid));
+          for (const deadline = sinceMs + RELEASE_TIMEOUT_MS; kept.length && Date.now() < deadline; kept = kept.filter((c) => alive(c.pid))) await sleep(250);
+          if (kept.length) leaks.push(`the dead edge's children still running 10 s after it: ${kept.map((c) => `${c.comm} ${c.pid}`).join(', ')}`);
+        };
+        const [up] = await Promise.all([startEdge(), childrenGone()]);
         // The new edge removes a dead one's DSCP table when it starts.
         if (serverDscpTables(edgePort, dead!.pid, o.netns).length) leaks.push(`the dead edge's nftables table pels_${edgePort}_pid${dead!.pid}`);
         const steps = `origin released the pipe after ${releasedAt - sinceMs} ms, the new edge answered after ${up.answered - sinceMs} ms, its stream ran after ${up.running - sinceMs} ms`;
