@@ -239,6 +239,88 @@ describe('FrameMerger', () => {
   });
 });
 
+/** The sound plays timestamp ts's instant (ts / 90 ms) `latenessMs` later. */
+const soundAt = (latenessMs: number) => (ts: number) => ts / 90 + latenessMs;
+
+/**
+ * Behind a congested PELS router, 10 s at 30 fps of the pattern 0,2,1,2: green (TID 0) arrives 50 ms after its
+ * instant, yellow (TID 1) 550 ms (its queue), red (TID 2) never. Returns, per decoded base frame, how long after its
+ * instant it was released (poll() called at every nextDeadlineMs, as the player does).
+ */
+function congested(m: FrameMerger<string>): number[] {
+  const arrivals: { at: number; f: ReturnType<typeof frame> }[] = [];
+  for (let i = 0; i < 300; i++) {
+    const tid = i % 4 === 0 ? 0 : i % 4 === 2 ? 1 : 2;
+    if (tid === 2) continue;
+    arrivals.push({ at: i * (1000 / 30) + (tid === 0 ? 50 : 550), f: i === 0 ? key(0) : frame(i * TPF, tid) });
+  }
+  arrivals.sort((a, b) => a.at - b.at);
+  const baseRelease: number[] = [];
+  const note = (ds: MergerDecision<string>[], at: number) => {
+    for (const d of ds) if (d.action === 'decode' && d.frame.temporalId === 0) baseRelease.push(at - d.timestamp / 90);
+  };
+  for (const { at, f } of arrivals) {
+    for (let due = m.nextDeadlineMs(); due !== undefined && due <= at; due = m.nextDeadlineMs()) note(m.poll(due), due);
+    note(m.push(f, at), at);
+  }
+  return baseRelease;
+}
+
+describe('FrameMerger with sound', () => {
+  it('gives up a missing enhancement frame once the sound has played its instant, before the deadline', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80 });
+    m.setSoundPlayout(soundAt(30));
+    m.push(key(0), 0);
+    m.push(frame(6000, 1), 10); // 3000 (TID 2) missing: the sound plays it at 33.3 + 30
+    assert.ok(Math.abs(m.nextDeadlineMs()! - 63.33) < 0.01);
+    assert.deepEqual(show(m.poll(63)), []);
+    assert.deepEqual(show(m.poll(64)), ['decode 6000']);
+  });
+
+  it('keeps the deadline while the sound has not played the missing instant, and without sound', () => {
+    const later = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80 });
+    later.setSoundPlayout(soundAt(500));
+    const unknown = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80 });
+    unknown.setSoundPlayout(() => null);
+    for (const m of [later, unknown]) {
+      m.push(key(0), 0);
+      m.push(frame(6000, 1), 10);
+      assert.equal(m.nextDeadlineMs(), 90);
+    }
+  });
+
+  it('waits its deadline for a missing base frame even after its sound played: giving it up costs a keyframe', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80 });
+    m.setSoundPlayout(soundAt(0));
+    m.setRetransmission('base', 200);
+    [key(0), frame(3000, 2), frame(6000, 1), frame(9000, 2)].forEach((f, i) => m.push(f, i * 33));
+    m.push(frame(15000, 2), 170); // 12000 (base) missing: its retransmission may come
+    assert.equal(m.nextDeadlineMs(), 170 + 80 + 200);
+    assert.deepEqual(show(m.push(frame(12000, 0), 300)), ['decode 12000', 'decode 15000']);
+  });
+
+  it('is not raised by a frame that comes after its sound played', () => {
+    const m = new FrameMerger<string>({ ticksPerFrame: TPF, playoutDeadlineMs: 80 });
+    m.setSoundPlayout(soundAt(30));
+    m.push(key(0), 0);
+    m.push(frame(6000, 1), 10);
+    m.poll(64);
+    assert.deepEqual(show(m.push(frame(3000, 2), 500)), ['late 3000']);
+    assert.equal(m.playoutDeadlineMs, 80);
+  });
+
+  it('behind a congested PELS router (red lost, yellow 500 ms late), releases base frames as they come', () => {
+    const withSound = new FrameMerger<string>({ ticksPerFrame: TPF });
+    withSound.setSoundPlayout(soundAt(100));
+    const released = congested(withSound).slice(30); // the last 7.5 s
+    assert.ok(Math.max(...released) <= 50.01, `base frames released up to ${Math.max(...released)} ms after their instant`);
+    // Without sound the late yellow frames raise the deadline, and every base frame waits it (the old behaviour,
+    // which with sound put the pictures a second behind their sound).
+    const silent = congested(new FrameMerger<string>({ ticksPerFrame: TPF })).slice(30);
+    assert.ok(Math.min(...silent) > 500, `without sound, base frames released from ${Math.min(...silent)} ms after their instant`);
+  });
+});
+
 describe('RtpTimestampUnwrapper', () => {
   it('unwraps forward and backward across 2^32', () => {
     const u = new RtpTimestampUnwrapper();

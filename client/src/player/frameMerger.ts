@@ -37,6 +37,14 @@
  *   `nack`) may still come after a NACK round trip: while the gap before the oldest
  *   pending frame holds such a slot, the deadline is longer by the retransmission wait
  *   (see retransmission.ts).
+ * - With sound (setSoundPlayout), a gap of enhancement frames only is given up once the
+ *   sound has played the first missing frame's instant: it could only be shown after its
+ *   sound, and the frames behind it would wait past theirs. Behind a congested PELS router
+ *   red never comes and yellow comes late (its queue holds it for hundreds of ms), so the
+ *   adaptive deadline, raised by those late frames, held every base frame as long: pictures
+ *   a second behind their sound. A frame that comes after its sound played does not raise
+ *   the deadline either. A gap with a base slot waits as before: giving it up costs every
+ *   frame until the next keyframe, so there the sound is held instead (soundDelay.ts).
  */
 
 export type TemporalId = 0 | 1 | 2;
@@ -70,6 +78,12 @@ export interface FrameMergerOptions {
   /** Upper bound of the adaptive deadline. */
   maxPlayoutDeadlineMs?: number;
 }
+
+/**
+ * When the sound plays the instant of an (unwrapped) RTP timestamp, on the caller's clock;
+ * null while that is not known.
+ */
+export type SoundPlayout = (timestamp: number) => number | null;
 
 export const DEFAULT_PLAYOUT_DEADLINE_MS = 80;
 const DEFAULT_MAX_PLAYOUT_DEADLINE_MS = 1500;
@@ -130,6 +144,7 @@ export class FrameMerger<P> {
   private basePhase: number | undefined;
   private retransmitted: RetransmittedSlots = 'none';
   private retransmissionWaitMs = 0;
+  private soundPlayout: SoundPlayout | null = null;
 
   constructor(options: FrameMergerOptions) {
     if (!(options.ticksPerFrame > 0)) throw new RangeError('ticksPerFrame must be positive');
@@ -151,7 +166,7 @@ export class FrameMerger<P> {
     }
     if ((this.position !== undefined && timestamp <= this.position) || this.pending.some((p) => p.timestamp === timestamp)) {
       const gaveUpAt = this.gaveUp.get(Math.round(timestamp / this.ticksPerFrame));
-      if (gaveUpAt !== undefined) {
+      if (gaveUpAt !== undefined && !this.soundPlayed(timestamp, nowMs)) {
         this.deadlineMs = Math.min(this.maxDeadlineMs, this.deadlineMs + (nowMs - gaveUpAt) + LATE_MARGIN_MS);
         this.gaveUp.clear(); // one raise per give-up: the other frames of it were as late or less
       }
@@ -176,7 +191,7 @@ export class FrameMerger<P> {
   nextDeadlineMs(): number | undefined {
     const head = this.pending[0];
     if (!head) return undefined;
-    return this.oldestArrivalMs() + this.headDeadlineMs(head.timestamp);
+    return this.giveUpAtMs(head.timestamp);
   }
 
   /** After a decoder error: nothing decodes until the next keyframe. */
@@ -193,6 +208,11 @@ export class FrameMerger<P> {
   setRetransmission(slots: RetransmittedSlots, waitMs: number): void {
     this.retransmitted = slots;
     this.retransmissionWaitMs = Math.max(0, waitMs);
+  }
+
+  /** With sound: when it plays each frame's instant (null: no sound), for gaps not worth waiting for. */
+  setSoundPlayout(playout: SoundPlayout | null): void {
+    this.soundPlayout = playout;
   }
 
   /** The current (adaptive) playout deadline. */
@@ -220,13 +240,27 @@ export class FrameMerger<P> {
         continue;
       }
       const inOrder = this.position === undefined || head.timestamp - this.position < 1.5 * this.ticksPerFrame;
-      const due = force || inOrder || this.awaitingKeyframe || nowMs >= this.oldestArrivalMs() + this.headDeadlineMs(head.timestamp);
+      const due = force || inOrder || this.awaitingKeyframe || nowMs >= this.giveUpAtMs(head.timestamp);
       if (!due) return;
       this.pending.shift();
       if (inOrder) this.deadlineMs -= (this.deadlineMs - this.minDeadlineMs) * DEADLINE_DECAY;
       else if (!force && this.position !== undefined) this.rememberGivenUp(this.position, head.timestamp, nowMs);
       out.push(this.decide(head, inOrder));
     }
+  }
+
+  /** When the frames missing before the oldest pending one are given up: at its deadline, or once their sound has played. */
+  private giveUpAtMs(timestamp: number): number {
+    const byDeadline = this.oldestArrivalMs() + this.headDeadlineMs(timestamp);
+    if (this.position === undefined || this.baseSlotBetween(this.position, timestamp)) return byDeadline;
+    const firstMissingPlays = this.soundPlayout?.(this.position + this.ticksPerFrame) ?? null;
+    return firstMissingPlays === null ? byDeadline : Math.min(byDeadline, firstMissingPlays);
+  }
+
+  /** Whether the sound has played the instant of `timestamp` by `nowMs` (false without sound). */
+  private soundPlayed(timestamp: number, nowMs: number): boolean {
+    const plays = this.soundPlayout?.(timestamp) ?? null;
+    return plays !== null && nowMs > plays;
   }
 
   /** The deadline of the oldest pending frame: longer while a retransmitted slot is missing before it. */

@@ -81,6 +81,11 @@ class Player {
       onError: (message) => this.stats.error(message),
     });
     this.merger = new FrameMerger({ ticksPerFrame: init.ticksPerFrame, playoutDeadlineMs: init.playoutDeadlineMs });
+    // With sound, frames missing past their sound's playout are given up (frameMerger.ts).
+    this.merger.setSoundPlayout((timestamp) => {
+      const lateness = this.avSync?.latenessMs ?? null;
+      return lateness === null ? null : this.indexer.indexOf(timestamp) * frameMs + lateness;
+    });
     this.decoder = new Vp8Decoder({
       onFrame: (frame, temporalId) => this.onDecoded(frame, temporalId),
       onError: (message) => {

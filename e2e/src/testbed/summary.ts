@@ -59,9 +59,10 @@ export interface ViewerResult {
    * The sound as the player received it: packets received and lost (the receiver's counts over the run),
    * concealed samples over the samples received in the second half, and the player's A/V offset (audio
    * playout minus video display for the same instant, positive when the sound is late), median of its
-   * per-second readings over the second half, ms. null: the player had no sound.
+   * per-second readings over the second half, ms; how long the player held the sound for the picture (its
+   * jitter buffer target, soundDelay.ts), the median over the second half, ms. null: the player had no sound.
    */
-  audio?: { packetsReceived: number; packetsLost: number; concealedRatio: number | null; avSyncMs: number | null } | null;
+  audio?: { packetsReceived: number; packetsLost: number; concealedRatio: number | null; avSyncMs: number | null; soundHeldMs: number | null } | null;
   /**
    * Live latency to each frame's display (the player's figures over its last 10 s,
    * sampled each second): the medians of its p50 and p95 over the second half, from
@@ -393,13 +394,12 @@ export function audioSummary(stats: (PlayerStats | undefined)[]): ViewerResult['
   const b = withAudio.at(-1)?.audio;
   if (!a || !b) return null;
   const samples = b.totalSamplesReceived - a.totalSamplesReceived;
-  const offsets = withAudio.flatMap((x) => (typeof x.avSyncMs === 'number' ? [x.avSyncMs] : [])).sort((p, q) => p - q);
-  const mid = offsets.length >> 1;
-  const median = offsets.length === 0 ? null : offsets.length % 2 ? offsets[mid]! : (offsets[mid - 1]! + offsets[mid]!) / 2;
+  const numbers = (xs: (number | null)[]) => xs.flatMap((x) => (typeof x === 'number' ? [x] : []));
   return {
     packetsReceived: b.packetsReceived,
     packetsLost: b.packetsLost,
     concealedRatio: samples > 0 ? round((b.concealedSamples - a.concealedSamples) / samples, 4) : null,
-    avSyncMs: round(median, 1),
+    avSyncMs: round(median(numbers(withAudio.map((x) => x.avSyncMs))), 1),
+    soundHeldMs: round(median(numbers(withAudio.map((x) => x.soundDelayMs))), 0),
   };
 }
