@@ -47,11 +47,13 @@ test.describe('on a phone (390 x 844)', () => {
     const box = (await video.boundingBox())!;
     expect(box.width).toBeGreaterThan(300);
     expect(box.x + box.width).toBeLessThanOrEqual(390);
-    for (const control of ['play-pause', 'quality-button', 'live-quality-toggle', 'fullscreen']) {
+    // The default stream has sound: a phone gets the mute button, and sets the volume with its own buttons (docs/player.md).
+    for (const control of ['play-pause', 'mute', 'quality-button', 'live-quality-toggle', 'fullscreen']) {
       await expect(page.getByTestId(control)).toBeVisible();
       const b = (await page.getByTestId(control).boundingBox())!;
       expect(b.x + b.width, control).toBeLessThanOrEqual(390);
     }
+    await expect(page.getByTestId('volume')).toBeHidden();
     // The live quality waits for its toggle on a phone.
     await expect(page.getByTestId('live-quality')).toHaveCount(0);
     expect(await sidewaysOverflow(page)).toBe(0);
