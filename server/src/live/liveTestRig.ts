@@ -4,7 +4,7 @@
  * signals to it as OBS does, in real time, over RTMP (FLV) or SRT (MPEG-TS).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { pino } from 'pino';
 import { FfmpegIngest } from '../ingest/ffmpegIngest';
 import { DEFAULT_ENCODE } from '../ingest/sourceSpec';
@@ -64,4 +64,40 @@ export async function assertPublishedThrough(ingest: FfmpegIngest, publish: () =
   assert.deepEqual(plans, ['encode']);
   assert.ok(opusSamples >= 48_000, `${opusSamples} Opus samples`);
   assert.deepEqual(states.filter((s, i) => s !== states[i - 1]), ['running', 'reconnecting', 'waiting']);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (const end = Date.now() + 10_000; !done(); await sleep(50)) if (Date.now() > end) throw new Error(`not ${what} within 10 s`);
+}
+
+/**
+ * The ingest's FFmpeg killed mid-publish (found among this process's children by
+ * `ingestArgs`, e.g. its input format): a new run reads the same connection from the
+ * publisher's next keyframe; the publisher stays connected to its end (exit code 0),
+ * frames come after the restart, and the stream goes restarting, running, then
+ * reconnecting and waiting when the publisher leaves.
+ */
+export async function assertIngestRestartKeepsPublisher(ingest: FfmpegIngest, ingestArgs: string, publish: () => Promise<{ code: number | null; stderr: string }>): Promise<void> {
+  const states: string[] = [];
+  const onStatus = (st: { state: string }) => states.push(st.state);
+  ingest.on('status', onStatus);
+  let frames = 0;
+  const onFrame = (_f: unknown, rendition: number) => rendition === 0 && frames++;
+  ingest.on('frame', onFrame);
+  const publishing = publish();
+  await until(() => ingest.currentStatus.state === 'running', 'running');
+  await sleep(1000);
+  // This process's ingest FFmpeg; the publisher's own FFmpeg writes to a URL, not a pipe.
+  process.kill(Number(execFileSync('pgrep', ['-P', String(process.pid), '-f', ingestArgs], { encoding: 'utf8' }).trim()), 'SIGKILL');
+  await until(() => states.at(-1) !== 'running', 'the run ended');
+  assert.equal(states.at(-1), 'restarting');
+  const atKill = frames;
+  const { code, stderr } = await publishing;
+  assert.equal(code, 0, `the publisher was cut off: ${stderr}`);
+  assert.ok(frames - atKill >= 60, `${frames - atKill} frames after the restart`);
+  await sleep(1500);
+  ingest.off('status', onStatus);
+  ingest.off('frame', onFrame);
+  assert.deepEqual(states.filter((st, i) => st !== states[i - 1]), ['running', 'restarting', 'running', 'reconnecting', 'waiting']);
 }
