@@ -492,7 +492,7 @@ export function formatSoakReport(r: SoakResult): string[] {
     `green delivery outside faults: lowest minute ${pct(r.greenDeliveryMin)}, overall ${pct(r.greenDelivery)} (${r.lives.clean} of ${r.lives.ended} lives clean, ${r.lives.failedJoins} failed joins)`,
     ...Object.entries(r.lives.joinErrors).map(([m, n]) => `  ${n} x join failed: ${m}`),
     `live heap growth, first minute to last: ${r.liveHeapGrowthPct ?? '-'}%`,
-    `origin-edge pair: ${r.edge.lives.ended} lives on the edge (${r.edge.lives.clean} clean, ${r.edge.lives.failedJoins} failed joins), green ${pct(r.edge.greenDelivery)}; a lost edge left ${r.edge.leaks.length ? r.edge.leaks.join('; ') : 'nothing behind'}`,
+    ...(r.faults.some((f) => f.kind === 'edge-loss') ? [`origin-edge pair: ${r.edge.lives.ended} lives on the edge (${r.edge.lives.clean} clean, ${r.edge.lives.failedJoins} failed joins), green ${pct(r.edge.greenDelivery)}; a lost edge left ${r.edge.leaks.length ? r.edge.leaks.join('; ') : 'nothing behind'}`] : []),
     `after every viewer left: ${(Object.keys(r.leaks.start) as Array<keyof typeof r.leaks.start>).map((k) => `${k} ${r.leaks.start[k]} -> ${r.leaks.end[k]}`).join(', ')}${r.leaks.grew.length ? `   GREW: ${r.leaks.grew.join(', ')}` : ''}`,
     'fault            count  recovery median  max (ms)  unrecovered  ingest after it, fastest second (x real time)',
   ];
