@@ -65,10 +65,16 @@ test('two PELS viewers sharing the bottleneck with router feedback: both play, g
     // Both viewers' keyframes reach green's queue at once, beside the sound's small packets: the router's green
     // queue is counted in bytes so that it holds them (docs/deployment.md, "Sizing a PELS router's green queue").
     expect(v.loss.green!, v.id).toBeLessThan(0.01);
-    expect(v.loss.red!, v.id).toBeGreaterThanOrEqual(v.loss.yellow!);
     expect(v.decodeErrors, v.id).toBe(0);
     expect(v.checksumMismatches, v.id).toBe(0);
   }
+  // The order PELS promises is the router's: it drops red ahead of yellow. Read at the router, not from each
+  // viewer's receiver reports, which also count loss the router did not make (one CI run read a viewer's red
+  // 15.4% and yellow 15.6%, both far above the router's usual yellow drops of 1-4%: docs/testing.md).
+  const dropped = (c: { sent: number; dropped: number } | undefined) => (c && c.sent + c.dropped > 0 ? c.dropped / (c.sent + c.dropped) : 0);
+  const { red, yellow } = r.router!.classes;
+  expect(red!.dropped, 'the link congested: the router dropped red').toBeGreaterThan(0);
+  expect(dropped(red), 'red dropped at the router, share of red offered').toBeGreaterThanOrEqual(dropped(yellow));
 });
 
 test('best effort under the same conditions loses base-layer packets', async () => {
