@@ -78,10 +78,12 @@ export async function startServer(o: ServerProcessOptions): Promise<RunningServe
     // A given PORT is kept: a server started again on its port (the soak's lost edge) keeps its viewers' URL.
     const port = o.env.PORT ? Number(o.env.PORT) : await freePort();
     const rtcPort = o.env.RTC_PORT ? Number(o.env.RTC_PORT) : await freeRtcPort();
+    // Only a port picked here can be picked again; a given one taken stays taken.
+    const picked = !o.env.PORT || !o.env.RTC_PORT;
     try {
       return await startOn(o, port, rtcPort);
     } catch (e) {
-      if (attempt >= 3 || !(e instanceof PortTakenError)) throw e;
+      if (attempt >= 3 || !picked || !(e instanceof PortTakenError)) throw e;
     }
   }
 }
