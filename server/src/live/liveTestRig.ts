@@ -101,3 +101,30 @@ export async function assertIngestRestartKeepsPublisher(ingest: FfmpegIngest, in
   ingest.off('frame', onFrame);
   assert.deepEqual(states.filter((st, i) => st !== states[i - 1]), ['running', 'restarting', 'running', 'reconnecting', 'waiting']);
 }
+
+/**
+ * The ingest's bound on the real ingest: its FFmpeg (found by `ingestArgs`) stopped for 2.5 s mid-publish
+ * (SIGSTOP), so the publisher's media piles up unread. Behind past the bound, the server drops it up to a
+ * keyframe and closes the gap in the timestamps: fewer frames are encoded than the publisher sent (a
+ * second's worth or more, where keeping the backlog would have encoded every one late, and a gap left
+ * open would have been filled with copies), the stream goes on, and the publisher stays connected.
+ */
+export async function assertBehindIngestCatchesUp(ingest: FfmpegIngest, ingestArgs: string, publish: () => Promise<{ code: number | null; stderr: string }>, seconds: number): Promise<void> {
+  let frames = 0;
+  const onFrame = (_f: unknown, rendition: number) => rendition === 0 && frames++;
+  ingest.on('frame', onFrame);
+  const publishing = publish();
+  await until(() => ingest.currentStatus.state === 'running', 'running');
+  await sleep(1000);
+  const pid = Number(execFileSync('pgrep', ['-P', String(process.pid), '-f', ingestArgs], { encoding: 'utf8' }).trim());
+  process.kill(pid, 'SIGSTOP');
+  await sleep(2500);
+  process.kill(pid, 'SIGCONT');
+  const atResume = frames;
+  const { code, stderr } = await publishing;
+  await sleep(2000);
+  ingest.off('frame', onFrame);
+  assert.equal(code, 0, `the publisher was cut off: ${stderr}`);
+  assert.ok(frames - atResume >= 60, `${frames - atResume} frames after the stop`);
+  assert.ok(frames <= (seconds - 1) * 30, `${frames} frames encoded of the ${seconds * 30} published: nothing dropped`);
+}

@@ -20,3 +20,11 @@ test('timestamps that wrap at 2^32 still count forward', () => {
   b.wrote(10, 300);
   assert.equal(b.behindMs(20), 400);
 });
+
+test('MPEG-TS PTS (ms) wrap at 2^33 / 90', () => {
+  const wrap = 2 ** 33 / 90;
+  const b = new MediaBacklog(wrap);
+  b.wrote(10, wrap - 100);
+  b.wrote(10, 300);
+  assert.equal(Math.round(b.behindMs(20)), 400);
+});

@@ -52,3 +52,12 @@ test('timestamps that wrap: the span dropped is counted across the wrap', () => 
   assert.equal(s.shiftMs, 934);
   assert.equal(s.next('frame', 933, 0), WRAP - 1);
 });
+
+test("audio of the span dropped that comes after the keyframe (MPEG-TS muxers send sound late, several frames a PES) is dropped too", () => {
+  const s = new StaleMediaSkip(400, WRAP);
+  s.next('keyframe', 0, 0);
+  s.next('frame', 500, 500);
+  assert.equal(s.next('keyframe', 1000, 0), 33);
+  assert.equal(s.next('audio', 880, 0), null, 'sound of the span dropped');
+  assert.equal(s.next('audio', 1000, 0), 33);
+});

@@ -12,6 +12,13 @@
  */
 export type MediaKind = 'keyframe' | 'frame' | 'audio' | 'header';
 
+/**
+ * How far behind its publisher a live ingest may fall, in media time (what it
+ * has not read yet), over RTMP and SRT. In time rather than bytes: 512 KiB was
+ * 2.7 s at 1.5 Mb/s.
+ */
+export const INGEST_MAX_BEHIND_MS = 400;
+
 /** A frame interval past this is a gap, not the publisher's frame rate. */
 const MAX_FRAME_INTERVAL_MS = 200;
 
@@ -24,6 +31,8 @@ export class StaleMediaSkip {
   /** The publisher's frame interval, from the last two frames written in a row. */
   private intervalMs = 33;
   private lastAudioOutMs: number | undefined;
+  /** The publisher's timestamp of the keyframe the last drop ended at. */
+  private resumedAtMs: number | undefined;
   private lastOutMs = 0;
   /** Times the ingest fell behind and media was dropped. */
   skips = 0;
@@ -68,8 +77,14 @@ export class StaleMediaSkip {
         return null;
       }
       this.skipping = false;
+      this.resumedAtMs = tsMs;
       // The keyframe follows the last frame written one frame interval later.
       if (this.lastVideoMs !== undefined) this.shift = this.mod(this.shift + Math.max(0, this.mod(tsMs - this.lastVideoMs) - this.intervalMs));
+    }
+    // Audio of the span dropped that comes after the keyframe (an MPEG-TS muxer sends sound in PES of several frames, late).
+    if (kind === 'audio' && this.resumedAtMs !== undefined && this.signed(tsMs - this.resumedAtMs) < 0) {
+      this.dropped++;
+      return null;
     }
     const out = this.mod(tsMs - this.shift);
     if (kind === 'audio') {

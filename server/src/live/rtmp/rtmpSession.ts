@@ -20,7 +20,7 @@ import { ChunkReader, encodeMessage, MAX_MESSAGE_BYTES, MSG, RtmpError, uint32, 
 import { flvHeader, flvTag } from './flvTags';
 import { MediaArrivals, RTMP_WRAP_MS } from '../mediaArrivals';
 import { MediaBacklog } from '../mediaBacklog';
-import { StaleMediaSkip, type MediaKind } from '../staleMediaSkip';
+import { INGEST_MAX_BEHIND_MS, StaleMediaSkip, type MediaKind } from '../staleMediaSkip';
 
 /** The application publishers connect to: rtmp://host/live/<stream key>. */
 export const RTMP_APP = 'live';
@@ -34,15 +34,6 @@ const COMMAND_BYTES = 64 * 1024;
 const LINGER_MS = 1000;
 /** What is held before the first video frame, and the ingest's input buffer. */
 const MEDIA_BUFFER_BYTES = 512 * 1024;
-/**
- * How far behind its publisher the ingest may fall, in media time (what it has
- * not read yet): further, audio and video are dropped up to the next keyframe
- * after it caught up to half of this, and what follows is written earlier by
- * the span dropped (StaleMediaSkip), so the stream stays live rather than
- * late. In time rather than bytes: 512 KiB was 2.7 s at 1.5 Mb/s. The
- * connection is never paused: its end must be seen at once.
- */
-const MAX_BEHIND_MS = 400;
 
 export interface RtmpSessionDeps {
   /** The live stream a key publishes to; throws PublishRefused. */
@@ -84,8 +75,13 @@ export class RtmpSession {
   private ackedAt = 0;
   private ackWindow = 0;
   private outChunkSize = 128;
-  /** What is written to the ingest, and when, once it is behind. */
-  private skip = new StaleMediaSkip(MAX_BEHIND_MS, RTMP_WRAP_MS);
+  /**
+   * What is written to the ingest, and when, once it is behind: past the bound, audio and video are
+   * dropped up to the next keyframe after it caught up to half of it, and what follows is written
+   * earlier by the span dropped, so the stream stays live rather than late. The connection is never
+   * paused: its end must be seen at once.
+   */
+  private skip = new StaleMediaSkip(INGEST_MAX_BEHIND_MS, RTMP_WRAP_MS);
   /** The publisher's latest codec headers and metadata, by kind: a new ingest run's media starts with them. */
   private readonly headers = new Map<string, { type: 8 | 9 | 18; data: Buffer }>();
   private withAudio = false;
@@ -276,7 +272,7 @@ export class RtmpSession {
     this.publisher.media = new PassThrough({ highWaterMark: MEDIA_BUFFER_BYTES });
     this.arrivals = this.publisher.arrivals = new MediaArrivals();
     this.backlog = new MediaBacklog();
-    this.skip = new StaleMediaSkip(MAX_BEHIND_MS, RTMP_WRAP_MS);
+    this.skip = new StaleMediaSkip(INGEST_MAX_BEHIND_MS, RTMP_WRAP_MS);
     this.resuming = true;
     this.d.log.info({ address: this.address }, 'RTMP media resumed for a new ingest run: from the next keyframe');
   }

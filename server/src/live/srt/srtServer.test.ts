@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { assertIngestRestartKeepsPublisher, assertPublishedThrough, liveTestRig, publishTestSignal } from '../liveTestRig';
+import { assertBehindIngestCatchesUp, assertIngestRestartKeepsPublisher, assertPublishedThrough, liveTestRig, publishTestSignal } from '../liveTestRig';
 import { SrtServer } from './srtServer';
 
 const KEY = 's'.repeat(43);
@@ -30,6 +30,10 @@ test('an SRT publisher with the key in its streamid goes through the live ingest
 
 test("the ingest's FFmpeg killed mid-stream: a new run reads the same caller from its next keyframe, and the caller stays connected to the end", async () => {
   await assertIngestRestartKeepsPublisher(ingest, 'mpegts -i pipe:0', () => publish(KEY, 8));
+});
+
+test('the ingest behind its caller past the bound (its FFmpeg stopped 2.5 s): the media is dropped up to a keyframe, the gap closed in the PTS, and the stream goes on near live', async () => {
+  await assertBehindIngestCatchesUp(ingest, 'mpegts -i pipe:0', () => publish(KEY, 8), 8);
 });
 
 test('a wrong key, or a caller that asks to play, is refused in the handshake: FFmpeg fails and the ingest never starts', async () => {

@@ -5,7 +5,8 @@
  * answered here by the publish gate, so a wrong key is refused in the SRT
  * handshake; then the caller's MPEG-TS. It is held until its program map says
  * whether sound comes with the video, then goes to the stream's ingest as a
- * publisher's media. The listener process ends with the server (its stdin
+ * publisher's media, within the ingest's bound (TsMediaSkip: behind, dropped
+ * up to a keyframe; the caller is never paused). The listener process ends with the server (its stdin
  * closes) and is started again if it dies.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -21,7 +22,9 @@ import { PublishRefused, type RefusalReason } from '../publishGate';
 import type { Publisher, PublishTarget } from '../publisher';
 import { MediaArrivals, PTS_WRAP_MS } from '../mediaArrivals';
 import { keyOfStreamId, StreamIdError } from './srtStreamId';
-import { findProgram, PesTimestamps, TsFromKeyframe } from './tsProgram';
+import { INGEST_MAX_BEHIND_MS } from '../staleMediaSkip';
+import { findProgram, TsFromKeyframe } from './tsProgram';
+import { TsMediaSkip } from './tsMediaSkip';
 
 /** Where scripts/setup.sh builds it. */
 export const SRT_LISTENER_PATH = fileURLToPath(new URL('../../../../srt/out/pels-srt', import.meta.url));
@@ -204,24 +207,29 @@ export class SrtServer {
       }
       clearTimeout(timer);
       socket.off('data', onData);
+      const videoPid = program.videoPid;
+      if (videoPid === null) {
+        this.o.log.warn({ address }, 'SRT publisher sent no video stream (its program map lists none)');
+        socket.destroy();
+        return;
+      }
+      const hevc = program.video === 'hevc';
       const newMedia = () => new PassThrough({ highWaterMark: MEDIA_BUFFER_BYTES });
-      // Each video frame's arrival, by its PTS: when the frames the ingest makes of it entered the server.
-      const newTimestamps = () => (program.videoPid === null ? null : new PesTimestamps(program.videoPid, (ms) => publisher.arrivals.note(ms, Date.now())));
+      // Each video frame kept, by its PTS: when the frames the ingest makes of it entered the server.
+      const newSkip = () => new TsMediaSkip(videoPid, hevc, INGEST_MAX_BEHIND_MS, (ms, shiftMs) => publisher.arrivals.note(ms, Date.now(), shiftMs));
       let media = newMedia();
       // The caller's first bytes (up to its program map, a few packets) hold its tables, which it may not send again.
       const tables = held;
-      let pes = newTimestamps();
+      let bound = newSkip();
       /** After a failed ingest run: the caller's stream again from its next keyframe. */
       let gate: TsFromKeyframe | null = null;
       const feed = (chunk: Buffer) => {
-        const bytes = gate ? gate.push(chunk) : chunk;
-        if (!bytes.length) return;
-        pes?.push(bytes);
-        // The caller waits while the ingest is behind, as a pipe would make it.
-        if (!media.write(bytes)) {
-          socket.pause();
-          media.once('drain', () => socket.resume());
-        }
+        const gated = gate ? gate.push(chunk) : chunk;
+        if (!gated.length) return;
+        const { isSkipping, skips } = bound.skip;
+        const bytes = bound.push(gated, media.writableLength + media.readableLength);
+        if (bound.skip.isSkipping !== isSkipping || bound.skip.skips !== skips) this.logSkip(address, bound);
+        if (bytes.length) media.write(bytes);
       };
       const publisher: Publisher = {
         protocol: 'srt',
@@ -237,13 +245,12 @@ export class SrtServer {
           socket.destroy();
         },
         resumeMedia: () => {
-          if (socket.destroyed || program.videoPid === null) return;
+          if (socket.destroyed) return;
           media.destroy();
           publisher.media = media = newMedia();
           publisher.arrivals = new MediaArrivals(PTS_WRAP_MS);
-          pes = newTimestamps();
-          gate = new TsFromKeyframe(program.videoPid, program.video === 'hevc', tables);
-          socket.resume();
+          bound = newSkip();
+          gate = new TsFromKeyframe(videoPid, hevc, tables);
           this.o.log.info({ address }, 'SRT media resumed for a new ingest run: from the next keyframe');
         },
       };
@@ -255,5 +262,11 @@ export class SrtServer {
     };
     socket.on('data', onData);
     if (first.length) onData(Buffer.alloc(0));
+  }
+
+  private logSkip(address: string, bound: TsMediaSkip): void {
+    const { skips, dropped, shiftMs, isSkipping } = bound.skip;
+    if (isSkipping) this.o.log.warn({ address, skips }, 'the ingest is behind the SRT publisher: dropping media up to the next keyframe');
+    else this.o.log.info({ address, dropped, droppedMs: Math.round(shiftMs) }, 'the ingest caught up; the stream goes on from the keyframe, its timestamps closed over the span dropped');
   }
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { findProgram, PesTimestamps, TS_PACKET, TsFromKeyframe } from './tsProgram';
+import { findProgram, TS_PACKET, TsFromKeyframe } from './tsProgram';
 
 /** A second of MPEG-TS as FFmpeg writes it for an SRT publisher, with the given outputs. */
 function ts(...codecs: string[]): Buffer {
@@ -27,16 +27,6 @@ test('the program map says H.264 and AAC, or H.264 alone; before the PMT nothing
   assert.equal(findProgram(both.subarray(0, TS_PACKET)), undefined);
   // Bytes before the first sync byte (a payload cut mid-packet) are skipped.
   assert.deepEqual(findProgram(Buffer.concat([Buffer.from([1, 2, 3]), both])), { video: 'h264', videoPid: 256, audio: { codec: 'aac', channels: 2 } });
-});
-
-test("the video's PES timestamps, in chunks cut anywhere: a frame each 1/30 s", () => {
-  const stream = ts('aac');
-  const ms: number[] = [];
-  const pes = new PesTimestamps(findProgram(stream)!.videoPid!, (t) => ms.push(t));
-  for (let at = 0; at < stream.length; at += 1000) pes.push(stream.subarray(at, at + 1000));
-  assert.equal(ms.length, 30);
-  const steps = ms.slice(1).map((t, i) => t - ms[i]!);
-  assert.ok(steps.every((d) => d >= 33 && d <= 34), steps.join(' '));
 });
 
 test('garbage is no program, and never an exception', () => {

@@ -8,7 +8,8 @@
 import type { ProbedAudio } from '../../ingest/sourceSpec';
 
 export const TS_PACKET = 188;
-const SYNC = 0x47;
+/** Each packet's first byte. */
+export const SYNC = 0x47;
 
 /** Audio stream types (ISO 13818-1 and ATSC) by codec name; others (private data, subtitles) are not sound the ingest maps. */
 const AUDIO_TYPES: Record<number, string> = { 0x03: 'mp3', 0x04: 'mp2', 0x0f: 'aac', 0x11: 'aac_latm', 0x81: 'ac3' };
@@ -85,49 +86,6 @@ function programOf(section: Buffer): TsProgram {
 }
 
 /**
- * The presentation timestamps (ms, from the 90 kHz PTS) of one stream's PES
- * packets as its TS packets go by, in chunks cut anywhere: each frame's time
- * in the publisher's clock, for when it reached the server.
- */
-export class PesTimestamps {
-  private carry = Buffer.alloc(0);
-
-  constructor(
-    private readonly pid: number,
-    private readonly onPts: (ms: number) => void,
-  ) {}
-
-  push(chunk: Buffer): void {
-    const bytes = this.carry.length ? Buffer.concat([this.carry, chunk]) : chunk;
-    let at = bytes.indexOf(SYNC);
-    while (at >= 0 && at + TS_PACKET <= bytes.length) {
-      if (bytes[at] !== SYNC) {
-        at = bytes.indexOf(SYNC, at + 1);
-        continue;
-      }
-      const pid = ((bytes[at + 1]! & 0x1f) << 8) | bytes[at + 2]!;
-      if (pid === this.pid && bytes[at + 1]! & 0x40) {
-        const ms = pesPtsMs(bytes.subarray(at, at + TS_PACKET));
-        if (ms !== undefined) this.onPts(ms);
-      }
-      at += TS_PACKET;
-    }
-    this.carry = at >= 0 && at < bytes.length ? Buffer.from(bytes.subarray(at)) : Buffer.alloc(0);
-  }
-}
-
-/** The PTS of the PES packet a TS packet starts, in ms; undefined without one. */
-function pesPtsMs(packet: Buffer): number | undefined {
-  const afc = (packet[3]! >> 4) & 3;
-  if (!(afc & 1)) return undefined;
-  const p = 4 + (afc & 2 ? 1 + packet[4]! : 0);
-  if (p + 14 > packet.length || packet[p] !== 0 || packet[p + 1] !== 0 || packet[p + 2] !== 1 || !(packet[p + 7]! & 0x80)) return undefined;
-  const b = (k: number) => packet[p + 9 + k]!;
-  const pts = ((b(0) >> 1) & 0x07) * 2 ** 30 + ((b(1) << 22) | ((b(2) >> 1) << 15) | (b(3) << 7) | (b(4) >> 1));
-  return Math.floor(pts / 90);
-}
-
-/**
  * An MPEG-TS stream again from its next video keyframe, for a new ingest run
  * on the same connection: the program tables last seen (PAT, PMT), then every
  * packet from the one that starts the keyframe's PES. A keyframe is a PES
@@ -190,7 +148,7 @@ export class TsFromKeyframe {
 }
 
 /** Whether a video packet starts a keyframe's PES (see TsFromKeyframe). */
-function startsKeyframe(packet: Buffer, hevc: boolean): boolean {
+export function startsKeyframe(packet: Buffer, hevc: boolean): boolean {
   if (!(packet[1]! & 0x40)) return false;
   const afc = (packet[3]! >> 4) & 3;
   if (afc & 2 && packet[4]! > 0 && packet[5]! & 0x40) return true;
