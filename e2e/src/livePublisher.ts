@@ -48,8 +48,9 @@ export function publishArgs(url: string, protocol: LiveProtocol, o: PublishOptio
   const [w, h] = size.split('x');
   const video = [...(o.source ? [`scale=${w}:${h}`] : []), ...(o.stampWallClock ? ['setpts=RTCTIME/(1000000*TB)'] : [])];
   const filters = [...(video.length ? ['-vf', video.join(',')] : []), ...(o.stampWallClock ? ['-af', 'asetpts=RTCTIME/(1000000*TB)'] : [])];
-  // The MPEG-TS muxer would add 0.7 s to every timestamp.
-  const format = protocol === 'rtmp' ? ['-f', 'flv'] : [...(o.stampWallClock ? ['-muxdelay', '0'] : []), '-f', 'mpegts'];
+  // The MPEG-TS muxer would add 0.7 s to every timestamp, and gather sound into PES of 2930 bytes (a quarter
+  // second at 96 kb/s, which the picture would wait for at the player); one audio frame a PES instead.
+  const format = protocol === 'rtmp' ? ['-f', 'flv'] : [...(o.stampWallClock ? ['-muxdelay', '0'] : []), '-pes_payload_size', '0', '-f', 'mpegts'];
   return [
     '-hide_banner', '-nostdin', '-loglevel', 'error', '-re',
     ...input,

@@ -2,7 +2,10 @@
  * A WHIP publisher as OBS is one, in Chromium: H.264 (packetization mode 1,
  * the only video codec offered) of a moving test picture from a canvas, and
  * Opus of a tone, offered once ICE gathering is complete (no trickle), with
- * the stream key as a bearer token. Runs in a page of its own.
+ * the stream key as a bearer token. The video carries each frame's capture
+ * time (the abs-capture-time RTP header extension, which Chromium sends once
+ * negotiated), for the latency from publish to display. Runs in a page of its
+ * own.
  */
 import type { Page } from '@playwright/test';
 
@@ -43,6 +46,10 @@ export async function publishWhip(page: Page, url: string, key: string, o: { fps
       const video = pc.addTransceiver(canvas.captureStream(fps).getVideoTracks()[0]!, { direction: 'sendonly' });
       const codecs = RTCRtpSender.getCapabilities('video')!.codecs;
       video.setCodecPreferences([...codecs.filter((c) => c.mimeType === 'video/H264' && /packetization-mode=1/.test(c.sdpFmtpLine ?? '')), ...codecs.filter((c) => c.mimeType === 'video/rtx')]);
+      // Offered only when asked for (Chromium lists it stopped); not yet in TypeScript's DOM types.
+      type Extension = { uri: string; direction: string };
+      const negotiable = video as unknown as { getHeaderExtensionsToNegotiate(): Extension[]; setHeaderExtensionsToNegotiate(e: Extension[]): void };
+      negotiable.setHeaderExtensionsToNegotiate(negotiable.getHeaderExtensionsToNegotiate().map((e) => (e.uri.endsWith('/abs-capture-time') ? { ...e, direction: 'sendrecv' } : e)));
       pc.addTransceiver(out.stream.getAudioTracks()[0]!, { direction: 'sendonly' });
       await pc.setLocalDescription(await pc.createOffer());
       await new Promise<void>((resolve) => {

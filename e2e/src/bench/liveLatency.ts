@@ -1,29 +1,30 @@
 /**
  * Live latency, publish to display: the testbed with --ingest (FFmpeg
- * publishing a 30 fps test picture and tone over RTMP or SRT, each frame's
- * capture time stamped) and one Chromium viewer on the open link (no
+ * publishing a 30 fps test picture and tone over RTMP or SRT, or Chromium a
+ * moving picture and a tone over WHIP, each frame's capture time stamped) and one Chromium viewer on the open link (no
  * bottleneck), repeated. Per run: the viewer's latency p50 and p95 (second
  * half), each stage's share, its fps and checksum mismatches, and the load
  * average around it: the machine's load moves these figures, so they are
  * printed, never asserted.
  */
-import type { LiveProtocol } from '../livePublisher';
 import { round } from '../testbed/metrics';
-import { runTestbed, TESTBED_DEFAULTS, type TestbedResult, type ViewerResult } from '../testbed/testbed';
+import { runTestbed, TESTBED_DEFAULTS, type IngestProtocol, type TestbedResult, type ViewerResult } from '../testbed/testbed';
 
 export interface LiveLatencyRow {
-  ingest: LiveProtocol;
+  ingest: IngestProtocol;
   run: number;
   latencyMs: ViewerResult['latencyMs'];
   stagesMs: ViewerResult['latencyStagesMs'];
   fps: number | null;
   checksumMismatches: number | null;
+  /** How long the player held its sound for the picture (median, ms): the display stage's floor with sound. */
+  soundHeldMs: number | null;
   errors: string[];
   /** The machine's 1-minute load average before and after the run. */
   loadAverage: [number, number];
 }
 
-export function liveLatencyRow(ingest: LiveProtocol, run: number, r: TestbedResult, loadAverage: [number, number]): LiveLatencyRow {
+export function liveLatencyRow(ingest: IngestProtocol, run: number, r: TestbedResult, loadAverage: [number, number]): LiveLatencyRow {
   const v = r.viewers[0];
   return {
     ingest,
@@ -32,13 +33,14 @@ export function liveLatencyRow(ingest: LiveProtocol, run: number, r: TestbedResu
     stagesMs: v?.latencyStagesMs ?? null,
     fps: v?.fps ?? null,
     checksumMismatches: v?.checksumMismatches ?? null,
+    soundHeldMs: v?.audio?.soundHeldMs ?? null,
     errors: v?.errors ?? ['no viewer'],
     loadAverage,
   };
 }
 
 export async function liveLatency(
-  o: { ingest: LiveProtocol[]; runs: number; seconds: number; loadAverage: () => number },
+  o: { ingest: IngestProtocol[]; runs: number; seconds: number; loadAverage: () => number },
   progress: (m: string) => void,
 ): Promise<LiveLatencyRow[]> {
   const rows: LiveLatencyRow[] = [];
@@ -59,13 +61,13 @@ export async function liveLatency(
 export function formatLiveLatencyTable(rows: LiveLatencyRow[]): string[] {
   const f = (x: number | null | undefined) => (x === null || x === undefined ? '-' : String(x));
   const lines = [
-    '| ingest | run | p50 (ms) | p95 (ms) | from | publisher | ingest | network | buffer | display | fps | checksum mismatches | load avg before, after |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| ingest | run | p50 (ms) | p95 (ms) | from | publisher | ingest | network | buffer | display | sound held | fps | checksum mismatches | load avg before, after |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
     const s = r.stagesMs;
     lines.push(
-      `| ${r.ingest} | ${r.run} | ${f(r.latencyMs?.p50)} | ${f(r.latencyMs?.p95)} | ${r.latencyMs?.from ?? '-'} | ${f(s?.publisher)} | ${f(s?.ingest)} | ${f(s?.network)} | ${f(s?.buffer)} | ${f(s?.display)} | ${f(r.fps)} | ${f(r.checksumMismatches)} | ${r.loadAverage.join(', ')} |`,
+      `| ${r.ingest} | ${r.run} | ${f(r.latencyMs?.p50)} | ${f(r.latencyMs?.p95)} | ${r.latencyMs?.from ?? '-'} | ${f(s?.publisher)} | ${f(s?.ingest)} | ${f(s?.network)} | ${f(s?.buffer)} | ${f(s?.display)} | ${f(r.soundHeldMs)} | ${f(r.fps)} | ${f(r.checksumMismatches)} | ${r.loadAverage.join(', ')} |`,
     );
   }
   return lines;

@@ -3,7 +3,7 @@
  * npm run bench -- convergence [--seconds S] [--viewers 1,2,4] [--feedback rtcp,router] [--json]
  * npm run bench -- dscp [--viewers 1,200] [--rounds R] [--baseline GIT_REF] [--json]
  * npm run bench -- encoder [--seconds S] [--repeats R] [--json]
- * npm run bench -- latency [--ingest rtmp,srt] [--runs 3] [--seconds 30] [--json]
+ * npm run bench -- latency [--ingest rtmp,srt,whip] [--runs 3] [--seconds 30] [--json]
  * npm run bench -- loss [--loss 0,5,10,20] [--links open,pels,fifo] [--modes pels,nack,best-effort,stock] [--bottleneck-kbps 1200] [--seconds S] [--runs R] [--json]
  * npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]
  * npm run bench -- playback [--seconds 15] [--json]
@@ -23,6 +23,8 @@ import { mean, round } from '../testbed/metrics';
 import { formatLossTable, lossResilience, OPEN_LINK_KBPS, parseLossFlags, type LossFlags, type LossOptions } from './lossResilience';
 import { formatPlaybackTable, playback } from './playback';
 import { formatLiveLatencyTable, liveLatency } from './liveLatency';
+import { ingestOption } from '../testbed/options';
+import type { IngestProtocol } from '../testbed/testbed';
 import { formatPelsScaleTable, pelsScale, PELS_SCALE_PER_VIEWER_KBPS } from './pelsScale';
 import { formatSoakReport, runSoak, SOAK_DEFAULTS } from '../soak/soak';
 import { isFaultKind } from '../soak/faultSchedule';
@@ -35,7 +37,7 @@ const USAGE = [
   '       npm run bench -- convergence [--seconds S] [--viewers 1,2,4] [--feedback rtcp,router] [--json]',
   '       npm run bench -- dscp [--viewers 1,200] [--rounds 20] [--baseline GIT_REF] [--json]',
   '       npm run bench -- encoder [--seconds 60] [--repeats 3] [--json]',
-  '       npm run bench -- latency [--ingest rtmp,srt] [--runs 3] [--seconds 30] [--json]',
+  '       npm run bench -- latency [--ingest rtmp,srt,whip] [--runs 3] [--seconds 30] [--json]',
   '       npm run bench -- loss [--loss 0,5,10,20] [--links open,pels,fifo] [--modes pels,nack,best-effort,stock] [--bottleneck-kbps 1200] [--seconds 45] [--runs 1] [--json]',
   '       npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]',
   '       npm run bench -- playback [--seconds 15] [--json]',
@@ -176,17 +178,21 @@ async function playbackBench(values: { seconds?: string; json: boolean }): Promi
 }
 
 async function latencyBench(values: { ingest: string; runs?: string; seconds?: string; json: boolean }): Promise<void> {
-  const ingest = values.ingest.split(',');
   const runs = Number(values.runs ?? '3');
   const seconds = Number(values.seconds ?? '30');
-  const isProtocol = (p: string): p is 'rtmp' | 'srt' => p === 'rtmp' || p === 'srt';
-  if (!ingest.every(isProtocol) || !Number.isInteger(runs) || runs < 1 || !(seconds >= 10)) usage();
-  const rows = await liveLatency({ ingest: ingest as ('rtmp' | 'srt')[], runs, seconds, loadAverage: () => loadavg()[0]! }, (m) => console.error(`[bench] ${m}`));
+  let ingest: IngestProtocol[];
+  try {
+    ingest = values.ingest.split(',').map(ingestOption);
+  } catch {
+    usage();
+  }
+  if (!Number.isInteger(runs) || runs < 1 || !(seconds >= 10)) usage();
+  const rows = await liveLatency({ ingest, runs, seconds, loadAverage: () => loadavg()[0]! }, (m) => console.error(`[bench] ${m}`));
   if (values.json) {
     process.stdout.write(JSON.stringify({ benchmark: 'latency', seconds, rows }) + '\n');
     return;
   }
-  console.log(`1 Chromium viewer on the open link, a publisher (FFmpeg, 640x360 30 fps, 1.5 Mb/s H.264 + AAC) stamping capture times, ${seconds} s a run; latency p50 and p95 and each stage's median over the second half, ms`);
+  console.log(`1 Chromium viewer on the open link, a publisher (FFmpeg, 640x360 30 fps, 1.5 Mb/s H.264 + AAC; over WHIP Chromium, 640x360 30 fps H.264 + Opus) stamping capture times, ${seconds} s a run; latency p50 and p95 and each stage's median over the second half, ms`);
   for (const line of formatLiveLatencyTable(rows)) console.log(line);
   for (const r of rows) if (r.errors.length) console.error(`[bench] ${r.ingest} run ${r.run}: ${r.errors.join('; ')}`);
 }

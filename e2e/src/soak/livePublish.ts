@@ -18,6 +18,18 @@ export interface LivePublish {
 const RECONNECT_DELAY_MS = 2000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Makes live stream `streamId` through the operator API; resolves with its key. */
+export async function createLiveStream(serverUrl: string, operatorToken: string, streamId: string): Promise<string> {
+  const res = await fetch(`${serverUrl}/api/streams`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${operatorToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: streamId, source: 'live:' }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  if (!res.ok) throw new Error(`making the live stream answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { key: string }).key;
+}
+
 /** Makes live stream `streamId` on the server at `serverUrl` and publishes to it over `protocol` (RTMP by default) at `host:port`. */
 export async function startLivePublish(o: {
   serverUrl: string;
@@ -26,18 +38,14 @@ export async function startLivePublish(o: {
   host: string;
   port: number;
   protocol?: LiveProtocol;
+  /** SRT: the caller's receive latency (SRT's own default otherwise: 120 ms); the larger of the caller's and the listener's holds. */
+  srtLatencyMs?: number;
   publish?: Omit<PublishOptions, 'seconds'>;
 }): Promise<LivePublish> {
-  const res = await fetch(`${o.serverUrl}/api/streams`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${o.operatorToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ id: o.streamId, source: 'live:' }),
-    signal: AbortSignal.timeout(15_000),
-  });
-  if (!res.ok) throw new Error(`making the live stream answered ${res.status}: ${await res.text()}`);
-  const { key } = (await res.json()) as { key: string };
+  const key = await createLiveStream(o.serverUrl, o.operatorToken, o.streamId);
   const protocol = o.protocol ?? 'rtmp';
-  const url = protocol === 'rtmp' ? `rtmp://${o.host}:${o.port}/live/${key}` : `srt://${o.host}:${o.port}?streamid=${key}`;
+  // FFmpeg's SRT latency is in microseconds.
+  const url = protocol === 'rtmp' ? `rtmp://${o.host}:${o.port}/live/${key}` : `srt://${o.host}:${o.port}?streamid=${key}${o.srtLatencyMs ? `&latency=${o.srtLatencyMs * 1000}` : ''}`;
   let stopped = false;
   /** Set while the publisher is away on purpose (dropped by the fault, or stopped). */
   let away = false;

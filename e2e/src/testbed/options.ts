@@ -5,8 +5,7 @@ import { FLOW_MODES, type FlowModeName } from '@pels/shared/protocol/api';
 import { parseRateControllerName, RATE_CONTROLLER_NAMES, type RateControllerName } from '@pels/shared/rate/names';
 import { parseBottleneckKind, bottleneckKindOf, type BottleneckKind } from '../net/pelsBottleneck';
 import { orderSteps, parseCapacityStep, type CapacityStep } from './capacitySteps';
-import { TESTBED_DEFAULTS, type TestbedOptions } from './testbed';
-import type { LiveProtocol } from '../livePublisher';
+import { TESTBED_DEFAULTS, type IngestProtocol, type TestbedOptions } from './testbed';
 
 export const USAGE = `usage: npm run testbed -- [--viewers N] [--synthetic N] [--seconds S] [--capacity-kbps C] [--loss PCT]
        [--mode pels|best-effort|nack] [--router pels|fifo] [--feedback rtcp|router] [--router-interval-ms T]
@@ -17,8 +16,9 @@ export const USAGE = `usage: npm run testbed -- [--viewers N] [--synthetic N] [-
        [--capacity-step SECONDS:KBPS]  the bottleneck's capacity from then on (repeatable; needs --capacity-kbps)
        [--router pels|fifo]  the bottleneck's queues: PELS (one per color) or one drop-tail FIFO; default pels for --mode pels, fifo otherwise
        [--screenshots DIR]  each viewer's page and the dashboard at the end, as PNG files in DIR
-       [--ingest rtmp|srt]  the viewers watch a live stream: FFmpeg publishes --source (or a test picture and tone) to it over
-                        RTMP or SRT in real time, stamping each frame's capture time (latency from publish to display)`;
+       [--ingest rtmp|srt|whip]  the viewers watch a live stream: FFmpeg publishes --source (or a test picture and tone) to
+                        it over RTMP or SRT in real time, or Chromium a moving picture and a tone over WHIP (H.264 + Opus),
+                        stamping each frame's capture time (latency from publish to display)`;
 
 export class UsageError extends Error {}
 
@@ -118,10 +118,9 @@ function routerOption(raw: string | undefined, capacityKbps: number | undefined)
 }
 
 /** --ingest: the protocols the testbed publishes over. */
-function ingestOption(raw: string): LiveProtocol {
-  if (raw === 'rtmp' || raw === 'srt') return raw;
-  if (raw === 'whip') throw new UsageError('--ingest whip: the testbed has no WHIP publisher yet (rtmp and srt it has)');
-  throw new UsageError(`--ingest must be rtmp or srt; got "${raw}"`);
+export function ingestOption(raw: string): IngestProtocol {
+  if (raw === 'rtmp' || raw === 'srt' || raw === 'whip') return raw;
+  throw new UsageError(`--ingest must be rtmp, srt or whip; got "${raw}"`);
 }
 
 /** node:util's parseArgs over the testbed's flags; an unknown or malformed flag is a usage error. */

@@ -9,13 +9,20 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { Topology } from '../net/topology';
 import { freeRtcPort, startServer, type RunningServer } from '../serverProcess';
-import type { LiveProtocol } from '../livePublisher';
-import { startLivePublish } from '../soak/livePublish';
+import { createLiveStream, startLivePublish } from '../soak/livePublish';
+import { publishWhip } from '../whipPublisher';
 import { TcpFlows, type TcpOptions } from '../tcp/tcpFlows';
 import { launchBrowser } from './browser';
 import type { Resources } from './resources';
 import { startSyntheticViewers, type SyntheticViewers } from './syntheticViewers';
-import type { Progress, TestbedOptions } from './testbed';
+import type { IngestProtocol, Progress, TestbedOptions } from './testbed';
+
+/**
+ * SRT's receive latency over the testbed's links (both ends: the larger holds): what SRT holds each packet for
+ * retransmissions, to be set from the link's round trip (4 times it, SRT's guide says); the namespaces' is under
+ * a millisecond, and SRT's default of 120 ms would be latency for nothing.
+ */
+const SRT_LATENCY_MS = 20;
 
 /** Synthetic viewers joining a second: one join takes a few hundred ms, mostly DSCP marking and ICE. */
 const SYNTHETIC_RAMP_PER_SECOND = 10;
@@ -41,7 +48,9 @@ export async function startTestbedServer(o: TestbedOptions, topo: Topology | nul
       ROUTER_TOKEN: routerToken,
       FEEDBACK: o.feedback,
       ...(o.source && !o.ingest ? { SOURCE: o.source } : {}),
-      ...(o.ingest ? { [o.ingest.toUpperCase()]: 'on', [`${o.ingest.toUpperCase()}_PORT`]: String(ingestPort) } : {}),
+      // WHIP answers on the HTTP port, its media on the server's RTC port.
+      ...(o.ingest ? { [o.ingest.toUpperCase()]: 'on', ...(o.ingest === 'whip' ? {} : { [`${o.ingest.toUpperCase()}_PORT`]: String(ingestPort) }) } : {}),
+      ...(o.ingest === 'srt' ? { SRT_LATENCY_MS: String(SRT_LATENCY_MS) } : {}),
       ...(topo ? { RTC_LISTEN_IP: topo.serverIp, HOST: '0.0.0.0' } : {}),
       // Every viewer joins from the viewers' one address: the per-address and viewer limits must not turn them away.
       MAX_VIEWERS_PER_ADDRESS: String(o.viewers + o.synthetic),
@@ -54,7 +63,7 @@ export async function startTestbedServer(o: TestbedOptions, topo: Topology | nul
   });
   res.add(() => server.stop());
   const viewerBase = topo ? `http://${topo.serverIp}:${server.port}` : server.url;
-  if (o.ingest) await startPublisher(o, o.ingest, server.url, operatorToken, topo ? topo.serverControlIp : '127.0.0.1', ingestPort, res, progress);
+  if (o.ingest) await startPublisher(o, o.ingest, { serverUrl: server.url, viewerBase, topo, operatorToken, host: topo ? topo.serverControlIp : '127.0.0.1', port: ingestPort }, res, progress);
   return { server, viewerBase, operatorToken, routerToken, operator: { authorization: `Bearer ${operatorToken}` } };
 }
 
@@ -62,16 +71,32 @@ export async function startTestbedServer(o: TestbedOptions, topo: Topology | nul
 const LIVE_STREAM_ID = 'live';
 
 /**
- * --ingest: the stream `live`, its publisher started (FFmpeg pushing the run's source in real time, stamping
- * each frame's capture time) and live; the server's own stream `default` removed, so that its encoding does not
- * load the machine the latency is measured on.
+ * --ingest: the stream `live`, its publisher started (FFmpeg pushing the run's source in real time, or over WHIP
+ * Chromium, in the viewers' namespace when there is one, as the viewers reach the server; each stamping its
+ * frames' capture time) and live; the server's own stream `default` removed, so that its encoding does not load
+ * the machine the latency is measured on.
  */
-async function startPublisher(o: TestbedOptions, protocol: LiveProtocol, serverUrl: string, operatorToken: string, host: string, port: number, res: Resources, progress: Progress): Promise<void> {
+async function startPublisher(
+  o: TestbedOptions,
+  protocol: IngestProtocol,
+  at: { serverUrl: string; viewerBase: string; topo: Topology | null; operatorToken: string; host: string; port: number },
+  res: Resources,
+  progress: Progress,
+): Promise<void> {
+  const { serverUrl, operatorToken } = at;
   const headers = { authorization: `Bearer ${operatorToken}` };
   const removed = await fetch(`${serverUrl}/api/streams/default`, { method: 'DELETE', headers, signal: AbortSignal.timeout(15_000) });
   if (!removed.ok && removed.status !== 404) throw new Error(`removing the stream default answered ${removed.status}: ${await removed.text()}`);
-  const live = await startLivePublish({ serverUrl, operatorToken, streamId: LIVE_STREAM_ID, host, port, protocol, publish: { ...(o.source ? { source: o.source } : {}), stampWallClock: true } });
-  res.add(() => live.stop());
+  if (protocol === 'whip') {
+    const key = await createLiveStream(serverUrl, operatorToken, LIVE_STREAM_ID);
+    const page = await (await (await launchBrowser(at.topo, at.viewerBase, res)).newContext()).newPage();
+    await page.goto(`${at.viewerBase}/api/health`);
+    const answer = await publishWhip(page, `${at.viewerBase}/whip/${LIVE_STREAM_ID}`, key);
+    if (answer.status !== 201) throw new Error(`the WHIP publish was answered ${answer.status}: ${answer.body}`);
+  } else {
+    const live = await startLivePublish({ serverUrl, operatorToken, streamId: LIVE_STREAM_ID, host: at.host, port: at.port, protocol, srtLatencyMs: SRT_LATENCY_MS, publish: { ...(o.source ? { source: o.source } : {}), stampWallClock: true } });
+    res.add(() => live.stop());
+  }
   const deadline = Date.now() + 20_000;
   for (;;) {
     const list = await fetch(`${serverUrl}/api/streams`, { signal: AbortSignal.timeout(2000) }).then((r) => r.json() as Promise<{ streams: { id: string; state: string }[] }>, () => null);

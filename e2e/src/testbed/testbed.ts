@@ -12,6 +12,9 @@ import type { RateControllerName } from '@pels/shared/rate/names';
 import { readBottleneckCounters, BOTTLENECK_DEFAULTS, bottleneckKindOf, type BottleneckKind } from '../net/pelsBottleneck';
 import type { TcpFlows, TcpOptions } from '../tcp/tcpFlows';
 import type { LiveProtocol } from '../livePublisher';
+
+/** What the testbed publishes over with --ingest: FFmpeg's protocols, or WHIP from Chromium. */
+export type IngestProtocol = LiveProtocol | 'whip';
 import { capacityAt, type CapacityStep } from './capacitySteps';
 import { createNetwork, startCapacitySteps, startRouterAgent, startUptaAgent } from './network';
 import { joinSyntheticViewers, openViewers, screenshots, startTcpFlows, startTestbedServer } from './participants';
@@ -60,10 +63,12 @@ export interface TestbedOptions {
   /** A directory for screenshots at the end of the run: each viewer's page (`viewer-N.png`) and the dashboard (`dashboard.png`). */
   screenshotDir?: string;
   /**
-   * The viewers watch a live stream that a publisher (FFmpeg, as OBS) sends `source` (or a test picture and tone)
-   * to over this protocol, stamping each frame's capture time; undefined: the server reads `source` itself.
+   * The viewers watch a live stream that a publisher sends to over this protocol, stamping each frame's capture
+   * time: FFmpeg (as OBS) with `source` (or a test picture and tone) over RTMP or SRT; over WHIP Chromium
+   * (H.264 + Opus, a moving picture and a tone, the capture time in abs-capture-time); undefined: the server
+   * reads `source` itself.
    */
-  ingest?: LiveProtocol;
+  ingest?: IngestProtocol;
 }
 
 export const TESTBED_DEFAULTS: TestbedOptions = {

@@ -61,3 +61,12 @@ test("frames written earlier by a span dropped before them (StaleMediaSkip): the
   assert.equal(a.capture(66), now - 50 + 1066);
   assert.equal(a.capture(33), now - 50 + 33);
 });
+
+test("capture times the publisher sent with its frames (WHIP's abs-capture-time) are each frame's own, whatever its timestamps count from", () => {
+  const a = new MediaArrivals();
+  a.note(0, 1_000_000, 0, 999_900);
+  a.note(33, 1_000_040, 0, 999_933.5);
+  assert.equal(a.capture(0), 999_900);
+  assert.equal(a.capture(33), 999_933.5);
+  assert.equal(a.arrival(33), 1_000_040);
+});

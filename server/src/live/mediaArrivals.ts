@@ -13,6 +13,9 @@
  * from 0, as OBS and FFmpeg do by default, matches by chance about once in a
  * million connections (a 4 s window in 49.7 days of RTMP's wrap).
  *
+ * A publisher that sends each frame's capture time apart from its timestamps
+ * (WHIP's abs-capture-time) gives it with the frame (`note`'s `captureMs`).
+ *
  * An ingest that dropped a stale span of the publisher's media (StaleMediaSkip)
  * reads the frames after it that much earlier: each frame is noted with the
  * span dropped before it, so the ingest's frame n still finds its own arrival
@@ -34,11 +37,13 @@ export class MediaArrivals {
   private readonly at: number[] = [];
   /** The media time dropped before each (ms). */
   private readonly droppedBefore: number[] = [];
+  /** Each one's capture time as the publisher sent it (epoch ms), if it did. */
+  private readonly captured: (number | undefined)[] = [];
 
   constructor(private readonly wrapMs = RTMP_WRAP_MS) {}
 
-  /** A video frame with timestamp `tsMs` arrived at `atMs` (epoch), written to the ingest `shiftMs` earlier (a span dropped before it). */
-  note(tsMs: number, atMs: number, shiftMs = 0): void {
+  /** A video frame with timestamp `tsMs` arrived at `atMs` (epoch), written to the ingest `shiftMs` earlier (a span dropped before it), captured at `captureMs` (epoch) if the publisher said. */
+  note(tsMs: number, atMs: number, shiftMs = 0, captureMs?: number): void {
     if (this.first === undefined) {
       this.first = tsMs;
       const captured = atMs - mod(mod(atMs, this.wrapMs) - tsMs, this.wrapMs);
@@ -52,10 +57,12 @@ export class MediaArrivals {
     this.since.push(since);
     this.at.push(atMs);
     this.droppedBefore.push(shiftMs);
+    this.captured.push(captureMs);
     if (this.since.length > KEPT) {
       this.since.shift();
       this.at.shift();
       this.droppedBefore.shift();
+      this.captured.shift();
     }
   }
 
@@ -68,7 +75,9 @@ export class MediaArrivals {
   /** The publisher's capture time (epoch ms) of that same frame; undefined when it stamps none, or the frame is not kept. */
   capture(sinceFirstMs: number): number | undefined {
     const k = this.find(sinceFirstMs);
-    return k === undefined || this.firstCapture === null ? undefined : this.firstCapture + this.since[k]! + this.droppedBefore[k]!;
+    if (k === undefined) return undefined;
+    if (this.captured[k] !== undefined) return this.captured[k];
+    return this.firstCapture === null ? undefined : this.firstCapture + this.since[k]! + this.droppedBefore[k]!;
   }
 
   private find(sinceFirstMs: number): number | undefined {

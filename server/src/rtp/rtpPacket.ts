@@ -55,3 +55,28 @@ export function parseRtpPacket(pkt: Buffer): ParsedRtpPacket | null {
     payload: pkt.subarray(start, end),
   };
 }
+
+/** The value of header extension `id` (RFC 8285, one-byte or two-byte form) in an RTP packet; undefined when it has none. */
+export function rtpHeaderExtension(pkt: Buffer, id: number): Buffer | undefined {
+  if (pkt.length < RTP_HEADER_BYTES || !(pkt[0]! & 0x10)) return undefined;
+  const at = RTP_HEADER_BYTES + 4 * (pkt[0]! & 0x0f);
+  if (pkt.length < at + 4) return undefined;
+  const profile = pkt.readUInt16BE(at);
+  const end = Math.min(pkt.length, at + 4 + 4 * pkt.readUInt16BE(at + 2));
+  const oneByte = profile === 0xbede;
+  if (!oneByte && (profile & 0xfff0) !== 0x1000) return undefined;
+  for (let i = at + 4; i < end; ) {
+    if (pkt[i] === 0) {
+      i++; // padding
+      continue;
+    }
+    const elementId = oneByte ? pkt[i]! >> 4 : pkt[i]!;
+    if (oneByte && elementId === 15) return undefined;
+    const length = oneByte ? (pkt[i]! & 0x0f) + 1 : pkt[i + 1]!;
+    const value = i + (oneByte ? 1 : 2);
+    if (value + length > end) return undefined;
+    if (elementId === id) return pkt.subarray(value, value + length);
+    i = value + length;
+  }
+  return undefined;
+}

@@ -16,10 +16,11 @@ import { PassThrough } from 'node:stream';
 import type { types as ms } from 'mediasoup';
 import type { Logger } from '../../log';
 import { SERVER_TRANSPORT } from '../../metrics/mediasoupWorkers';
-import { parseRtpPacket } from '../../rtp/rtpPacket';
+import { parseRtpPacket, rtpHeaderExtension } from '../../rtp/rtpPacket';
 import { Unwrapper } from '../../rtp/unwrap';
 import { MediaArrivals } from '../mediaArrivals';
 import type { Publisher } from '../publisher';
+import { CaptureClock } from './captureClock';
 import { H264FrameAssembler, type H264Frame } from './h264Frames';
 import { AUDIO_TRACK, MatroskaWriter, VIDEO_TRACK } from './matroskaWriter';
 import { RtpClock } from './rtpClock';
@@ -60,6 +61,8 @@ export class WhipSession {
   private started = false;
   private readonly t0 = Date.now();
   private readonly videoClock = new RtpClock(90000);
+  /** The publisher's capture times, when it sends abs-capture-time. */
+  private readonly captureClock = new CaptureClock(90000);
   private readonly audioClock = new RtpClock(48000);
   private readonly audioSeq = new Unwrapper(16);
   private lastAudioSeq = -Infinity;
@@ -143,9 +146,12 @@ export class WhipSession {
       return;
     }
     this.consumer = consumer;
+    const captureId = consumer.rtpParameters.headerExtensions?.find((e) => e.uri === 'http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time')?.id;
     consumer.on('rtp', (packet) => {
       const p = parseRtpPacket(packet);
-      if (p) this.deliver(this.assembler.push(p, Date.now()));
+      if (!p) return;
+      if (captureId !== undefined) this.captureClock.note(p.timestamp, rtpHeaderExtension(packet, captureId));
+      this.deliver(this.assembler.push(p, Date.now()));
     });
     this.requestKeyframe();
   }
@@ -179,7 +185,7 @@ export class WhipSession {
       }
       this.started = true;
       this.media.write(this.mkv.block(VIDEO_TRACK, ms, f.keyframe, f.data));
-      this.publisher.arrivals.note(ms, Date.now());
+      this.publisher.arrivals.note(ms, Date.now(), 0, this.captureClock.captureMs(f.timestamp));
       this.framesOut++;
     }
   }
