@@ -10,8 +10,12 @@
  * buffer the sound needs to play with the picture, and it stays put while the
  * receiver stretches its sound towards a new target (the lead falls as the
  * buffer grows), so steering to it does not overshoot. Up by at most
- * UP_STEP_MS an update, down by DOWN_STEP_MS (a few good seconds among slow
- * ones are no reason to give the hold up), within [0, MAX_SOUND_DELAY_MS].
+ * UP_STEP_MS an update; down by half of what is held beyond the need, at least
+ * DOWN_STEP_MS, within [0, MAX_SOUND_DELAY_MS]. The lead is already read over
+ * the last few seconds of frames (DisplayClock: READY_SHARE of RECENT_FRAMES),
+ * so a few good frames among slow ones do not give the hold up; a fixed 20 ms
+ * an update held a stall's 400 ms for 20 s after the picture had caught up,
+ * every frame waiting that long for its sound (the display stage).
  */
 
 /**
@@ -48,7 +52,7 @@ export class SoundDelay {
     if (leadMs > AHEAD_MS && needed > this.target) {
       next = Math.min(needed, Math.max(this.target, bufferMs) + UP_STEP_MS);
     } else if (leadMs < -WAITING_MS && this.target > 0) {
-      next = Math.max(needed, this.target - DOWN_STEP_MS);
+      next = Math.max(needed, this.target - Math.max(DOWN_STEP_MS, (this.target - needed) / 2));
     }
     next = Math.round(next);
     if (next === this.target) return null;
