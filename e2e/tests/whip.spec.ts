@@ -20,7 +20,7 @@ import { ingestFfmpegPid, serverChildPids } from '../src/serverChildren';
 import { startServer, type RunningServer } from '../src/serverProcess';
 import { publishWhip, whipState } from '../src/whipPublisher';
 
-type Hook = { pels?: { state: string; viewerId?: string; streamState?: string; stats(): { framesDecoded: { total: number }; checksumMismatches: number; checksumsCompared: number; psnr: { mean: number | null }; audio: { packetsReceived: number } | null } } };
+type Hook = { pels?: { state: string; viewerId?: string; streamState?: string; stats(): { framesDecoded: { total: number }; checksumMismatches: number; checksumsCompared: number; psnr: { mean: number | null }; audio: { packetsReceived: number } | null; latencyFromCaptureMs: { p50: number; p95: number } | null; latencyStagesMs: { publisher: number | null } | null } } };
 
 test.describe.configure({ mode: 'serial' });
 
@@ -119,6 +119,11 @@ test('WHIP: Chromium publishes H.264 and Opus, the player plays it; a wrong key 
   // The publisher's Opus reaches the player as it came: the ingest copies it (no decode, no encode).
   await page.waitForFunction(() => ((window as unknown as Hook).pels?.stats().audio?.packetsReceived ?? 0) >= 50, null, { timeout: 20_000 });
   expect(logs.some((l) => l.includes('"audio":"copy"') && l.includes('ingest started'))).toBe(true);
+  // The publisher's capture times (abs-capture-time) reach the player: latency from publish to display, the publisher's stage in it.
+  await page.waitForFunction(() => (window as unknown as Hook).pels?.stats().latencyStagesMs?.publisher != null, null, { timeout: 20_000 });
+  const latency = await page.evaluate(() => ({ ...(window as unknown as Hook).pels!.stats().latencyFromCaptureMs!, stages: (window as unknown as Hook).pels!.stats().latencyStagesMs }));
+  console.log(`WHIP live latency from capture: p50 ${latency.p50} ms, p95 ${latency.p95} ms; stages ${JSON.stringify(latency.stages)}`);
+  expect(latency.p50).toBeGreaterThan(0);
 
   // A wrong key and a key of no stream: 401, counted; the key of another path: 401 too.
   const other = await publisherPage(browser);
