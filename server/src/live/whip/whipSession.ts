@@ -8,7 +8,9 @@
  * the publisher's media: the video is decoded and encoded to the stream's
  * layered VP8, the Opus passes through. The stream starts at the first
  * keyframe; the publisher is asked for one when the decoder starts and
- * whenever a frame was lost. Closing the session closes its router, and with
+ * whenever a frame was lost. An ingest behind past the bound (as RTMP's and
+ * SRT's, StaleMediaSkip) has the media dropped up to a keyframe, asked for at
+ * once, and the gap closed in the Matroska times. Closing the session closes its router, and with
  * it every transport, producer and consumer it made.
  */
 import { randomBytes } from 'node:crypto';
@@ -19,6 +21,8 @@ import { SERVER_TRANSPORT } from '../../metrics/mediasoupWorkers';
 import { parseRtpPacket, rtpHeaderExtension } from '../../rtp/rtpPacket';
 import { Unwrapper } from '../../rtp/unwrap';
 import { MediaArrivals } from '../mediaArrivals';
+import { MediaBacklog } from '../mediaBacklog';
+import { INGEST_MAX_BEHIND_MS, StaleMediaSkip } from '../staleMediaSkip';
 import type { Publisher } from '../publisher';
 import { CaptureClock } from './captureClock';
 import { H264FrameAssembler, type H264Frame } from './h264Frames';
@@ -30,12 +34,8 @@ import { answerSdp, type PublishPlan } from './whipOffer';
 const TICK_MS = 50;
 /** Keyframe requests while the decoder waits for one, at most one per this. */
 const KEYFRAME_REQUEST_GAP_MS = 500;
-/**
- * What the ingest may hold of the publisher's media (seconds at a few Mb/s):
- * further behind, frames are dropped up to the next keyframe, so the stream
- * stays live rather than late.
- */
-const MEDIA_BUFFER_BYTES = 1024 * 1024;
+/** The session's times (ms from its start) wrap here, for the bound: never, in practice. */
+const SESSION_WRAP_MS = 2 ** 40;
 
 export interface WhipSessionOptions {
   router: ms.Router;
@@ -70,7 +70,11 @@ export class WhipSession {
   private consumer: ms.Consumer | null = null;
   private readonly timer: NodeJS.Timeout;
   private lastKeyframeRequest = -Infinity;
-  private behind = false;
+  /** A new ingest run's stream waits for a keyframe. */
+  private awaitingKeyframe = false;
+  /** What is written to the ingest, and when, once it is behind. */
+  private skip = new StaleMediaSkip(INGEST_MAX_BEHIND_MS, SESSION_WRAP_MS);
+  private backlog = new MediaBacklog(SESSION_WRAP_MS);
   private closed = false;
   /** Frames handed to the ingest. */
   framesOut = 0;
@@ -164,28 +168,49 @@ export class WhipSession {
     const seq = this.audioSeq.extend(p.sequenceNumber);
     if (!this.started || this.closed || seq <= this.lastAudioSeq) return;
     this.lastAudioSeq = seq;
-    this.media.write(this.mkv.block(AUDIO_TRACK, ms, true, p.payload));
+    const out = this.bounded('audio', ms);
+    if (out !== null) this.write(this.mkv.block(AUDIO_TRACK, out, true, p.payload), out);
+  }
+
+  /** The time to write media of `kind` at `ms` with, or null: dropped (StaleMediaSkip). */
+  private bounded(kind: 'keyframe' | 'frame' | 'audio', ms: number): number | null {
+    const wasSkipping = this.skip.isSkipping;
+    const out = this.skip.next(kind, ms, this.backlog.behindMs(this.media.writableLength + this.media.readableLength));
+    if (this.skip.isSkipping !== wasSkipping) {
+      const { skips, dropped, shiftMs } = this.skip;
+      if (this.skip.isSkipping) {
+        this.o.log.warn({ session: this.id, skips }, 'the ingest is behind the WHIP publisher: dropping media up to the next keyframe');
+        this.requestKeyframe();
+      } else this.o.log.info({ session: this.id, dropped, droppedMs: Math.round(shiftMs) }, 'the ingest caught up; the stream goes on from the keyframe, its times closed over the span dropped');
+    }
+    return out;
+  }
+
+  private write(bytes: Buffer, ms: number): void {
+    this.media.write(bytes);
+    this.backlog.wrote(bytes.length, ms);
   }
 
   private tick(): void {
     this.deliver(this.assembler.flush(Date.now()));
-    if (this.assembler.needsKeyframe || this.behind) this.requestKeyframe();
+    if (this.assembler.needsKeyframe || this.awaitingKeyframe || this.skip.isSkipping) this.requestKeyframe();
   }
 
   private deliver(frames: H264Frame[]): void {
     for (const f of frames) {
       if (this.closed) return;
       const ms = this.videoClock.ms(f.timestamp, Date.now() - this.t0);
-      if (this.media.writableLength > MEDIA_BUFFER_BYTES) this.behind = true;
-      if (this.behind && !f.keyframe) continue;
-      this.behind = false;
+      if (this.awaitingKeyframe && !f.keyframe) continue;
+      this.awaitingKeyframe = false;
+      const out = this.bounded(f.keyframe ? 'keyframe' : 'frame', ms);
+      if (out === null) continue;
       if (!this.started) {
         this.o.log.info({ session: this.id, afterAnswerMs: Date.now() - this.publisher.since }, 'WHIP first keyframe: the stream begins');
-        this.media.write(this.mkv.header());
+        this.write(this.mkv.header(), out);
       }
       this.started = true;
-      this.media.write(this.mkv.block(VIDEO_TRACK, ms, f.keyframe, f.data));
-      this.publisher.arrivals.note(ms, Date.now(), 0, this.captureClock.captureMs(f.timestamp));
+      this.write(this.mkv.block(VIDEO_TRACK, out, f.keyframe, f.data), out);
+      this.publisher.arrivals.note(ms, Date.now(), this.skip.shiftMs, this.captureClock.captureMs(f.timestamp));
       this.framesOut++;
     }
   }
@@ -202,8 +227,10 @@ export class WhipSession {
     this.mkv = new MatroskaWriter(this.withAudio);
     this.publisher.media = this.media;
     this.publisher.arrivals = new MediaArrivals();
+    this.skip = new StaleMediaSkip(INGEST_MAX_BEHIND_MS, SESSION_WRAP_MS);
+    this.backlog = new MediaBacklog(SESSION_WRAP_MS);
     this.started = false;
-    this.behind = true;
+    this.awaitingKeyframe = true;
     this.lastKeyframeRequest = -Infinity;
     this.requestKeyframe();
     this.o.log.info({ session: this.id }, 'WHIP media resumed for a new ingest run: from the next keyframe');
