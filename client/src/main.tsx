@@ -1,7 +1,7 @@
 import '@pels/shared/zodWithoutEval';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { signalingUrl } from './signaling/signalingClient';
+import { placeViewer } from './player/placement';
 import { browserFeatures, unsupportedReason } from './player/browserSupport';
 import { PlayerController } from './player/controller';
 import { parsePlayerParams } from './player/urlParams';
@@ -11,6 +11,8 @@ import { ComparePage } from './ui/ComparePage';
 import './ui/app.css';
 
 const params = parsePlayerParams(location.search);
+/** Each session asks the page's own node where to play (a cluster's edge, or this server). */
+const place = (streamId: string | undefined, exclude: readonly string[]) => placeViewer(location, streamId, exclude);
 // Checked once, before any connection: a page that cannot play says why instead of retrying.
 const unsupported = unsupportedReason(browserFeatures(globalThis), location);
 const root = document.getElementById('root');
@@ -29,7 +31,7 @@ if (location.pathname.replace(/\/+$/, '') === '/dashboard') {
   // Two independent players on one page: neither owns the URL, and the test hook stays single-player.
   const players = (['pels', 'best-effort'] as const).map((mode) => ({
     mode,
-    controller: new PlayerController({ signalingUrl: signalingUrl(location), ...params, mode, syncUrl: false, unsupported }),
+    controller: new PlayerController({ place, ...params, mode, syncUrl: false, unsupported }),
   }));
   run(players.map((p) => p.controller));
   createRoot(root).render(
@@ -38,7 +40,7 @@ if (location.pathname.replace(/\/+$/, '') === '/dashboard') {
     </StrictMode>,
   );
 } else {
-  const controller = new PlayerController({ signalingUrl: signalingUrl(location), ...params, syncUrl: true, unsupported });
+  const controller = new PlayerController({ place, ...params, syncUrl: true, unsupported });
   installTestHook(controller);
   run([controller]);
   createRoot(root).render(

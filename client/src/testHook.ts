@@ -28,7 +28,7 @@ export function installTestHook(controller: PlayerController): void {
     },
   };
   /** Optional fields are absent, not undefined, when there is nothing to say. */
-  const put = <K extends 'error' | 'viewerId' | 'streamState' | 'notice' | 'transport' | 'upta'>(key: K, value: PelsTestHook[K]) => {
+  const put = <K extends 'error' | 'viewerId' | 'streamState' | 'notice' | 'transport' | 'upta' | 'node'>(key: K, value: PelsTestHook[K]) => {
     if (value === undefined) delete hook[key];
     else hook[key] = value;
   };
@@ -43,6 +43,7 @@ export function installTestHook(controller: PlayerController): void {
     put('notice', playerNotice(view));
     put('transport', view.mediaTransport ?? undefined);
     put('upta', uptaNotice(view.upta)?.text);
+    put('node', view.node);
   };
   sync();
   controller.subscribe(sync);

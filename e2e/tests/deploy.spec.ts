@@ -73,11 +73,42 @@ test.describe('docker compose', () => {
     expect(JSON.stringify(server.volumes)).toMatch(/"read_only":true|:ro"/);
   });
 
+  test("the cluster profile: Redis with a password on the cluster network only, an origin (the front) and two edges, each edge's pipes announced on the cluster network and its own media port published as announced", () => {
+    test.skip(!pythonYaml, 'python3-yaml is not installed');
+    const services = composeConfig(['--profile', 'cluster'], { PELS_PUBLIC_IP: '203.0.113.7', CLUSTER_TOKEN: 'c'.repeat(32), REDIS_PASSWORD: 'r'.repeat(32) }).services;
+    const { redis, origin, edge1, edge2 } = services;
+    expect(redis && origin && edge1 && edge2).toBeTruthy();
+    expect(redis!.ports).toBeUndefined();
+    // What the container runs: compose's `$$` is a `$` there.
+    const redisScript = (redis!.entrypoint as string[]).join(' ').replaceAll('$$', '$');
+    expect(redisScript).toMatch(/test -n "\$REDIS_PASSWORD" \|\|[\s\S]*exit 1/);
+    expect(redisScript).toContain('--requirepass "$REDIS_PASSWORD"');
+    const env = (s: Record<string, unknown>) => s.environment as Record<string, string>;
+    const clusterIp = (s: Record<string, unknown>) => (s.networks as { cluster: { ipv4_address: string } }).cluster.ipv4_address;
+    const redisUrl = `redis://${clusterIp(redis!)}:6379`;
+    expect(env(origin!)).toMatchObject({ ROLE: 'origin', REDIS_URL: redisUrl, REDIS_PASSWORD: 'r'.repeat(32), CLUSTER_TOKEN: 'c'.repeat(32), PIPE_ANNOUNCED_IP: clusterIp(origin!), NODE_URL: 'http://203.0.113.7:8090' });
+    const ids = new Set<string>();
+    for (const [name, edge] of [['edge1', edge1!], ['edge2', edge2!]] as const) {
+      const e = env(edge);
+      expect(e, name).toMatchObject({ ROLE: 'edge', REDIS_URL: redisUrl, ORIGIN_URL: `http://${clusterIp(origin!)}:8080`, PIPE_ANNOUNCED_IP: clusterIp(edge), RTC_ANNOUNCED_IP: '203.0.113.7' });
+      ids.add(e.NODE_ID!);
+      // Viewers reach the edge at NODE_URL and its media port as mediasoup announces it (RTC_PORT): both published as such.
+      const ports = (edge.ports as { protocol: string; published: number | string; target: number }[]).map((p) => `${p.published}:${p.target}/${p.protocol}`);
+      const httpPort = new URL(e.NODE_URL!).port;
+      expect(ports.sort(), name).toEqual([`${e.RTC_PORT}:${e.RTC_PORT}/tcp`, `${e.RTC_PORT}:${e.RTC_PORT}/udp`, `${httpPort}:8080/tcp`].sort());
+      // SIGTERM drains the edge (DRAIN_TIMEOUT_MS, 10 s by default): compose must wait longer before it kills.
+      expect(String(edge.stop_grace_period), name).toMatch(/^(2\d|[3-9]\d)s$/);
+    }
+    expect(ids.size).toBe(2);
+    expect(env(edge1!).RTC_PORT).not.toBe(env(edge2!).RTC_PORT);
+  });
+
   test('the turn profile runs coturn with the shared secret, and refuses to start without one', async () => {
     test.skip(!pythonYaml, 'python3-yaml is not installed');
     test.skip(sh('turnserver', ['-h']).code === -1, 'coturn is not installed here to run the command');
     test.skip(process.getuid?.() !== 0, 'needs root: coturn runs in a network namespace of its own');
-    expect(compose(['--profile', 'turn', '--profile', 'router', 'config', '--services']).out.trim().split('\n').sort()).toEqual(['router', 'server', 'turn']);
+    // (docker-compose 1 lists every profile's services too: the cluster's.)
+    expect(compose(['--profile', 'turn', '--profile', 'router', 'config', '--services']).out.trim().split('\n')).toEqual(expect.arrayContaining(['router', 'server', 'turn']));
     const turn = composeConfig(['--profile', 'turn']).services.turn!;
     expect(turn.network_mode).toBe('host');
     // What the container runs: compose's `$$` is a `$` there.

@@ -46,9 +46,23 @@ test('RTC_PORT: one media port, 40000 by default; the old port range variables a
 
 test("MEDIA_WORKERS: the machine's cores by default; worker i takes RTC_PORT + i, which must stay a port", () => {
   assert.equal(load({}).rtc.workers, availableParallelism());
-  assert.deepEqual(load({ MEDIA_WORKERS: '2', RTC_PORT: '41000' }).rtc, { listenIp: '127.0.0.1', announcedAddress: undefined, port: 41000, workers: 2, packetSink: 'auto' });
+  assert.deepEqual(load({ MEDIA_WORKERS: '2', RTC_PORT: '41000' }).rtc, { listenIp: '127.0.0.1', announcedAddress: undefined, pipeAnnouncedAddress: undefined, port: 41000, workers: 2, packetSink: 'auto' });
   assert.throws(() => load({ MEDIA_WORKERS: '0' }), /MEDIA_WORKERS must be an integer in \[1, 64\]/);
   assert.throws(() => load({ MEDIA_WORKERS: '2', RTC_PORT: '65535' }), /RTC_PORT \+ MEDIA_WORKERS - 1 \(the last worker's media port\) must be at most 65535, got 65536/);
+});
+
+test("PIPE_ANNOUNCED_IP: the address of this node's pipes for the other nodes, RTC_ANNOUNCED_IP's by default", () => {
+  assert.equal(load({ RTC_ANNOUNCED_IP: '203.0.113.7' }).rtc.pipeAnnouncedAddress, '203.0.113.7');
+  assert.deepEqual(
+    [load({ RTC_ANNOUNCED_IP: '203.0.113.7', PIPE_ANNOUNCED_IP: '10.20.0.11' }).rtc.pipeAnnouncedAddress, load({ RTC_ANNOUNCED_IP: '203.0.113.7', PIPE_ANNOUNCED_IP: '10.20.0.11' }).rtc.announcedAddress],
+    ['10.20.0.11', '203.0.113.7'],
+  );
+});
+
+test('DRAIN_TIMEOUT_MS: 10 s by default, 0 to stop at once', () => {
+  assert.equal(load({}).drainTimeoutMs, 10_000);
+  assert.equal(load({ DRAIN_TIMEOUT_MS: '0' }).drainTimeoutMs, 0);
+  assert.throws(() => load({ DRAIN_TIMEOUT_MS: '-1' }), /DRAIN_TIMEOUT_MS/);
 });
 
 test('PACKET_SINK: auto by default, or producer-send', () => {

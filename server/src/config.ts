@@ -47,6 +47,8 @@ export interface ServerConfig {
     listenIp: string;
     /** Address announced in ICE candidates (defaults to listenIp). */
     announcedAddress: string | undefined;
+    /** PIPE_ANNOUNCED_IP: the address origin and edges reach each other's pipes at, when not the viewers' (a cluster network); defaults to announcedAddress. */
+    pipeAnnouncedAddress: string | undefined;
     /** The first media worker's UDP and TCP port; worker i listens on port + i. */
     port: number;
     /** MEDIA_WORKERS: mediasoup workers (one core each) the viewers are spread over; by default the machine's cores. */
@@ -90,6 +92,8 @@ export interface ServerConfig {
   cluster: ClusterSettings;
   /** REDIS_URL, REDIS_PASSWORD, NODE_URL, NODE_ID: the cluster's registry; undefined: none (a single server needs none). */
   registry: RegistrySettings | undefined;
+  /** DRAIN_TIMEOUT_MS: how long a node with a registry stopped with SIGTERM waits for its viewers to move away. */
+  drainTimeoutMs: number;
 }
 
 export interface PublishSettings {
@@ -242,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     rtc: {
       listenIp: env.RTC_LISTEN_IP || '127.0.0.1',
       announcedAddress: env.RTC_ANNOUNCED_IP || undefined,
+      pipeAnnouncedAddress: env.PIPE_ANNOUNCED_IP || env.RTC_ANNOUNCED_IP || undefined,
       port: rtcPort,
       workers: mediaWorkers,
       packetSink,
@@ -259,6 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     trustedProxies: trustedProxiesFrom(env),
     allowedOrigins: allowedOriginsFrom(env),
     stateDir: resolve(env.STATE_DIR || DEFAULT_STATE_DIR),
+    drainTimeoutMs: intFrom(env, 'DRAIN_TIMEOUT_MS', 10_000, 0, 600_000),
     upta: uptaFrom(env),
     publish,
     cluster,
@@ -343,6 +349,7 @@ function limitsFrom(env: NodeJS.ProcessEnv): LimitSettings {
     maxStreams: intFrom(env, 'MAX_STREAMS', d.maxStreams, 1, 1000),
     turnCredentialsPerMinute: intFrom(env, 'TURN_CREDENTIALS_PER_MINUTE', d.turnCredentialsPerMinute, 1, 100_000),
     authFailuresPerMinute: intFrom(env, 'AUTH_FAILURES_PER_MINUTE', d.authFailuresPerMinute, 1, 100_000),
+    placeRequestsPerMinute: intFrom(env, 'PLACE_REQUESTS_PER_MINUTE', d.placeRequestsPerMinute, 1, 100_000),
     maxPendingRequests: intFrom(env, 'MAX_PENDING_REQUESTS', d.maxPendingRequests, 1, 100_000),
     dtlsTimeoutMs: intFrom(env, 'DTLS_TIMEOUT_MS', d.dtlsTimeoutMs, 1000, 600_000),
     maxSendBufferBytes: intFrom(env, 'MAX_SEND_BUFFER_BYTES', d.maxSendBufferBytes, 64 * 1024, 1 << 30),

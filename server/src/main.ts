@@ -123,6 +123,8 @@ async function main(): Promise<void> {
   const snapshotSources = { streams, router, feedback: config.feedback, control, live: () => store.state.live };
   // With REDIS_URL: made once the server listens (its record names its port).
   let registry: ClusterRegistry | undefined;
+  /** Set once an edge stopping with SIGTERM moves its viewers away (its registry record says so). */
+  let draining = false;
   // Adding a source needs the media worker: until it runs, that answers 503 (and so does a WHIP publisher).
   let makeStream: ((s: NewStream) => Stream) | undefined;
   let mediaPool: MediaWorkerPool | undefined;
@@ -159,7 +161,12 @@ async function main(): Promise<void> {
       }),
       ...liveRoutes({ streams, store, publish: config.publish }),
     ]),
-    ...(config.registry ? placementRoutes(() => registry, config.cluster.role) : []),
+    ...placementRoutes({
+      registry: config.registry ? () => registry : undefined,
+      limit: limits.placeRequests,
+      addressOf,
+      onRefused: () => limits.rejections.add('place_requests'),
+    }),
     ...auth.guard([{ method: 'GET', path: '/api/cluster/nodes', handler: async () => ({ registry: registry ? (registry.up ? 'up' : 'unreachable') : 'none', nodes: (await registry?.nodes()) ?? [] }) }]),
     ...auth.guard([{ method: 'GET', path: '/metrics', handler: () => metrics.render() }], 'metrics'),
     ...(whip?.routes ?? []),
@@ -170,7 +177,7 @@ async function main(): Promise<void> {
         throw err instanceof TlsFilesError ? new ConfigError(err.message) : err;
       }) }
     : undefined;
-  const handler = httpHandler(routes, config.clientDir, log, { tls: tls !== undefined });
+  const handler = httpHandler(routes, config.clientDir, log, { tls: tls !== undefined, connectOrigins: () => clusterOrigins() });
   const https = tls ? createHttpsServer({ ...tls.pair, ...REQUEST_TIMEOUTS }, handler) : undefined;
   const http: Server = https ?? createServer(REQUEST_TIMEOUTS, handler);
   await new Promise<void>((resolve, reject) => {
@@ -215,7 +222,7 @@ async function main(): Promise<void> {
     streams.add(stream);
     await stream.start();
   }
-  const pipeListen = { ip: config.rtc.listenIp, announcedAddress: config.rtc.announcedAddress };
+  const pipeListen = { ip: config.rtc.listenIp, announcedAddress: config.rtc.pipeAnnouncedAddress };
   const { cluster } = config;
   const edgeLink =
     cluster.role === 'edge'
@@ -226,7 +233,13 @@ async function main(): Promise<void> {
           streams,
           media,
           listen: pipeListen,
-          makeStream: (summary, upstream, origin) => new Stream({ ...streamOptions(), ...edgeStreamSettings(summary, config.encode, origin), upstream }),
+          makeStream: (summary, upstream, origin) => {
+            const stream = new Stream({ ...streamOptions(), ...edgeStreamSettings(summary, config.encode, origin), upstream });
+            // The operator's controller for it, set on some node before this edge served it.
+            const controller = registry?.sharedController(summary.id);
+            if (controller) stream.setController(controller);
+            return stream;
+          },
           log: log.child({ component: 'edge' }),
         })
       : undefined;
@@ -274,9 +287,11 @@ async function main(): Promise<void> {
   // An origin serves its edges, not players.
   const refusal = config.cluster.role === 'origin' ? refuseViewers() : undefined;
   const dashboard = new DashboardFeed({ auth, addressOf, snapshot: () => takeSnapshot(snapshotSources), log: log.child({ component: 'dashboard' }) });
+  // A cluster's pages place their players on other nodes: the live nodes' pages may open this one's sockets.
+  const allowedOrigins = config.registry ? config.allowedOrigins.withCluster(() => clusterOrigins()) : config.allowedOrigins;
   // The origin first: a foreign page's upgrade takes no place.
   const guarded = (kind: SocketKind, handler: UpgradeHandler) =>
-    config.allowedOrigins.guard(limits.sockets.guard(kind, handler, addressOf), () => limits.rejections.add('foreign_origin'));
+    allowedOrigins.guard(limits.sockets.guard(kind, handler, addressOf), () => limits.rejections.add('foreign_origin'));
   routeUpgrades(http, {
     '/ws': guarded('signaling', refusal?.handler ?? ((req, socket, head) => signaling.handleUpgrade(req, socket, head))),
     [DASHBOARD_WS_PATH]: guarded('dashboard', (req, socket, head) => dashboard.handleUpgrade(req, socket, head)),
@@ -301,11 +316,16 @@ async function main(): Promise<void> {
         viewersMax: config.limits.maxViewers,
         cpuPercentOfOneCore: await cpu.percentOfOneCore(),
         streams: streams.all().map((s) => s.id),
+        draining,
       }),
       apply: (change) => applyShared(change),
       log: log.child({ component: 'registry' }),
     });
     registry.start();
+  }
+  /** The other live nodes' origins (`http://host:port`), as the registry's last heartbeat read them. */
+  function clusterOrigins(): string[] {
+    return (registry?.knownNodes() ?? []).filter((n) => n.id !== registry?.nodeId).map((n) => new URL(n.url).origin);
   }
   /** An operator change made on another node, or kept in the registry: applied here as if made here (the state file keeps it too). */
   function applyShared(change: OperatorChange): void {
@@ -321,11 +341,29 @@ async function main(): Promise<void> {
     `serving the player at ${scheme}://localhost:${port}`,
   );
 
+  const viewerCount = () => streams.all().reduce((n, s) => n + s.viewerCount(), 0);
+  /**
+   * An edge in a registry moves its viewers before it stops: marked draining at once (placement names it no
+   * more), it tells its players to move and waits until they left, DRAIN_TIMEOUT_MS at most.
+   */
+  const drain = async (): Promise<void> => {
+    if (!registry || config.cluster.role !== 'edge' || config.drainTimeoutMs === 0) return;
+    draining = true;
+    await registry.beatNow();
+    const before = viewerCount();
+    signaling.drain({ node: registry.nodeId, reason: 'this edge is stopping' });
+    log.info({ viewers: before, timeoutMs: config.drainTimeoutMs }, 'draining: viewers told to move to other edges');
+    const until = Date.now() + config.drainTimeoutMs;
+    while (viewerCount() > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    log.info({ moved: before - viewerCount(), left: viewerCount() }, 'drained');
+  };
+
   let stopping = false;
-  const stop = (signal: string): void => {
+  const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'stopping');
+    if (signal === 'SIGTERM') await drain();
     stopWatchingTls();
     rtmp?.close();
     srt?.close();
@@ -346,8 +384,8 @@ async function main(): Promise<void> {
       setTimeout(() => process.exit(0), 2000).unref();
     });
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 main().catch((err: unknown) => {

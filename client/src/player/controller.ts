@@ -14,6 +14,7 @@ import { QualityStore } from '../quality/qualityStore';
 import { AudioOutput } from './audioOutput';
 import { PlayerSession, type SessionEvents } from './session';
 import { emptyStats, type PlayerStats } from './stats';
+import { LostEdges, type Placed } from './placement';
 import { normalizeColors, withPlayerParams } from './urlParams';
 import type { FlowModeName, MediaTransport, UptaStatus } from '@pels/shared/protocol/api';
 
@@ -48,10 +49,13 @@ export interface PlayerView {
   canvas: HTMLCanvasElement | undefined;
   /** The current session's quality record (samples, coverage, charts, export); a new one per session. */
   quality: QualityStore;
+  /** The cluster's edge the current session was placed on; undefined on a single server or before placement. */
+  node: string | undefined;
 }
 
 export interface ControllerConfig {
-  signalingUrl: string;
+  /** Where a session's signaling goes (placement.ts): the stream asked for, the edges to avoid. */
+  place: (streamId: string | undefined, exclude: readonly string[]) => Promise<Placed>;
   streamId: string | undefined;
   colors: Color[];
   playoutDeadlineMs: number;
@@ -75,6 +79,8 @@ export class PlayerController {
   /** Consecutive failures since the last time a session played. */
   private failures = 0;
   private running = false;
+  /** Edges whose socket was lost or that said to move: not asked for again for a while. */
+  private readonly lostEdges = new LostEdges();
 
   constructor(private readonly config: ControllerConfig) {
     this.view = {
@@ -93,6 +99,7 @@ export class PlayerController {
       stats: emptyStats(),
       canvas: undefined,
       quality: new QualityStore(),
+      node: undefined,
     };
   }
 
@@ -185,7 +192,11 @@ export class PlayerController {
     clearTimeout(this.retryTimer);
     const session: PlayerSession = new PlayerSession(
       {
-        signalingUrl: this.config.signalingUrl,
+        signalingUrl: async () => {
+          const placed = await this.config.place(this.config.streamId, this.lostEdges.list(Date.now()));
+          if (this.session === session) this.update({ node: placed.node });
+          return placed.signalingUrl;
+        },
         streamId: this.config.streamId,
         colors: this.config.colors,
         rendition: this.view.rendition,
@@ -249,17 +260,25 @@ export class PlayerController {
         this.update({ state: 'playing', error: undefined, stats });
       }),
       warning: guard((warning) => this.update({ warning })),
-      failed: guard((message, rejoin) => this.onSessionFailed(message, rejoin)),
+      failed: guard((message, rejoin, serverLost) => this.onSessionFailed(message, rejoin, serverLost)),
     };
   }
 
-  private onSessionFailed(message: string, rejoin: boolean): void {
+  private onSessionFailed(message: string, rejoin: boolean, serverLost: boolean): void {
     this.session = undefined;
     if (!rejoin) {
       this.update({ state: 'disconnected', error: message, retryAt: undefined, transportState: undefined });
       return;
     }
+    // A lost edge: placed elsewhere at once (the first time since playing), without it.
+    const node = this.view.node;
+    if (serverLost && node !== undefined) this.lostEdges.add(node, Date.now());
     this.failures++;
+    if (serverLost && node !== undefined && this.failures === 1) {
+      this.update({ error: `${message}; moving to another server`, node: undefined });
+      this.openSession();
+      return;
+    }
     const delay = backoffMs(this.failures);
     this.update({ state: 'error', error: message, retryAt: Date.now() + delay, transportState: undefined });
     this.retryTimer = setTimeout(() => {

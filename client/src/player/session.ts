@@ -31,7 +31,8 @@ const QUALITY_REPORT_MS = 2000;
 const RLM_POLL_MS = 200;
 
 export interface SessionOptions {
-  signalingUrl: string;
+  /** Where to open the signaling: the placement's answer (a cluster's edge) or the page's own server. */
+  signalingUrl: () => Promise<string>;
   /** The stream to join; the first one listed when undefined. */
   streamId: string | undefined;
   colors: Color[];
@@ -64,9 +65,11 @@ export interface SessionEvents {
   audioTrack(track: MediaStreamTrack): void;
   /**
    * The session has failed and is closed. `rejoin` is false when the server ended it
-   * for good (an operator's disconnect): only the user may start another.
+   * for good (an operator's disconnect): only the user may start another. `serverLost`: its
+   * signaling socket closed or could not be opened, or the server said to move (it drains):
+   * the next session goes elsewhere at once.
    */
-  failed(message: string, rejoin: boolean): void;
+  failed(message: string, rejoin: boolean, serverLost: boolean): void;
 }
 
 const TRANSPORT_STATS_INTERVAL_MS = 1000;
@@ -78,6 +81,9 @@ const CLOCK_INTERVAL_MS = 10_000;
 
 /** Thrown inside run() when close() was called during an await. */
 class SessionClosed extends Error {}
+
+/** Thrown inside run() when the server's signaling cannot be opened. */
+class ServerLost extends Error {}
 
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -130,7 +136,7 @@ export class PlayerSession {
     try {
       await this.run();
     } catch (err) {
-      if (!(err instanceof SessionClosed)) this.fail(describe(err));
+      if (!(err instanceof SessionClosed)) this.fail(describe(err), true, err instanceof ServerLost);
     }
   }
 
@@ -161,10 +167,10 @@ export class PlayerSession {
     this.signaling?.close();
   }
 
-  private fail(message: string, rejoin = true): void {
+  private fail(message: string, rejoin = true, serverLost = false): void {
     if (this.closed) return;
     this.close();
-    this.events.failed(message, rejoin);
+    this.events.failed(message, rejoin, serverLost);
   }
 
   private checkOpen(): void {
@@ -172,9 +178,13 @@ export class PlayerSession {
   }
 
   private async run(): Promise<void> {
-    const signaling = await SignalingClient.connect(this.options.signalingUrl, {
+    const url = await this.options.signalingUrl();
+    this.checkOpen();
+    const signaling = await SignalingClient.connect(url, {
       onNotification: (n) => this.onNotification(n),
-      onClose: (reason) => this.fail(`server disconnected (${reason})`),
+      onClose: (reason) => this.fail(`server disconnected (${reason})`, true, true),
+    }).catch((err: unknown) => {
+      throw new ServerLost(describe(err));
     });
     if (this.closed) {
       signaling.close();
@@ -417,6 +427,9 @@ export class PlayerSession {
         else console.warn('signaling: invalid quality notification', batch.error.issues[0]);
         break;
       }
+      case 'move':
+        this.fail(`the server moves this player elsewhere (${n.data.reason})`, true, true);
+        break;
       case 'viewerState': {
         const state = viewerStateUpdateSchema.safeParse(n.data);
         if (state.success) {

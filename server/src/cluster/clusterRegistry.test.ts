@@ -34,7 +34,7 @@ function node(id: string, password = redis.password, port = redis.port) {
   const r = new ClusterRegistry({
     redis: { host: '127.0.0.1', port, password },
     nodeId: id,
-    self: async () => ({ role: 'edge', url: `http://127.0.0.1:${id.length}/`, viewers: 3, viewersMax: 100, cpuPercentOfOneCore: 12.5, streams: ['default'] }),
+    self: async () => ({ role: 'edge', url: `http://127.0.0.1:${id.length}/`, viewers: 3, viewersMax: 100, cpuPercentOfOneCore: 12.5, streams: ['default'], draining: false }),
     apply: (c) => applied.push(c),
     log,
   });
@@ -61,7 +61,7 @@ test('nodes register with a heartbeat and see each other; a node that stops beat
     return nodes.length === 2 && nodes;
   });
   const bRecord = seen.find((n) => n.id === 'edge-b');
-  assert.deepEqual(bRecord, { id: 'edge-b', role: 'edge', url: 'http://127.0.0.1:6/', viewers: 3, viewersMax: 100, cpuPercentOfOneCore: 12.5, streams: ['default'] });
+  assert.deepEqual(bRecord, { id: 'edge-b', role: 'edge', url: 'http://127.0.0.1:6/', viewers: 3, viewersMax: 100, cpuPercentOfOneCore: 12.5, streams: ['default'], draining: false });
   // A node killed (its connection gone, no DEL): its record expires with its time to live, a few heartbeats.
   b.r['conn'].close();
   b.r.close();

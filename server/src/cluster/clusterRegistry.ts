@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { controllerGainsSchema } from '@pels/shared/protocol/operator';
-import { rateControllerNameSchema } from '@pels/shared/rate/names';
+import { rateControllerNameSchema, type RateControllerName } from '@pels/shared/rate/names';
 import type { Logger } from '../log';
 import { ROLES } from './clusterSettings';
 import { RedisConnection, type RedisAddress, type RedisReply } from './redisConnection';
@@ -16,6 +16,8 @@ export const nodeRecordSchema = z.object({
   cpuPercentOfOneCore: z.number().nonnegative(),
   /** The streams it serves (an origin: those it ingests). */
   streams: z.array(z.string().max(64)).max(1000),
+  /** It is stopping (SIGTERM) and moving its viewers away: placement names it no more. */
+  draining: z.boolean(),
 });
 export type NodeRecord = z.infer<typeof nodeRecordSchema>;
 
@@ -59,6 +61,10 @@ export class ClusterRegistry {
   private readonly conn: RedisConnection;
   private readonly sub: RedisConnection;
   private readonly timer: NodeJS.Timeout;
+  /** The live nodes as the last heartbeat read them, for what cannot wait for Redis (a page's headers, an upgrade). */
+  private lastNodes: readonly NodeRecord[] = [];
+  /** The shared rate controller of each stream, as last read or heard: a stream an edge starts serving later takes it. */
+  private readonly controllers = new Map<string, RateControllerName>();
 
   constructor(private readonly opts: ClusterRegistryOptions) {
     this.conn = new RedisConnection(opts.redis);
@@ -107,6 +113,21 @@ export class ClusterRegistry {
     return out;
   }
 
+  /** The live nodes as of the last heartbeat (at most 2 s old); empty before the first. */
+  knownNodes(): readonly NodeRecord[] {
+    return this.lastNodes;
+  }
+
+  /** The stream's rate controller as the operator last set it on any node; undefined when never set. */
+  sharedController(stream: string): RateControllerName | undefined {
+    return this.controllers.get(stream);
+  }
+
+  /** Writes this node's record now rather than at the next heartbeat (e.g. it started draining). */
+  async beatNow(): Promise<void> {
+    await this.beat();
+  }
+
   /** The origin an edge without ORIGIN_URL connects to: the live origin first by id; null when none is. */
   async origin(): Promise<URL | null> {
     const origins = (await this.nodes()).filter((n) => n.role === 'origin').sort((a, b) => a.id.localeCompare(b.id));
@@ -117,6 +138,7 @@ export class ClusterRegistry {
   async share(change: OperatorChange): Promise<boolean> {
     const field = change.kind === 'gains' ? 'gains' : `controller:${change.stream}`;
     const value = change.kind === 'gains' ? JSON.stringify(change.gains) : change.controller;
+    this.remember(change);
     try {
       await this.conn.command('HSET', KEY.operator, field, value);
       await this.conn.command('PUBLISH', CHANNEL, JSON.stringify({ from: this.opts.nodeId, change }));
@@ -143,6 +165,7 @@ export class ClusterRegistry {
       const record: NodeRecord = { id: this.opts.nodeId, ...(await this.opts.self()) };
       await this.conn.command('SET', KEY.node(record.id), JSON.stringify(record), 'EX', String(TTL_S));
       await this.conn.command('SADD', KEY.nodes, record.id);
+      this.lastNodes = await this.nodes();
     } catch (err) {
       this.opts.log.debug({ err: (err as Error).message }, 'heartbeat not written');
     }
@@ -169,11 +192,16 @@ export class ClusterRegistry {
   private applyParsed(raw: unknown): void {
     const parsed = operatorChangeSchema.safeParse(raw);
     if (!parsed.success) return void this.opts.log.warn({ problem: parsed.error.issues[0]?.message }, 'an operator change from the registry is not understood');
+    this.remember(parsed.data);
     try {
       this.opts.apply(parsed.data);
     } catch (err) {
       this.opts.log.warn({ err: (err as Error).message, change: parsed.data.kind }, 'an operator change from the registry is refused here');
     }
+  }
+
+  private remember(change: OperatorChange): void {
+    if (change.kind === 'controller') this.controllers.set(change.stream, change.controller);
   }
 }
 

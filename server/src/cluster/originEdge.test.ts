@@ -193,16 +193,49 @@ test('both nodes are in the registry, and an operator change on the edge reaches
   await until('the gains on the origin', async () => ((await (await fetch(`${origin.base}/api/control`, { headers: bearer })).json()) as { gains: { alphaKbps: number } }).gains.alphaKbps === 41);
 });
 
-test("a player opening the origin's address is sent to the edge; any node names the edge for a stream", async () => {
-  const res = await until('the origin placing viewers', async () => {
-    const r = await fetch(`${origin.base}/?stream=default&colors=on`, { redirect: 'manual' });
-    return r.status === 302 && r;
+test("any node names the edge for a stream, and the origin's page may connect to it", async () => {
+  const placed = await until('the origin placing viewers', async () => {
+    const r = await fetch(`${origin.base}/api/place?stream=default&colors=on`);
+    return r.status === 200 && ((await r.json()) as { node: string; url: string; ws: string });
   });
-  assert.equal(res.headers.get('location'), `${edge.base}/?stream=default&colors=on`);
-  const placed = (await (await fetch(`${edge.base}/api/place?stream=default`)).json()) as { node: string; url: string };
-  assert.deepEqual(placed, { node: 'edge', url: `${edge.base}/?stream=default` });
+  assert.deepEqual(placed, { node: 'edge', url: `${edge.base}/?stream=default&colors=on`, ws: `${edge.base.replace('http', 'ws')}/ws` });
+  const excluded = await fetch(`${edge.base}/api/place?stream=default&exclude=edge`);
+  assert.equal(excluded.status, 503, 'the edge the viewer lost is not named again');
+  assert.equal((await fetch(`${edge.base}/api/place?exclude=${'x,'.repeat(9)}`)).status, 400);
   const none = await fetch(`${origin.base}/api/place?stream=no-such-stream`);
   assert.equal(none.status, 503);
+  // The origin's pages (no redirect): their CSP lets the player reach the edge's signaling.
+  const page = await until("the origin's page naming the edge", async () => {
+    const r = await fetch(`${origin.base}/?stream=default`, { redirect: 'manual' });
+    return r.status !== 302 && (r.headers.get('content-security-policy') ?? '').includes(edge.base.replace('http', 'ws')) && r;
+  });
+  assert.match(page.headers.get('content-security-policy') ?? '', /connect-src 'self' http:\/\/127\.0\.0\.1:\d+ ws:\/\/127\.0\.0\.1:\d+;/);
+});
+
+test('an edge started after a controller change takes it; stopped with SIGTERM, it moves its viewer away and is placed no more', async () => {
+  const set = await fetch(`${origin.base}/api/streams/default/controller`, { method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: JSON.stringify({ controller: 'tfrc' }) });
+  assert.equal(set.status, 200);
+  const late = await startNode('edge-late', { ROLE: 'edge', DRAIN_TIMEOUT_MS: '20000' });
+  try {
+    const stream = await until('the late edge serving the stream', async () => (await snapshot(late)).streams.find((x) => x.id === 'default' && x.state === 'running' && x.framesIngested > 30));
+    assert.equal((stream as unknown as { controller: string }).controller, 'tfrc', "the operator's controller, set before this edge served the stream");
+    await until('the late edge in the registry', async () => ((await (await fetch(`${origin.base}/api/cluster/nodes`, { headers: bearer })).json()) as { nodes: { id: string }[] }).nodes.some((n) => n.id === 'edge-late'));
+    const viewer = await signaling(late);
+    assert.equal((await viewer.request('join', { streamId: 'default' })).ok, true);
+    const exited = new Promise((r) => late.proc.once('exit', r));
+    late.proc.kill('SIGTERM');
+    const move = await until('the move notice', async () => viewer.notifications.find((n) => n.notification === 'move'));
+    assert.deepEqual(move.data, { node: 'edge-late', reason: 'this edge is stopping' });
+    const nodes = ((await (await fetch(`${origin.base}/api/cluster/nodes`, { headers: bearer })).json()) as { nodes: { id: string; draining: boolean }[] }).nodes;
+    assert.equal(nodes.find((n) => n.id === 'edge-late')?.draining, true, 'marked draining before its viewers are told');
+    assert.equal(((await (await fetch(`${origin.base}/api/place?stream=default`)).json()) as { node: string }).node, 'edge');
+    assert.equal(late.proc.exitCode, null, 'it waits for its viewer');
+    viewer.ws.close();
+    await exited;
+    assert.equal(logged(late, '"moved":1,"left":0'), 1, 'the viewer left before the drain timed out');
+  } finally {
+    if (late.proc.exitCode === null && late.proc.signalCode === null) late.proc.kill('SIGKILL');
+  }
 });
 
 test("the edge serves the origin's stream: every rendition's frames, all three layers, and the PSNR rows", async () => {

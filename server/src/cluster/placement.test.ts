@@ -11,6 +11,7 @@ const node = (id: string, over: Partial<NodeRecord> = {}): NodeRecord => ({
   viewersMax: 100,
   cpuPercentOfOneCore: 10,
   streams: ['default'],
+  draining: false,
   ...over,
 });
 
@@ -24,4 +25,11 @@ test('none: no edge serves the stream, or every one is full', () => {
   assert.equal(chooseEdge([node('a', { streams: ['other'] }), node('o', { role: 'origin' })], 'default'), null);
   assert.equal(chooseEdge([node('a', { viewers: 100 })], 'default'), null);
   assert.equal(chooseEdge([], 'default'), null);
+});
+
+test('never an edge that drains, nor one the viewer lost', () => {
+  const nodes = [node('a', { viewers: 10 }), node('b', { viewers: 0, draining: true }), node('c', { viewers: 20 })];
+  assert.equal(chooseEdge(nodes, 'default')?.id, 'a');
+  assert.equal(chooseEdge(nodes, 'default', new Set(['a']))?.id, 'c');
+  assert.equal(chooseEdge(nodes, 'default', new Set(['a', 'c'])), null);
 });

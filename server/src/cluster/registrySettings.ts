@@ -9,7 +9,8 @@ export interface RegistrySettings {
   nodeId: string | undefined;
 }
 
-const NODE_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+/** What a node id may be (NODE_ID, and the ids a placement request excludes). */
+export const NODE_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /**
  * The settings from already-read values (undefined: no registry, REDIS_URL unset); the problem as text when

@@ -11,9 +11,20 @@ import { refuseUpgrade, type UpgradeHandler } from './httpServer';
 export class AllowedOrigins {
   private readonly origins: ReadonlySet<string>;
 
-  /** `origins`: e.g. ["https://tv.example.org"]; the server's own origin (the request's Host) is always allowed. */
-  constructor(origins: readonly string[]) {
+  /**
+   * `origins`: e.g. ["https://tv.example.org"]; the server's own origin (the request's Host) is always allowed.
+   * `cluster`: the live nodes' origins (`URL.origin`) of a cluster, whose pages place their players here.
+   */
+  constructor(
+    origins: readonly string[],
+    private readonly cluster: () => readonly string[] = () => [],
+  ) {
     this.origins = new Set(origins.map(normalOrigin));
+  }
+
+  /** These origins, and those of a cluster's live nodes as `nodes` gives them at each upgrade. */
+  withCluster(nodes: () => readonly string[]): AllowedOrigins {
+    return new AllowedOrigins([...this.origins], nodes);
   }
 
   /** Wraps an upgrade handler: a foreign origin gets 403 before any WebSocket is made. */
@@ -35,7 +46,7 @@ export class AllowedOrigins {
     } catch {
       return false; // "null" (a sandboxed frame, a file) and garbage
     }
-    if (this.origins.has(url.origin)) return true;
+    if (this.origins.has(url.origin) || this.cluster().includes(url.origin)) return true;
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.host === hostOf(req.headers.host);
   }
 }

@@ -84,11 +84,13 @@ export function createHttpServer(routes: readonly Route[], clientDir: string, lo
 /**
  * The HTTP side, for an HTTP or HTTPS server: the JSON API under /api (errors
  * as `{ error: { code, message } }` with the matching status) and the built
- * player for everything else.
+ * player for everything else. `connectOrigins`: the other nodes of a cluster, which its pages may connect to.
  */
-export function httpHandler(routes: readonly Route[], clientDir: string, log: Logger, o: { tls: boolean }): RequestListener {
-  const headers = securityHeaders(o.tls);
+export function httpHandler(routes: readonly Route[], clientDir: string, log: Logger, o: { tls: boolean; connectOrigins?: () => readonly string[] }): RequestListener {
+  const fixed = securityHeaders(o.tls);
   return (req, res) => {
+    const other = o.connectOrigins?.() ?? [];
+    const headers = other.length ? securityHeaders(o.tls, other) : fixed;
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     const target = parseRequestTarget(req.url);
     const handle = async (): Promise<void> => {

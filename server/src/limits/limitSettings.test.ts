@@ -17,6 +17,7 @@ test('limits come from the environment, with defaults; a stream may take every p
     maxSendBufferBytes: 1 << 20,
     turnCredentialsPerMinute: 30,
     authFailuresPerMinute: 10,
+    placeRequestsPerMinute: 60,
   });
   assert.equal(limitsFrom({ MAX_VIEWERS: '7' }).maxViewersPerStream, 7);
   assert.deepEqual(
@@ -32,6 +33,7 @@ test('limits come from the environment, with defaults; a stream may take every p
       MAX_SEND_BUFFER_BYTES: '65536',
       TURN_CREDENTIALS_PER_MINUTE: '6',
       AUTH_FAILURES_PER_MINUTE: '3',
+      PLACE_REQUESTS_PER_MINUTE: '9',
     }),
     {
       maxViewers: 7,
@@ -45,6 +47,7 @@ test('limits come from the environment, with defaults; a stream may take every p
       maxSendBufferBytes: 65536,
       turnCredentialsPerMinute: 6,
       authFailuresPerMinute: 3,
+      placeRequestsPerMinute: 9,
     },
   );
 });

@@ -25,6 +25,8 @@ export interface LimitSettings {
   turnCredentialsPerMinute: number;
   /** Wrong tokens per client address and minute (as many at once) on the operator API, /metrics and the dashboard; past it 429. */
   authFailuresPerMinute: number;
+  /** Placement requests (`/api/place`) per client address and minute (as many at once); past it 429. */
+  placeRequestsPerMinute: number;
 }
 
 /** maxViewersPerStream defaults to maxViewers. */
@@ -39,6 +41,7 @@ export const DEFAULT_LIMITS: Omit<LimitSettings, 'maxViewersPerStream'> = {
   maxSendBufferBytes: 1 << 20,
   turnCredentialsPerMinute: 30,
   authFailuresPerMinute: 10,
+  placeRequestsPerMinute: 60,
 };
 
 /** The server's limits and their refusal counts, shared by everything that enforces one. */
@@ -48,11 +51,13 @@ export class Limits {
   readonly sockets: SocketsPerAddress;
   readonly turnCredentials: AddressRateLimit;
   readonly authFailures: AddressRateLimit;
+  readonly placeRequests: AddressRateLimit;
 
   constructor(readonly settings: LimitSettings) {
     this.viewers = new ViewerSlots(settings, this.rejections);
     this.sockets = new SocketsPerAddress({ signaling: settings.maxSocketsPerAddress, dashboard: settings.maxDashboardSocketsPerAddress }, this.rejections);
     this.turnCredentials = new AddressRateLimit({ burst: settings.turnCredentialsPerMinute, perMinute: settings.turnCredentialsPerMinute });
     this.authFailures = new AddressRateLimit({ burst: settings.authFailuresPerMinute, perMinute: settings.authFailuresPerMinute });
+    this.placeRequests = new AddressRateLimit({ burst: settings.placeRequestsPerMinute, perMinute: settings.placeRequestsPerMinute });
   }
 }

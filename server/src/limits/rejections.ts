@@ -11,6 +11,7 @@ export const LIMIT_NAMES = [
   'send_buffer',
   'turn_credentials',
   'auth_failures',
+  'place_requests',
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 

@@ -128,12 +128,12 @@ export class MediaWorker extends EventEmitter<MediaWorkerEvents> {
       worker.close();
       throw err;
     }
+    forgetSignalListeners(worker);
     this.worker = worker;
     this.socket = channel;
     this.sinks = sinks;
     this.log.info({ pid: worker.pid, listenIp, port, announcedAddress, packetSink: sinks.kind }, 'mediasoup worker started');
     worker.on('died', (err) => {
-      forgetSignalListeners(worker);
       this.log.error({ err, pid: worker.pid }, 'mediasoup worker died; restarting it');
       this.worker = null;
       this.socket = null;
@@ -158,10 +158,11 @@ export class MediaWorker extends EventEmitter<MediaWorkerEvents> {
 }
 
 /**
- * mediasoup (3.27) has each worker listen for SIGINT and SIGTERM, and stops listening when the worker is closed but not
- * when it dies: every dead worker would stay reachable from `process`, with its channel and that channel's string
- * cache (about 0.4 MB each, seen in heap snapshots of a soak), and the listeners would pile up toward Node's
- * MaxListeners warning.
+ * mediasoup (3.27) has each worker listen for SIGINT and SIGTERM and close at once. The server closes its workers
+ * itself when it stops (main.ts), after an edge has moved its viewers away (a drain that needs the workers), so the
+ * listeners go as each worker starts. mediasoup would also keep them when a worker dies: every dead worker would stay
+ * reachable from `process`, with its channel and that channel's string cache (about 0.4 MB each, seen in heap
+ * snapshots of a soak), and the listeners would pile up toward Node's MaxListeners warning.
  */
 function forgetSignalListeners(worker: ms.Worker): void {
   const onSignal = (worker as unknown as { onSignal?: unknown }).onSignal;

@@ -4,6 +4,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Limits } from '../limits/limits';
 import type { Logger } from '../log';
 import type { IceSettings } from '../net/iceServers';
+import type { MoveNotice } from '@pels/shared/protocol/signaling';
 import type { StreamRegistry } from '../streams/streamRegistry';
 import { ViewerConnection } from './viewerConnection';
 
@@ -26,6 +27,8 @@ export class SignalingServer {
   private readonly wss: WebSocketServer;
   private readonly connections = new Set<ViewerConnection>();
   private readonly heartbeat: NodeJS.Timeout;
+  /** Set once this node drains: every player, those that connect later too, is told to move. */
+  private moving: MoveNotice | undefined;
 
   constructor(streams: StreamRegistry, limits: Limits, ice: IceSettings, log: Logger, addressOf: (req: IncomingMessage) => string | undefined) {
     // Upgrades arrive through handleUpgrade: the HTTP server routes /ws here and /ws/operator to the dashboard.
@@ -38,6 +41,7 @@ export class SignalingServer {
       const conn = new ViewerConnection(ws, streams, limits, ice, log, addressOf(req));
       this.connections.add(conn);
       ws.on('close', () => this.connections.delete(conn));
+      if (this.moving) conn.notify({ notification: 'move', data: this.moving });
     });
     this.heartbeat = setInterval(() => {
       for (const ws of this.wss.clients) {
@@ -54,6 +58,12 @@ export class SignalingServer {
   /** Takes over an HTTP upgrade request for /ws. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     this.wss.handleUpgrade(req, socket, head, (ws) => this.wss.emit('connection', ws, req));
+  }
+
+  /** This node drains: its players move to other nodes (they ask their front's /api/place again). */
+  drain(notice: MoveNotice): void {
+    this.moving = notice;
+    for (const c of this.connections) c.notify({ notification: 'move', data: notice });
   }
 
   close(): void {

@@ -160,7 +160,7 @@ export interface AudioOutputState {
 }
 
 /**
- * `state`, `error`, `viewerId`, `streamState`, `notice`, `upta`, `transport` and `firstFrameMs` are own data
+ * `state`, `error`, `viewerId`, `streamState`, `notice`, `upta`, `transport`, `node` and `firstFrameMs` are own data
  * properties, kept current, so a test can read them directly or serialize the object. `Track` is the page's
  * MediaStreamTrack (a DOM type this package does not load).
  */
@@ -178,6 +178,8 @@ export interface PelsTestHook<Track = unknown> {
   transport?: MediaTransport;
   /** performance.now() when the page heard of its first decoded frame: page load to first frame, ms. Absent until then. */
   firstFrameMs?: number;
+  /** The cluster's edge (its node id) the current session was placed on; absent on a single server. */
+  node?: string;
   stats(): PlayerStats;
   /**
    * The displayed frame periods of the current session, oldest first (the last

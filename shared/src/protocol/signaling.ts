@@ -285,6 +285,15 @@ export interface ViewerClosed {
   rejoin: boolean;
 }
 
+/**
+ * The edge serving this viewer drains (it is stopping): the player leaves and asks its front's `/api/place`
+ * again, excluding `node` (this edge's id), as when the edge is lost (docs/api.md).
+ */
+export interface MoveNotice {
+  node: string;
+  reason: string;
+}
+
 export type Notification =
   /** The joined stream's state changed (e.g. stalled, restarting, running again). */
   | { notification: 'streamState'; data: StreamInfo }
@@ -292,7 +301,8 @@ export type Notification =
   /** Rows of the stream's PSNR table, validated with qualityBatchSchema by the player. */
   | { notification: 'quality'; data: QualityBatch }
   /** The viewer's server-side state (MKC rate, gamma, per-color loss), once a second. */
-  | { notification: 'viewerState'; data: ViewerState };
+  | { notification: 'viewerState'; data: ViewerState }
+  | { notification: 'move'; data: MoveNotice };
 
 export type ServerMessage = Response | Notification;
 
