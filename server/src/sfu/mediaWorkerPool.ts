@@ -8,6 +8,16 @@ import type { WorkerRequests } from './workerRequests';
 type MediaWorkerPoolEvents = { restarted: [index: number] };
 
 /**
+ * Of the workers `usable` accepts, the one with the fewest viewers (the first of equals); of all, when none is.
+ * A worker that just died has none (its viewers were closed): fewest alone would send every rejoin to it while it restarts.
+ */
+export function leastLoadedOf(viewers: readonly number[], usable: (index: number) => boolean): number {
+  const candidates = viewers.map((_, i) => i).filter(usable);
+  const from = candidates.length > 0 ? candidates : viewers.map((_, i) => i);
+  return from.reduce((best, i) => (viewers[i]! < viewers[best]! ? i : best), from[0]!);
+}
+
+/**
  * The mediasoup workers the viewers are spread over (MEDIA_WORKERS). A worker
  * is one thread: one core's worth of forwarding and SRTP, and one channel to
  * node, so with one worker a join waits behind every other viewer's packets.
@@ -40,9 +50,12 @@ export class MediaWorkerPool extends EventEmitter<MediaWorkerPoolEvents> {
     return this.workers.length;
   }
 
-  /** The worker a new viewer should go to: the one with the fewest viewers (the first of equals). */
-  leastLoaded(): number {
-    return this.viewers.indexOf(Math.min(...this.viewers));
+  /**
+   * The worker a new viewer should go to: of those `usable` says can take it (a stream's router there is up), the one
+   * with the fewest viewers; any worker when none is usable.
+   */
+  leastLoaded(usable: (index: number) => boolean = () => true): number {
+    return leastLoadedOf(this.viewers, usable);
   }
 
   /** Counts a viewer on worker `index` until the returned release (idempotent) is called. */

@@ -383,7 +383,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   ): Promise<ViewerSession> {
     if (this.closed) throw new ClosedError(`stream ${this.id}`);
     const { media } = this.opts;
-    const worker = media.leastLoaded();
+    // A worker restarting has no router for this stream yet: the viewer goes to one that has.
+    const worker = media.leastLoaded((i) => this.workers[i]?.router?.closed === false);
     const { router, fanout } = this.workers[worker]!;
     if (!router || router.closed) throw new RequestError('unavailable', 'media router is not available, try again');
     const releasePlace = this.opts.limits.viewers.take(this.id, address);
