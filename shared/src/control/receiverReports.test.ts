@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CONGESTION_DEFAULTS } from './congestionEstimator';
-import { ReceiverReportTracker, type StreamStats } from './receiverReports';
+import { OUTAGE_MS, ReceiverReportTracker, type StreamStats } from './receiverReports';
 
 /** These tests are about the reports, not the first seconds' tolerance of loss (congestionEstimator.test.ts has it). */
 const tracker = () => new ReceiverReportTracker('v1', { ...CONGESTION_DEFAULTS, unknownWireMs: 0 });
@@ -35,9 +35,10 @@ test('a stream silent past the wait counts its packets lost (a starved queue sen
   const ev = t.update({ yellow: s(200, 20, 2), red: s(200, 0, 1) }, 3600);
   // yellow 20 of 100 lost, red's 100 unreported packets lost
   assert.equal(ev?.lossFraction, 120 / 200);
-  // Red's next real report counts those 100 as lost too: they are not counted again.
-  assert.equal(t.update({ yellow: s(300, 20, 3), red: s(300, 150, 2) }, 4600)?.lossFraction, 50 / 200);
-  assert.equal(t.update({ yellow: s(300, 20, 3), red: s(300, 150, 2) }, 7200), null);
+  // Red's next real report counts those 100 as lost too: they are not counted again. (Within OUTAGE_MS of yellow's
+  // last report: the way back is up.)
+  assert.equal(t.update({ yellow: s(300, 20, 3), red: s(300, 150, 2) }, 3900)?.lossFraction, 50 / 200);
+  assert.equal(t.update({ yellow: s(300, 20, 3), red: s(300, 150, 2) }, 6500), null);
 });
 
 test('awaits reports from the first report until the step, and only then', () => {
@@ -108,4 +109,24 @@ test("green's loss is p's floor: enhancement losses not reported yet do not let 
   // Beyond the worst wire loss served (20%), before any estimate: 1 - 0.2 / 0.8, less two standard errors.
   assert.ok(ev!.lossFraction > 0.6 && ev!.lossFraction === ev!.baseLossFraction, JSON.stringify(ev));
   assert.equal(t.update({ green: s(200, 80, 2), yellow: s(200, 10, 2, 25), red: s(200, 20, 2, 51) }, 1000)?.lossFraction, 30 / 200);
+});
+
+test('reports that stopped on every stream and came back (a link down) start the counts afresh: its losses are no congestion step', () => {
+  const t = tracker();
+  assert.equal(t.update({ green: s(100, 0, 1), yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0)?.lossFraction, 0);
+  // The link is down for 3 s: 300 packets a stream go out, no report comes; then each stream reports them lost.
+  const back = OUTAGE_MS + 1000;
+  assert.equal(t.update({ green: s(420, 300, 9, 230), yellow: s(400, 0, 1), red: s(400, 0, 1) }, back), null, "green's report after the gap: no step");
+  assert.equal(t.update({ yellow: s(420, 300, 9, 230), red: s(420, 300, 9, 230) }, back + 250), null, 'nor on the others\' first');
+  assert.equal(t.awaitingReports, false);
+  // The next reports are read as usual: 10 of 100 lost since.
+  assert.equal(t.update({ green: s(520, 300, 2), yellow: s(520, 310, 2), red: s(520, 310, 2) }, back + 1250)?.lossFraction, 20 / 200);
+});
+
+test('a queue full on the way to the player leaves its reports coming: their losses are stepped on', () => {
+  const t = tracker();
+  t.update({ green: s(100, 0, 1), yellow: s(100, 0, 1), red: s(100, 0, 1) }, 0);
+  let ev = null;
+  for (let i = 1; i <= 4; i++) ev = t.update({ green: s(100 + 100 * i, 0, 1), yellow: s(100 + 100 * i, 80 * i, 2, 200), red: s(100 + 100 * i, 80 * i, 2, 200) }, i * 1000);
+  assert.equal(ev?.lossFraction, 0.8);
 });

@@ -38,6 +38,17 @@ export const STATS_POLL_MS = 250;
  */
 const MAX_WAIT_MS = 2500;
 
+/**
+ * No new report on any stream for this long: the way back from the player is
+ * down as well (a link down or a network change), not a queue full on the way
+ * to it, which leaves the player's reports coming (each stream's about every
+ * second). What went out meanwhile says nothing of the link's rate: the first
+ * report of each stream after such a gap starts its counts afresh instead of
+ * stepping on the packets lost in it. Cut to the floor for a 3 s link down, a
+ * viewer climbed back for 10 s and more on the base layer alone (the soak).
+ */
+export const OUTAGE_MS = 3000;
+
 interface PerColor {
   /** The latest report's fields with its RTT: a change is a report seen. */
   signature: string;
@@ -47,6 +58,8 @@ interface PerColor {
   /** Intervals reported since the last control step. */
   pending: LossInterval | null;
   packetCountAtStep: number;
+  /** Its next report follows an outage: its counts start afresh. */
+  afterOutage: boolean;
 }
 
 /**
@@ -83,6 +96,7 @@ export class ReceiverReportTracker {
   private epoch = 0;
   private firstPendingAt: number | null = null;
   private rttMs: number | null = null;
+  private lastReportAt: number | null = null;
   private readonly estimator: CongestionEstimator;
 
   constructor(
@@ -90,7 +104,7 @@ export class ReceiverReportTracker {
     congestion?: CongestionParams,
   ) {
     this.estimator = new CongestionEstimator(congestion);
-    const fresh = (): PerColor => ({ signature: '', atReport: { packetCount: 0, packetsLost: 0 }, latest: null, recentLoss: null, pending: null, packetCountAtStep: 0 });
+    const fresh = (): PerColor => ({ signature: '', atReport: { packetCount: 0, packetsLost: 0 }, latest: null, recentLoss: null, pending: null, packetCountAtStep: 0, afterOutage: false });
     this.colors = { green: fresh(), yellow: fresh(), red: fresh() };
   }
 
@@ -104,6 +118,15 @@ export class ReceiverReportTracker {
       const signature = reportSignature(s);
       if (signature === c.signature || s.packetCount === 0) continue;
       c.signature = signature;
+      if (this.lastReportAt !== null && nowMs - this.lastReportAt > OUTAGE_MS) this.outageEnded();
+      this.lastReportAt = nowMs;
+      if (c.afterOutage) {
+        c.afterOutage = false;
+        c.atReport = { packetCount: s.packetCount, packetsLost: s.packetsLost };
+        c.packetCountAtStep = s.packetCount;
+        c.recentLoss = null;
+        continue;
+      }
       const interval = { expected: s.packetCount - c.atReport.packetCount, lost: s.packetsLost - c.atReport.packetsLost };
       c.atReport = { packetCount: s.packetCount, packetsLost: s.packetsLost };
       c.recentLoss = s.fractionLost / 256;
@@ -137,6 +160,18 @@ export class ReceiverReportTracker {
     const sent = c.latest?.packetCount ?? 0;
     const lost = Math.max(0, c.latest?.packetsLost ?? 0);
     return { packetsSent: sent, packetsLost: lost, lossFraction: sent > 0 ? Math.min(1, lost / sent) : 0, recentLoss: c.recentLoss };
+  }
+
+  /** Reports came again after an outage: each stream's next one (this one included) starts its counts afresh, and none owes one for what went out in it. */
+  private outageEnded(): void {
+    for (const k of COLORS) {
+      const c = this.colors[k];
+      c.afterOutage = true;
+      c.pending = null;
+      c.atReport = { ...c.atReport, packetCount: c.latest?.packetCount ?? c.atReport.packetCount };
+      c.packetCountAtStep = c.latest?.packetCount ?? 0;
+    }
+    this.firstPendingAt = null;
   }
 
   /** A silent stream: what it carried since its last report is counted lost, and not again when a report comes. */
