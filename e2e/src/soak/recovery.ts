@@ -57,6 +57,21 @@ export class RecoveryTracker {
   }
 
   /**
+   * Each viewer's recovery from the fault's end (0: not hit; null while it is out or may yet stall), and when its
+   * first frame after the stall came (null: none yet, or not hit): a gap between the two is a slow decode rate after
+   * the stall, not a stall that lasted.
+   */
+  perViewer(t: number): Array<{ backMs: number | null; firstFrameMs: number | null }> {
+    return this.viewers.map((v) => {
+      const first = v.stall ? v.since.find((s) => s.total > v.stall!.total) : undefined;
+      return {
+        backMs: v.backAtMs !== null ? Math.max(0, v.backAtMs - this.endMs) : v.stall === null && t >= this.endMs + GRACE_MS ? 0 : null,
+        firstFrameMs: first ? first.t - this.endMs : null,
+      };
+    });
+  }
+
+  /**
    * Milliseconds from the fault's end until every viewer decodes again (0 when none was hit), or
    * 'pending' while some viewer is still out or may yet stall, judged at time `t`.
    */

@@ -76,6 +76,8 @@ export interface FaultRecord {
   recoveryMs: number | null;
   /** How fast the watched stream's frames came after the fault's end (until the next fault, at most 20 s): a catch-up shows as more than 1x. */
   ingest?: IngestPace;
+  /** Per Chromium viewer: its recovery, and its player's states from the fault's start, each with when it began (s from the fault's end). */
+  viewers?: string[];
   error?: string;
 }
 
@@ -142,13 +144,13 @@ async function liveKiB(server: RunningServer): Promise<{ live: number; code: num
   return { live: m.heapUsedKiB + m.externalKiB, code: m.codeKiB };
 }
 
-/** Each page's decoded-frame counter; -1 for a page that did not answer. */
-async function decodedFrames(pages: Page[]): Promise<number[]> {
+/** Each page's decoded-frame counter (-1 for a page that did not answer) and its player's state (with its error). */
+async function playerSamples(pages: Page[]): Promise<Array<{ frames: number; state: string; fps: string; pli: number }>> {
   return Promise.all(
     pages.map((p) =>
       p
-        .evaluate(() => window.pels?.stats().framesDecoded.total ?? 0)
-        .catch(() => -1),
+        .evaluate(() => ({ frames: window.pels?.stats().framesDecoded.total ?? 0, pli: window.pels?.stats().pliSent ?? 0, fps: ((f) => (f ? `${f.tid0}/${f.tid1}/${f.tid2}` : '-'))(window.pels?.stats().fps), state: window.pels ? `${window.pels.state}${window.pels.error ? ` (${window.pels.error})` : ''}` : 'no player' }))
+        .catch(() => ({ frames: -1, state: 'no answer', fps: '-', pli: 0 })),
     ),
   );
 }
@@ -275,10 +277,33 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       ingest.push({ t: Date.now(), frames: ingestTotal });
     };
     let crashed = false;
-    let frames = await decodedFrames(pages);
+    let samples = await playerSamples(pages);
+    let frames = samples.map((x) => x.frames);
     /** Frames each page decoded since the start, over its sessions: a player that rejoins counts from 0 again. */
     const decoded = pages.map(() => 0);
     let decodedAtMinute = [...decoded];
+
+    /**
+     * The counters a few times a second, for the fault loop's recovery and the minutes' rates, until the last fault is
+     * over: a fault the ones before pushed past the run's last minute (a lost edge's restart takes 20 s) is still seen.
+     */
+    let faultsOver = false;
+    const sampler = (async () => {
+      while (!faultsOver && !crashed) {
+        await sleep(250);
+        samples = await playerSamples(pages);
+        const now = samples.map((x) => x.frames);
+        now.forEach((f, i) => {
+          if (f >= 0 && frames[i]! >= 0) decoded[i]! += f >= frames[i]! ? f - frames[i]! : f;
+        });
+        frames = now;
+        await sampleIngest();
+        if (!server.running()) {
+          crashed = true;
+          progress('the server exited');
+        }
+      }
+    })();
 
     /** Faults in order, each once the one before has recovered (or timed out). */
     const faultLoop = (async () => {
@@ -310,8 +335,13 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
           edgeLeaks.push(...r.leaks);
         } else {
           const tracker = new RecoveryTracker(begin, end, frames);
+          const timelines = pages.map(() => [] as Array<{ t: number; state: string }>);
+          const pliAtStart = samples.map((x) => x.pli);
           for (;;) {
             tracker.sample(Date.now(), frames);
+            samples.forEach((x, i) => {
+              if (timelines[i]!.at(-1)?.state !== x.state) timelines[i]!.push({ t: Date.now(), state: x.state });
+            });
             const r = tracker.recoveryMs(Date.now());
             if (r !== 'pending') {
               rec.recoveryMs = r;
@@ -320,9 +350,11 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
             if (Date.now() - end > RECOVERY_TIMEOUT_MS || crashed) break;
             await sleep(250);
           }
+          const back = tracker.perViewer(Date.now());
+          rec.viewers = timelines.map((tl, i) => `${back[i]!.backMs === null ? 'not back' : `back ${back[i]!.backMs} ms`} (first frame ${back[i]!.firstFrameMs ?? '-'} ms, then ${samples[i]!.fps} fps by layer, ${samples[i]!.pli - pliAtStart[i]!} PLIs sent): ${tl.map((x) => `${x.state} ${((x.t - end) / 1000).toFixed(1)}`).join(', ')}`);
         }
         windows.push({ from: begin - FAULT_MARGIN_MS, to: (rec.recoveryMs === null ? Date.now() : end + rec.recoveryMs) + FAULT_MARGIN_MS });
-        progress(`  ${rec.description}: ${rec.recoveryMs === null ? 'NOT recovered' : `recovered in ${rec.recoveryMs} ms`}`);
+        progress(`  ${rec.description}: ${rec.recoveryMs === null ? 'NOT recovered' : `recovered in ${rec.recoveryMs} ms`}${rec.viewers ? `; ${rec.viewers.join('; ')}` : ''}`);
       }
     })();
 
@@ -332,21 +364,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     const minuteCount = Math.ceil(seconds / 60);
     for (let m = 1; m <= minuteCount && !crashed; m++) {
       const minuteEnd = t0 + Math.min(m * 60, seconds) * 1000;
-      // The counters a few times a second, for the fault loop's recovery.
-      while (Date.now() < minuteEnd) {
-        await sleep(250);
-        const now = await decodedFrames(pages);
-        now.forEach((f, i) => {
-          if (f >= 0 && frames[i]! >= 0) decoded[i]! += f >= frames[i]! ? f - frames[i]! : f;
-        });
-        frames = now;
-        await sampleIngest();
-        if (!server.running()) {
-          crashed = true;
-          progress('the server exited');
-          break;
-        }
-      }
+      while (Date.now() < minuteEnd && !crashed) await sleep(250);
       if (crashed) break;
       const faultsThisMinute = faults.filter((f) => f.atS >= (m - 1) * 60 && f.atS < m * 60).map((f) => f.kind);
       const ended = lives.slice(livesSeen);
@@ -395,6 +413,8 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       }
     }
     await faultLoop;
+    faultsOver = true;
+    await sampler;
     faults.forEach((f, i) => {
       if (f.endS === undefined) return;
       const end = t0 + f.endS * 1000;
