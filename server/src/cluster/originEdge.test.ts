@@ -179,6 +179,36 @@ test('the origin refuses players with the reason, and edges without the cluster 
   assert.equal(status, 401);
 });
 
+test('an edge socket with the token but bad input: each message answered with an error, an oversized one closes it; the origin serves on, its processes as they were', async () => {
+  const childrenBefore = childrenOf(origin.proc.pid!).length;
+  const ws = new WebSocket(`${origin.base.replace('http', 'ws')}/cluster/ws`, { headers: { authorization: `Bearer ${CLUSTER_TOKEN}` } });
+  const errors: string[] = [];
+  ws.on('message', (d) => {
+    const m = JSON.parse(d.toString()) as { type: string; message?: string };
+    if (m.type === 'error') errors.push(m.message ?? '');
+  });
+  await new Promise((r) => ws.once('open', r));
+  const tuple = { ip: '127.0.0.1', port: 9 };
+  const srtp = { cryptoSuite: 'AEAD_AES_256_GCM', keyBase64: 'AAAA' };
+  const bad = [
+    Buffer.from([0xff, 0x00, 0x13]),
+    'not json {',
+    JSON.stringify({ type: 'unpipe', stream: 'default' }),
+    JSON.stringify({ type: 'pipe', stream: 'x'.repeat(65), tuple, srtp }),
+    JSON.stringify({ type: 'pipe', stream: 'no-such-stream', tuple, srtp }),
+    JSON.stringify({ type: 'pipe', stream: 'default', tuple: { ip: '127.0.0.1', port: 70000 }, srtp }),
+  ];
+  for (const m of bad) ws.send(m);
+  await until('an error for each bad message', async () => errors.length >= bad.length);
+  assert.match(errors.join('\n'), /binary messages are not taken/);
+  assert.match(errors.join('\n'), /no stream no-such-stream/);
+  const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
+  ws.send(JSON.stringify({ type: 'pipe', stream: 'default', tuple, srtp: { ...srtp, keyBase64: 'A'.repeat(20_000) } }));
+  assert.equal(await closed, 1009, 'over the 16 KiB a message may have');
+  assert.equal((await fetch(`${origin.base}/api/health`)).status, 200);
+  assert.equal(childrenOf(origin.proc.pid!).length, childrenBefore, 'no process started or lost');
+});
+
 test('both nodes are in the registry, and an operator change on the edge reaches the origin', async () => {
   const nodes = await until('both nodes listed', async () => {
     const res = (await (await fetch(`${edge.base}/api/cluster/nodes`, { headers: bearer })).json()) as { registry: string; nodes: { id: string; role: string; url: string; streams: string[] }[] };
