@@ -57,10 +57,15 @@ func main() {
 	seconds := flag.Float64("seconds", 30, "seconds to hold once all have joined")
 	warmup := flag.Float64("warmup", 0, "seconds between the last join and the hold, not reported (the rate controllers' start-up)")
 	joinTimeout := flag.Duration("join-timeout", 20*time.Second, "time a receiver has from signaling to its first keyframe on green")
+	place := flag.Bool("place", false, "-url is a cluster's front: each receiver asks its /api/place for an edge and joins there; when the edge's socket closes or it says drain, it asks again and joins the edge answered (each loss reported under rejoins)")
 	stayFlag := flag.String("stay", "", "MIN:MAX seconds: churn until ended (SIGTERM), each receiver staying a random time in the range once joined, then replaced; one JSON line per life on stdout")
 	flag.Parse()
 	if *rx != "" && *rx != "rlm" {
 		fmt.Fprintln(os.Stderr, "pels-receivers: --rx takes rlm")
+		os.Exit(2)
+	}
+	if *place && *rx != "" {
+		fmt.Fprintln(os.Stderr, "pels-receivers: --place and --rx rlm do not go together yet")
 		os.Exit(2)
 	}
 	if *viewers < 1 || *ramp <= 0 || *seconds <= 0 || *warmup < 0 {
@@ -74,7 +79,11 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := receiverOptions{wsURL: wsURL, streamID: *stream, mode: *mode, rlm: *rx == "rlm", joinTimeout: *joinTimeout, api: apiFactory(settingsFor(host))}
+	front := ""
+	if *place {
+		front = *server
+	}
+	opts := receiverOptions{wsURL: wsURL, front: front, streamID: *stream, mode: *mode, rlm: *rx == "rlm", joinTimeout: *joinTimeout, api: apiFactory(settingsFor(host))}
 	if *stayFlag != "" {
 		stay, err := parseStay(*stayFlag)
 		if err != nil {

@@ -41,7 +41,10 @@ func (v serverView) framesSent() int64 {
 
 // receiverOptions are shared by every receiver of a run.
 type receiverOptions struct {
-	wsURL       string
+	wsURL string
+	// front: the cluster's public address; each receiver asks its /api/place for an edge (wsURL unused) and,
+	// when that edge is lost or drains, asks again (followPlacement). "": join wsURL.
+	front       string
 	streamID    string
 	mode        string
 	joinTimeout time.Duration
@@ -65,11 +68,18 @@ type receiver struct {
 	green     frameSpan // base frames, numbered by TL0PICIDX
 	startedAt time.Time
 	joinedAt  time.Time // first complete keyframe on green
-	server    serverView
-	hasServer bool
-	nacksSent map[string]int64 // by the color of the stream NACKed
-	err       error
-	rlm       *rlmDriver // nil unless opts.rlm
+	keyAt     time.Time // first complete keyframe on green from the current edge
+	edge      string    // the edge the front placed it on (with opts.front)
+	rejoins   []*rejoinReport
+	// Counted over the hold from edges it has left (with opts.front): their streams are gone.
+	colorsDone       map[string]colorCounts
+	greenDone        frameDelivery
+	serverFramesDone int64
+	server           serverView
+	hasServer        bool
+	nacksSent        map[string]int64 // by the color of the stream NACKed
+	err              error
+	rlm              *rlmDriver // nil unless opts.rlm
 
 	hold *holdStart // counts when the hold phase began
 
@@ -88,12 +98,13 @@ type holdStart struct {
 
 func newReceiver(index int, opts receiverOptions) *receiver {
 	return &receiver{
-		index:     index,
-		opts:      opts,
-		streams:   map[uint32]*streamReceiver{},
-		colorOf:   map[uint32]string{},
-		nacksSent: map[string]int64{},
-		green:     newFrameSpan(8),
+		index:      index,
+		opts:       opts,
+		streams:    map[uint32]*streamReceiver{},
+		colorOf:    map[uint32]string{},
+		nacksSent:  map[string]int64{},
+		green:      newFrameSpan(8),
+		colorsDone: map[string]colorCounts{},
 	}
 }
 
@@ -122,6 +133,10 @@ func (r *receiver) run(ctx context.Context) {
 		r.close()
 		return
 	}
+	if r.opts.front != "" {
+		r.followPlacement(ctx)
+		return
+	}
 	<-ctx.Done()
 }
 
@@ -132,7 +147,7 @@ func (r *receiver) awaitKeyframe(ctx context.Context) error {
 	defer tick.Stop()
 	for {
 		r.mu.Lock()
-		ok, failed := !r.joinedAt.IsZero(), r.err
+		ok, failed := !r.keyAt.IsZero(), r.err
 		r.mu.Unlock()
 		if ok {
 			return nil
@@ -153,11 +168,24 @@ func (r *receiver) awaitKeyframe(ctx context.Context) error {
 func (r *receiver) join(ctx context.Context) error {
 	jctx, cancel := context.WithTimeout(ctx, r.opts.joinTimeout)
 	defer cancel()
-	sig, err := dialSignaling(jctx, r.opts.wsURL, r.onNotification)
+	wsURL := r.opts.wsURL
+	if r.opts.front != "" {
+		edge, u, err := placeEdge(jctx, r.opts.front, r.opts.streamID)
+		if err != nil {
+			return err
+		}
+		r.mu.Lock()
+		r.edge = edge
+		r.mu.Unlock()
+		wsURL = u
+	}
+	sig, err := dialSignaling(jctx, wsURL, r.onNotification)
 	if err != nil {
 		return err
 	}
+	r.mu.Lock()
 	r.sig = sig
+	r.mu.Unlock()
 	streamID := r.opts.streamID
 	if streamID == "" {
 		var s struct {
@@ -208,8 +236,8 @@ func (r *receiver) join(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.pc = pc
 	r.mu.Lock()
+	r.pc = pc
 	for _, c := range consumed.Consumers {
 		ssrc := c.RTPParameters.Encodings[0].SSRC
 		r.colorOf[ssrc] = c.Color
@@ -223,7 +251,8 @@ func (r *receiver) join(ctx context.Context) error {
 	pc.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
 		if s == webrtc.PeerConnectionStateFailed {
 			r.mu.Lock()
-			if r.err == nil {
+			// A connection to an edge the receiver has left fails as its own.
+			if r.err == nil && r.pc == pc {
 				r.err = errors.New("the media connection failed")
 			}
 			r.mu.Unlock()
@@ -349,8 +378,11 @@ func (r *receiver) onFrame(color string) func(completedFrame) {
 		}
 		if color == "green" {
 			r.green.add(f.TL0PicIdx)
-			if f.Keyframe && r.joinedAt.IsZero() {
-				r.joinedAt = time.Now()
+			if f.Keyframe && r.keyAt.IsZero() {
+				r.keyAt = time.Now()
+				if r.joinedAt.IsZero() {
+					r.joinedAt = r.keyAt
+				}
 			}
 		}
 	}
@@ -363,6 +395,16 @@ func (r *receiver) onGiveUp(tid int) {
 }
 
 func (r *receiver) onNotification(name string, data json.RawMessage) {
+	if name == drainNotification && r.opts.front != "" {
+		r.mu.Lock()
+		sig := r.sig
+		r.mu.Unlock()
+		// Its socket closed, as if lost: followPlacement takes it to another edge.
+		if sig != nil {
+			go sig.close()
+		}
+		return
+	}
 	if name != "viewerState" {
 		return
 	}
@@ -397,17 +439,22 @@ func (r *receiver) markHold() {
 	}
 	h.greenAt = r.green.highest()
 	r.hold = h
+	// What edges left before the hold counted is not the hold's.
+	r.colorsDone, r.greenDone, r.serverFramesDone = map[string]colorCounts{}, frameDelivery{}, 0
 	if r.rlm != nil {
 		r.rlm.markHold(time.Now())
 	}
 }
 
 func (r *receiver) close() {
-	if r.pc != nil {
-		_ = r.pc.Close()
+	r.mu.Lock()
+	pc, sig := r.pc, r.sig
+	r.mu.Unlock()
+	if pc != nil {
+		_ = pc.Close()
 	}
-	if r.sig != nil {
-		r.sig.close()
+	if sig != nil {
+		sig.close()
 	}
 }
 

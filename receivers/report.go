@@ -43,6 +43,9 @@ type receiverReport struct {
 	Server    *serverReport    `json:"server"`
 	// Rlm: the receiver-driven layers (--rx rlm), absent otherwise.
 	Rlm *rlmReport `json:"rlm,omitempty"`
+	// Edge: the edge the front placed it on last, and each loss of its edge (-place); absent otherwise.
+	Edge    string         `json:"edge,omitempty"`
+	Rejoins []rejoinReport `json:"rejoins,omitempty"`
 }
 
 // report is the counts since markHold.
@@ -61,9 +64,16 @@ func (r *receiver) report() receiverReport {
 	if h == nil {
 		h = &holdStart{colors: map[string]colorCounts{}, nacksSent: map[string]int64{}}
 	}
+	for c, done := range r.colorsDone {
+		out.Colors[c] = done
+	}
 	for ssrc, s := range r.streams {
 		color := r.colorOf[ssrc]
-		out.Colors[color] = s.snapshot().minus(h.colors[color])
+		now := s.snapshot().minus(h.colors[color])
+		if done, ok := r.colorsDone[color]; ok {
+			now = done.plus(now)
+		}
+		out.Colors[color] = now
 	}
 	for i := range out.Layers {
 		out.Layers[i] = layerCounts{
@@ -73,6 +83,8 @@ func (r *receiver) report() receiverReport {
 		}
 	}
 	out.Green.Received, out.Green.Sent = r.green.since(h.greenAt)
+	out.Green.Received += r.greenDone.Received
+	out.Green.Sent += r.greenDone.Sent
 	for _, l := range out.Layers {
 		out.All.Received += l.Complete
 		out.All.Sent += l.Complete + l.Incomplete
@@ -81,7 +93,7 @@ func (r *receiver) report() receiverReport {
 		v := r.server
 		out.ViewerID = v.ID
 		out.Server = &serverReport{
-			FramesSent:    v.framesSent() - h.server.framesSent(),
+			FramesSent:    r.serverFramesDone + v.framesSent() - h.server.framesSent(),
 			NacksReceived: v.Rtx.NacksReceived,
 			RtxPackets:    v.Rtx.PacketsSent,
 			FeedbackSteps: v.FeedbackSteps,
@@ -96,6 +108,10 @@ func (r *receiver) report() receiverReport {
 	}
 	if r.rlm != nil {
 		out.Rlm = r.rlm.report(time.Now())
+	}
+	out.Edge = r.edge
+	for _, rj := range r.rejoins {
+		out.Rejoins = append(out.Rejoins, *rj)
 	}
 	return out
 }

@@ -24,6 +24,9 @@ func sampleReports() []any {
 	full.server = serverView{ID: "v-1", RttMs: &rtt, RateKbps: 900, Mode: "pels", Transport: &transport, FeedbackSteps: 7}
 	full.rlm = newRlmDriver(time.Now(), 1)
 	full.markHold()
+	back := 2100.0
+	full.edge = "edge-2"
+	full.rejoins = []*rejoinReport{{LostAtMs: time.Now().UnixMilli(), Ms: &back, From: "edge-1", To: "edge-2", Attempts: 3}}
 
 	failed := newReceiver(1, receiverOptions{})
 	failed.startedAt = time.Now()

@@ -183,6 +183,18 @@ func (s *streamReceiver) snapshot() colorCounts {
 	return c
 }
 
+// plus adds later counts to these (jitter is the later one's).
+func (c colorCounts) plus(later colorCounts) colorCounts {
+	return colorCounts{
+		Packets:   c.Packets + later.Packets,
+		Expected:  c.Expected + later.Expected,
+		Lost:      c.Lost + later.Lost,
+		JitterMs:  later.JitterMs,
+		Bytes:     c.Bytes + later.Bytes,
+		Duplicate: c.Duplicate + later.Duplicate,
+	}
+}
+
 // minus gives the counts between an earlier snapshot and this one (jitter is the later one's).
 func (c colorCounts) minus(earlier colorCounts) colorCounts {
 	return colorCounts{

@@ -31,7 +31,7 @@ test("the receivers' run report and life report match the schemas, every field",
   const [run, life] = goSample();
   const report = receiversReportSchema.parse(run);
   assert.equal(report.receivers.length, 2);
-  assert.ok(report.receivers[0]!.server && report.receivers[0]!.rlm && report.receivers[0]!.viewerId, 'the sample fills in the optional parts');
+  assert.ok(report.receivers[0]!.server && report.receivers[0]!.rlm && report.receivers[0]!.viewerId && report.receivers[0]!.rejoins?.[0]?.to, 'the sample fills in the optional parts');
   assert.equal(report.receivers[1]!.error, 'join: unavailable');
   assert.equal(receiverLifeSchema.parse(life).event, 'left');
 });

@@ -27,6 +27,13 @@ export type FrameDelivery = z.infer<typeof frameDeliverySchema>;
 
 const colorKey = z.enum(COLORS);
 
+/**
+ * A placed receiver's edge lost (its socket closed, or it said drain) and the way back through the front:
+ * `ms` from the loss to the first complete keyframe on green from the new edge (null: not back by the end).
+ */
+export const rejoinSchema = z.strictObject({ lostAtMs: count, ms: z.number().nonnegative().nullable(), from: z.string(), to: z.string().optional(), attempts: count });
+export type Rejoin = z.infer<typeof rejoinSchema>;
+
 export const receiverResultSchema = z.strictObject({
   index: count,
   joined: z.boolean(),
@@ -55,6 +62,9 @@ export const receiverResultSchema = z.strictObject({
   rlm: z
     .strictObject({ subscription: z.number().int(), adds: count, drops: count, meanColors: z.number(), setColors: count, setColorsFailed: count })
     .optional(),
+  /** Joined through a cluster's front (`-place`): the edge it was placed on last, and each loss of its edge. */
+  edge: z.string().optional(),
+  rejoins: z.array(rejoinSchema).optional(),
 });
 export type ReceiverResult = z.infer<typeof receiverResultSchema>;
 
