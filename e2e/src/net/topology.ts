@@ -21,7 +21,8 @@ export interface Topology {
 }
 
 const PREFIX = 'pels';
-const NAME = /^pels(\d+)(srv|cli)$/;
+/** The testbed's namespaces: the server's and the viewers' (topology.ts), a LAN's switch and hosts (lanTopology.ts). */
+const NAME = /^pels(\d+)(srv|cli|lan|h\d+)$/;
 
 export class NamespaceUnavailableError extends Error {
   override name = 'NamespaceUnavailableError';
@@ -79,7 +80,7 @@ export async function removeStaleNamespaces(): Promise<string[]> {
   return removed;
 }
 
-async function killNamespaceProcesses(ns: string): Promise<void> {
+export async function killNamespaceProcesses(ns: string): Promise<void> {
   const pids = (await run('ip', ['netns', 'pids', ns]).catch(() => '')).split('\n').filter(Boolean);
   for (const pid of pids) {
     try {

@@ -8,7 +8,8 @@ import { writeChromiumWrapper } from '../net/namespacedChromium';
 import type { Topology } from '../net/topology';
 import type { Resources } from './resources';
 
-export async function launchBrowser(topo: Topology | null, origin: string, res: Resources): Promise<Browser> {
+/** `origins`: the server's base URL, or a cluster's front and edges (comma-separated), as the pages reach them. */
+export async function launchBrowser(topo: Topology | null, origins: string, res: Resources): Promise<Browser> {
   let executablePath = CHROMIUM_PATH;
   if (topo) {
     // Chromium runs in the viewers' namespace: Playwright starts it through this wrapper.
@@ -17,7 +18,7 @@ export async function launchBrowser(topo: Topology | null, origin: string, res: 
     res.add(() => rm(executablePath, { force: true }));
   }
   // WebCodecs and frame transforms need a secure context; the server is on plain HTTP at a namespace address.
-  const args = topo ? [...CHROMIUM_ARGS, `--unsafely-treat-insecure-origin-as-secure=${origin}`] : CHROMIUM_ARGS;
+  const args = topo ? [...CHROMIUM_ARGS, `--unsafely-treat-insecure-origin-as-secure=${origins}`] : CHROMIUM_ARGS;
   const browser = await chromium.launch({ executablePath, args, headless: true });
   res.add(() => browser.close());
   return browser;

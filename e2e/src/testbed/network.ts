@@ -6,6 +6,7 @@
 import { applyBottleneck, changeCapacity, defaultGreenQueueBytes, defaultQueuePackets, BOTTLENECK_DEFAULTS, type BottleneckKind } from '../net/pelsBottleneck';
 import { BottleneckAgent } from '../net/bottleneckAgent';
 import { UptaAgent } from '../net/uptaAgent';
+import { createLanTopology } from '../net/lanTopology';
 import { createTopology, type Topology } from '../net/topology';
 import { TCP_PORT } from '../tcp/tcpFlows';
 import type { CapacityStep } from './capacitySteps';
@@ -15,13 +16,23 @@ import type { Progress, TestbedOptions } from './testbed';
 
 /**
  * The namespaces and the bottleneck the options ask for; null: none needed (viewers on loopback).
- * Without root every run needing a bottleneck or TCP flows fails here, before anything starts.
+ * Without root every run needing a bottleneck, TCP flows or a cluster fails here, before anything starts.
+ * With --edges: a LAN of the origin's and each edge's hosts and the viewers', the bottleneck on the switch's port to the viewers.
  */
 export async function createNetwork(o: TestbedOptions, bottleneckKind: BottleneckKind, res: Resources, progress: Progress): Promise<Topology | null> {
-  if (o.capacityKbps !== undefined || o.lossPct > 0 || o.feedback === 'router' || o.tcp || process.getuid?.() === 0) {
-    const topo = await createTopology();
-    res.add(() => topo.destroy());
-    progress(`namespaces ${topo.serverNs} (server ${topo.serverIp}) and ${topo.clientNs} (viewers ${topo.clientIp})`);
+  if (o.edges > 0 || o.capacityKbps !== undefined || o.lossPct > 0 || o.feedback === 'router' || o.tcp || process.getuid?.() === 0) {
+    let topo: Topology;
+    if (o.edges > 0) {
+      const lan = await createLanTopology(o.edges + 1);
+      topo = lan;
+      res.add(() => lan.destroy());
+      progress(`LAN ${lan.serverNs}: hosts ${lan.hosts.map((h) => `${h.ns} ${h.ip}`).join(', ')}, viewers ${lan.clientNs} ${lan.clientIp}`);
+    } else {
+      const pair = await createTopology();
+      topo = pair;
+      res.add(() => pair.destroy());
+      progress(`namespaces ${pair.serverNs} (server ${pair.serverIp}) and ${pair.clientNs} (viewers ${pair.clientIp})`);
+    }
     if (o.capacityKbps !== undefined) {
       await applyBottleneck(topo.serverNs, topo.bottleneckDev, {
         capacityKbps: o.capacityKbps,

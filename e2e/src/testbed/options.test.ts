@@ -42,3 +42,16 @@ test('--green-queue-bytes: absent leaves the router its 500 ms of the link; at l
   assert.equal(parse('--capacity-kbps', '1400', '--green-queue-bytes', '40000').greenQueueBytes, 40000);
   assert.throws(() => parse('--capacity-kbps', '1400', '--green-queue-bytes', '1000'), /--green-queue-bytes must be an integer in \[1500, 100000000\]; got "1000"/);
 });
+
+test('--edges: a cluster of 1 to 8 edges; --kill-edge needs two edges and a time inside the run; one-server options refused', () => {
+  assert.equal(parse().edges, 0);
+  assert.equal(parse('--edges', '2').edges, 2);
+  assert.equal(parse('--edges', '2', '--kill-edge', '20', '--seconds', '40').killEdgeS, 20);
+  assert.equal(parse('--edges', '2').killEdgeS, undefined);
+  assert.throws(() => parse('--edges', '9'), /--edges must be an integer in \[0, 8\]; got "9"/);
+  assert.throws(() => parse('--edges', '1', '--kill-edge', '10'), /--kill-edge needs an edge for its viewers to go to/);
+  assert.throws(() => parse('--edges', '2', '--kill-edge', '30', '--seconds', '30'), /--kill-edge must be an integer in \[1, 29\]/);
+  assert.throws(() => parse('--edges', '2', '--ingest', 'rtmp'), /--ingest does not go with --edges yet/);
+  assert.throws(() => parse('--edges', '2', '--capacity-kbps', '2000', '--feedback', 'router'), /--feedback router does not go with --edges yet/);
+  assert.equal(parse('--edges', '2', '--capacity-kbps', '2000').capacityKbps, 2000);
+});

@@ -18,7 +18,11 @@ export const USAGE = `usage: npm run testbed -- [--viewers N] [--synthetic N] [-
        [--screenshots DIR]  each viewer's page and the dashboard at the end, as PNG files in DIR
        [--ingest rtmp|srt|whip]  the viewers watch a live stream: FFmpeg publishes --source (or a test picture and tone) to
                         it over RTMP or SRT in real time, or Chromium a moving picture and a tone over WHIP (H.264 + Opus),
-                        stamping each frame's capture time (latency from publish to display)`;
+                        stamping each frame's capture time (latency from publish to display)
+       [--edges N]  a cluster instead of one server: Redis, an origin and N edges, each a host of its own on a LAN (namespaces);
+                        the viewers join through the origin (the front), which places each on an edge
+       [--kill-edge SECONDS]  SIGKILL the edge with the most viewers that far into the run; its viewers go back through the front
+                        (needs --edges 2 or more; the JSON's rejoin: the synthetic viewers' times back)`;
 
 export class UsageError extends Error {}
 
@@ -67,11 +71,21 @@ export function parseTestbedArgs(argv: string[]): (TestbedOptions & { json: bool
     throw new UsageError(`${values.cc !== undefined && /rate controller/.test((err as Error).message) ? '--cc: ' : ''}${(err as Error).message}`);
   }
   const synthetic = num('synthetic', values.synthetic, d.synthetic, 0, 500, true);
+  const edges = num('edges', values.edges, d.edges, 0, 8, true);
+  const killEdgeS = values['kill-edge'] === undefined ? undefined : num('kill-edge', values['kill-edge'], 0, 1, seconds - 1, true);
+  if (killEdgeS !== undefined && edges < 2) throw new UsageError('--kill-edge needs an edge for its viewers to go to: give --edges 2 or more');
+  if (edges > 0) {
+    // What the cluster's run does not carry yet: each of these reaches one server.
+    const alone = Object.entries({ '--tcp': tcpFlows > 0, '--upta': values.upta !== undefined, '--ingest': values.ingest !== undefined, '--feedback router': feedback === 'router' }).find(([, given]) => given);
+    if (alone) throw new UsageError(`${alone[0]} does not go with --edges yet (it runs against one server)`);
+  }
   // Synthetic viewers alone: no Chromium unless asked for.
   const viewers = num('viewers', values.viewers, synthetic > 0 ? 0 : d.viewers, synthetic > 0 ? 0 : 1, 32, true);
   return {
     viewers,
     synthetic,
+    edges,
+    ...(killEdgeS === undefined ? {} : { killEdgeS }),
     seconds,
     controllers,
     capacitySteps,
@@ -155,6 +169,8 @@ function parseFlags(argv: string[]) {
         upta: { type: 'string' },
         screenshots: { type: 'string' },
         ingest: { type: 'string' },
+        edges: { type: 'string' },
+        'kill-edge': { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },

@@ -7,12 +7,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import type { LanTopology } from '../net/lanTopology';
 import type { Topology } from '../net/topology';
 import { freeRtcPort, startServer, type RunningServer } from '../serverProcess';
 import { createLiveStream, startLivePublish } from '../soak/livePublish';
 import { publishWhip } from '../whipPublisher';
 import { TcpFlows, type TcpOptions } from '../tcp/tcpFlows';
 import { launchBrowser } from './browser';
+import { startCluster, type Cluster } from './cluster';
 import type { Resources } from './resources';
 import { startSyntheticViewers, type SyntheticViewers } from './syntheticViewers';
 import type { IngestProtocol, Progress, TestbedOptions } from './testbed';
@@ -35,12 +37,15 @@ export interface TestbedServer {
   routerToken: string;
   /** Headers for the operator API. */
   operator: { authorization: string };
+  /** With --edges: the cluster (`server` is its origin, `viewerBase` its front). */
+  cluster?: Cluster;
 }
 
 /** The server, with this run's own operator and router tokens (the viewer list is operator API, router feedback the router agent's). */
 export async function startTestbedServer(o: TestbedOptions, topo: Topology | null, res: Resources, progress: Progress): Promise<TestbedServer> {
   const operatorToken = randomBytes(24).toString('base64url');
   const routerToken = randomBytes(24).toString('base64url');
+  if (o.edges > 0) return startTestbedCluster(o, topo as LanTopology, operatorToken, routerToken, res, progress);
   const ingestPort = await freeRtcPort();
   const server = await startServer({
     env: {
@@ -65,6 +70,23 @@ export async function startTestbedServer(o: TestbedOptions, topo: Topology | nul
   const viewerBase = topo ? `http://${topo.serverIp}:${server.port}` : server.url;
   if (o.ingest) await startPublisher(o, o.ingest, { serverUrl: server.url, viewerBase, topo, operatorToken, host: topo ? topo.serverControlIp : '127.0.0.1', port: ingestPort }, res, progress);
   return { server, viewerBase, operatorToken, routerToken, operator: { authorization: `Bearer ${operatorToken}` } };
+}
+
+/** --edges: Redis, the origin (the run's source) and the edges on the LAN's hosts; the viewers open the front. */
+async function startTestbedCluster(o: TestbedOptions, topo: LanTopology, operatorToken: string, routerToken: string, res: Resources, progress: Progress): Promise<TestbedServer> {
+  const cluster = await startCluster(
+    {
+      edges: o.edges,
+      hosts: topo.hosts.map((h) => ({ netns: h.ns, ip: h.ip })),
+      operatorToken,
+      env: { ROUTER_TOKEN: routerToken, FEEDBACK: o.feedback, ...o.serverEnv },
+      originEnv: o.source ? { SOURCE: o.source } : {},
+      viewers: o.viewers + o.synthetic,
+      log: (line) => progress(line),
+    },
+    res,
+  );
+  return { server: cluster.origin, viewerBase: cluster.front, operatorToken, routerToken, operator: { authorization: `Bearer ${operatorToken}` }, cluster };
 }
 
 /** The live stream the viewers watch with --ingest. */
@@ -116,8 +138,10 @@ export interface ViewerPage {
 }
 
 /** The Chromium viewers, each in a context of its own, with the flow mode and its rate controller (cycled over `o.controllers`) in the URL. */
-export async function openViewers(o: TestbedOptions, topo: Topology | null, viewerBase: string, res: Resources): Promise<{ browser: Browser | null; pages: ViewerPage[] }> {
-  const browser = o.viewers > 0 ? await launchBrowser(topo, viewerBase, res) : null;
+export async function openViewers(o: TestbedOptions, topo: Topology | null, viewerBase: string, res: Resources, cluster?: Cluster): Promise<{ browser: Browser | null; pages: ViewerPage[] }> {
+  // A cluster's front sends each page on to an edge: the pages' origins are the edges'.
+  const origins = cluster ? [viewerBase, ...cluster.nodes.map((n) => `http://${n.address}`)].join(',') : viewerBase;
+  const browser = o.viewers > 0 ? await launchBrowser(topo, origins, res) : null;
   const pages: ViewerPage[] = [];
   for (let i = 0; i < o.viewers; i++) {
     const page = await (await browser!.newContext()).newPage();
@@ -137,7 +161,7 @@ export async function openViewers(o: TestbedOptions, topo: Topology | null, view
 /** The synthetic viewers, once all have joined or failed; null: none asked for. They report over the second half of the run, as the other averages. */
 export async function joinSyntheticViewers(o: TestbedOptions, topo: Topology | null, viewerBase: string, res: Resources, progress: Progress): Promise<SyntheticViewers | null> {
   if (o.synthetic <= 0) return null;
-  const synthetic = startSyntheticViewers({ count: o.synthetic, url: viewerBase, mode: o.mode, netns: topo?.clientNs, warmupSeconds: Math.floor(o.seconds / 2), rampPerSecond: SYNTHETIC_RAMP_PER_SECOND, log: progress });
+  const synthetic = startSyntheticViewers({ count: o.synthetic, url: viewerBase, place: o.edges > 0, mode: o.mode, netns: topo?.clientNs, warmupSeconds: Math.floor(o.seconds / 2), rampPerSecond: SYNTHETIC_RAMP_PER_SECOND, log: progress });
   res.add(() => synthetic.stop());
   const { failed } = await synthetic.joined;
   if (failed > 0) progress(`${failed} synthetic viewer(s) failed to join`);

@@ -53,6 +53,8 @@ export interface SampleSources {
   /** The server's URL from this process, and the operator API's headers. */
   serverUrl: string;
   operator: { authorization: string };
+  /** With a cluster: the nodes whose viewers are read (the edges), their snapshots merged; undefined: the server's. */
+  viewerNodeUrls?: () => string[];
   /** The bottleneck's counters now; null: unreadable or no bottleneck. */
   routerCounters(): Promise<BottleneckCounters | null>;
   /** The bottleneck's capacity at second s of the run; null: no bottleneck. */
@@ -84,7 +86,7 @@ export async function sampleEverySecond(
   for (let s = 1; s <= seconds; s++) {
     await new Promise((r) => setTimeout(r, Math.max(0, t0 + s * 1000 - Date.now())));
     const players = await Promise.all(src.pages.map(playerSample));
-    const snapshot = await operatorApi<OperatorSnapshot>(src, '/api/operator/snapshot');
+    const snapshot = src.viewerNodeUrls ? await mergedSnapshot(src, src.viewerNodeUrls()) : await operatorApi<OperatorSnapshot>(src, '/api/operator/snapshot');
     const viewers = snapshot?.viewers ?? [];
     const routerFeedback = (await operatorApi<{ router: RouterFeedbackState | null }>(src, '/api/router'))?.router ?? null;
     const router = await src.routerCounters();
@@ -112,7 +114,14 @@ function playerSample(p: Page): Promise<PlayerSample | null> {
     .catch(() => null);
 }
 
-function operatorApi<T>(src: SampleSources, path: string): Promise<T | null> {
+/** The nodes' snapshots as one: every node's viewers, the first answer's streams and clock; null: none answered. */
+async function mergedSnapshot(src: SampleSources, urls: string[]): Promise<OperatorSnapshot | null> {
+  const snaps = (await Promise.all(urls.map((serverUrl) => operatorApi<OperatorSnapshot>({ ...src, serverUrl }, '/api/operator/snapshot')))).filter((x): x is OperatorSnapshot => x !== null);
+  const first = snaps[0];
+  return first ? { ...first, viewers: snaps.flatMap((x) => x.viewers) } : null;
+}
+
+function operatorApi<T>(src: Pick<SampleSources, 'serverUrl' | 'operator'>, path: string): Promise<T | null> {
   return fetch(`${src.serverUrl}${path}`, { headers: src.operator, signal: AbortSignal.timeout(2000) }).then((r) => (r.ok ? (r.json() as Promise<T>) : null), () => null);
 }
 

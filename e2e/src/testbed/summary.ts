@@ -12,6 +12,7 @@ import type { UptaChange } from '../net/uptaAgent';
 import { summarizeReceivers, type FrameDelivery, type ReceiverResult, type ReceiversReport, type ReceiversSummary } from '../loadtest/receiverReport';
 import type { TcpFlowEnd } from '../tcp/tcpFlows';
 import { congestionOf, congestionSummary, intervalLoss, jainIndex, mean, median, round, timeToFullRateMs, type CongestionSummary, type psnrSummary, type ServerCounters } from './metrics';
+import type { NodeResult, RejoinResult } from './clusterSummary';
 import type { AppliedStep } from './network';
 import type { Sample } from './sampler';
 import { tcpFlowResults, videoGoodputKbps, type TcpFlowResult } from './tcpMetrics';
@@ -148,6 +149,10 @@ export interface TestbedResult {
   /** With --upta: when the router started or stopped dropping each video flow (ms from the agent's start). */
   upta?: { threshold: number; changes: UptaChange[]; errors: number };
   cpuPercentOfOneCore: Record<string, Record<string, number>>;
+  /** With --edges: each node (origin, edges) of the cluster. */
+  nodes?: NodeResult[];
+  /** With --kill-edge: the synthetic viewers of the edge killed, back through the front. */
+  rejoin?: RejoinResult;
   /** The server's own counters over the run (its /metrics at the end): packets its channel writers dropped, keyframes its viewers' requests forced. */
   server?: ServerCounters;
   timeseriesFile?: string;

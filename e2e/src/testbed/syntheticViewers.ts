@@ -13,8 +13,10 @@ import { receiversReportSchema, type ReceiversReport } from '@pels/shared/protoc
 
 export interface SyntheticViewersOptions {
   count: number;
-  /** The server's base URL as the viewers reach it. */
+  /** The server's base URL as the viewers reach it; with `place`, a cluster's front. */
   url: string;
+  /** Join through the front's placement, and go back through it when an edge is lost (receivers' -place). */
+  place?: boolean;
   mode: string;
   /** Namespace to run in; undefined: this one. */
   netns: string | undefined;
@@ -37,7 +39,7 @@ export interface SyntheticViewers {
 export function startSyntheticViewers(o: SyntheticViewersOptions): SyntheticViewers {
   if (!existsSync(RECEIVERS_BIN)) throw new Error(`${RECEIVERS_BIN} is missing: run npm run setup`);
   // They hold until told to end (SIGTERM), which they answer with their report: at most a day.
-  const args = ['-url', o.url, '-mode', o.mode, '-viewers', String(o.count), '-ramp', String(o.rampPerSecond), '-warmup', String(o.warmupSeconds), '-seconds', '86400'];
+  const args = ['-url', o.url, '-mode', o.mode, '-viewers', String(o.count), '-ramp', String(o.rampPerSecond), '-warmup', String(o.warmupSeconds), '-seconds', '86400', ...(o.place ? ['-place'] : [])];
   // `ip netns exec` execs the receivers, so the child's pid is theirs.
   const [file, ...rest] = o.netns ? ['ip', 'netns', 'exec', o.netns, RECEIVERS_BIN, ...args] : [RECEIVERS_BIN, ...args];
   const child: ChildProcess = spawn(file!, rest, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -22,6 +22,9 @@ import { TreeCpu } from './processCpu';
 import { Resources } from './resources';
 import { addSyntheticStates, displaySummaries, pageClocks, readServerCounters, sampleEverySecond, type Sample } from './sampler';
 import { summarize, timeseriesCsv, type TestbedResult } from './summary';
+import { nodeResults, rejoinResult } from './clusterSummary';
+import type { NodeRecord } from '../../../server/src/cluster/clusterRegistry';
+import type { ClusterNode } from './cluster';
 
 export type { Sample } from './sampler';
 export type { TestbedResult, ViewerResult } from './summary';
@@ -31,6 +34,10 @@ export interface TestbedOptions {
   viewers: number;
   /** Synthetic viewers (receivers/: real WebRTC, no decoding) beside them, in the viewers' namespace. */
   synthetic: number;
+  /** 0: one server; N: Redis, an origin and N edges, each a host on a LAN (cluster.ts), the viewers placed by the origin. */
+  edges: number;
+  /** Seconds into the run the edge with the most viewers is killed (SIGKILL); undefined: none. */
+  killEdgeS?: number;
   seconds: number;
   mode: FlowModeName;
   /** The bottleneck's queues; undefined: the flow mode's own (bottleneckKindOf). The flows keep their mode's sender and marking either way. */
@@ -74,6 +81,7 @@ export interface TestbedOptions {
 export const TESTBED_DEFAULTS: TestbedOptions = {
   viewers: 1,
   synthetic: 0,
+  edges: 0,
   seconds: 30,
   mode: 'pels',
   feedback: 'rtcp',
@@ -111,14 +119,18 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
   const bottleneckKind = o.router ?? bottleneckKindOf(o.mode);
   try {
     const topo = await createNetwork(o, bottleneckKind, res, progress);
-    const { server, viewerBase, operatorToken, routerToken, operator } = await startTestbedServer(o, topo, res, progress);
+    const { server, viewerBase, operatorToken, routerToken, operator, cluster } = await startTestbedServer(o, topo, res, progress);
     const agent = await startRouterAgent(o, bottleneckKind, topo, server.url, routerToken, res);
     const upta = await startUptaAgent(o, topo, res, progress);
-    const { browser, pages } = await openViewers(o, topo, viewerBase, res);
+    const { browser, pages } = await openViewers(o, topo, viewerBase, res, cluster);
     const synthetic = await joinSyntheticViewers(o, topo, viewerBase, res, progress);
     progress(`${o.viewers} viewer(s)${o.synthetic > 0 ? ` and ${o.synthetic} synthetic` : ''} started; running ${o.seconds} s`);
 
-    const cpu = new TreeCpu({ server: server.pid, browser: process.pid });
+    // A cluster's nodes each a group of their own (the browser's, this process's tree, last: it holds them all).
+    const cpu = new TreeCpu(cluster ? { ...Object.fromEntries(cluster.nodes.map((n) => [n.id, n.server.pid])), redis: cluster.redis.proc.pid!, browser: process.pid } : { server: server.pid, browser: process.pid });
+    /** Each node's last record in the registry; the edge killed. */
+    const lastSeen = new Map<string, NodeRecord>();
+    let killed: ClusterNode | undefined;
     let tcp: TcpFlows | null = null;
     if (o.tcp && o.tcp.startS === 0) tcp = await startTcpFlows(o.tcp, topo!, res, progress);
     /** Each page's clock at the start of the second half, for its display samples. */
@@ -134,8 +146,11 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
       routerCounters: async () => (topo && o.capacityKbps !== undefined ? readBottleneckCounters(topo.serverNs, topo.bottleneckDev).catch(() => null) : null),
       capacityAt: (s: number) => (o.capacityKbps === undefined ? null : capacityAt(o.capacityKbps, o.capacitySteps, s)),
       tcpBytes: () => tcp?.bytes() ?? null,
+      ...(cluster ? { viewerNodeUrls: () => cluster.nodes.filter((n) => n.role === 'edge' && n.server.running()).map((n) => n.server.url) } : {}),
     };
     const afterSample = async (s: number): Promise<void> => {
+      if (cluster) for (const r of (await cluster.records()) ?? []) lastSeen.set(r.id, r);
+      if (cluster && s === o.killEdgeS) killed = await cluster.killEdge();
       if (o.tcp && s === o.tcp.startS) tcp = await startTcpFlows(o.tcp, topo!, res, progress);
       if (s === Math.floor(o.seconds / 2)) {
         cpu.reset();
@@ -152,6 +167,8 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     if (receivers) addSyntheticStates(samples, snapshots, receivers);
     const result = summarize(o, bottleneckKind, samples, pages.map((p) => p.pageErrors), cpuUse, agent?.deliveryErrors ?? 0, display, await steps.applied(), tcpSummary, receivers);
     if (upta) result.upta = { threshold: o.upta!, changes: upta.changes, errors: upta.errors };
+    if (cluster) result.nodes = nodeResults(cluster.nodes, lastSeen, cpuUse, t0);
+    if (receivers && o.killEdgeS !== undefined) result.rejoin = rejoinResult(receivers, killed?.id);
     const counters = await readServerCounters(src);
     if (counters !== null) result.server = counters;
     const ranMs = Date.now() - t0;

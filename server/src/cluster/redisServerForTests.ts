@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 
-/** A real redis-server for a test (Debian's, installed by npm run setup): loopback only, a password, nothing saved. */
+/** A real redis-server for a test or the testbed (Debian's, installed by npm run setup): loopback unless told, a password, nothing saved. */
 export interface TestRedis {
   port: number;
   password: string;
@@ -9,9 +9,13 @@ export interface TestRedis {
   stop: () => Promise<void>;
 }
 
-export async function startRedis(port = randomInt(20_000, 29_000)): Promise<TestRedis> {
+/** `bind`: the one address it listens on (the cluster's network); `netns`: the network namespace it runs in. */
+export async function startRedis(port = randomInt(20_000, 29_000), where: { bind?: string; netns?: string } = {}): Promise<TestRedis> {
   const password = 'redis-password-for-tests-0123';
-  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--requirepass', password, '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const redis = ['redis-server', '--port', String(port), '--bind', where.bind ?? '127.0.0.1', '--requirepass', password, '--save', '', '--appendonly', 'no'];
+  // `ip netns exec` execs redis-server, so the child's pid is Redis's.
+  const [file, ...args] = where.netns ? ['ip', 'netns', 'exec', where.netns, ...redis] : redis;
+  const proc = spawn(file!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${out.slice(-300)}`)), 10_000);
