@@ -6,6 +6,7 @@
  * memory at its end). Starts its own server unless given a URL.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
@@ -14,6 +15,10 @@ import { startServer, type RunningServer } from '../serverProcess';
 import { descendants, snapshot, type ProcessSample } from '../testbed/processCpu';
 import { round } from '../testbed/metrics';
 import { receiversReportSchema } from '@pels/shared/protocol/syntheticReceivers';
+import { startCluster, type Cluster } from '../testbed/cluster';
+import { nodeResults, type NodeResult } from '../testbed/clusterSummary';
+import { Resources } from '../testbed/resources';
+import type { NodeRecord } from '../../../server/src/cluster/clusterRegistry';
 import { summarizeReceivers, type ReceiversSummary } from './receiverReport';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -30,6 +35,8 @@ export interface LoadTestOptions {
   serverEnv?: Record<string, string>;
   /** `rlm`: each receiver chooses its layers by RLM; absent: it takes what the server sends (PELS). */
   rx?: 'rlm';
+  /** A cluster on loopback instead of one server: Redis, an origin and this many edges; the receivers join through the origin's placement. */
+  edges?: number;
   log: (message: string) => void;
 }
 
@@ -53,6 +60,8 @@ export interface LoadTestResult extends ReceiversSummary {
   /** Each of the server's processes; the receivers' own (which share the machine; its RSS is its peak). */
   server: ProcessUse[];
   receivers: ProcessUse;
+  /** With edges: each node (its viewers by the registry at the hold's end, its process tree's CPU over the hold). */
+  nodes?: NodeResult[];
 }
 
 /** The command names /proc gives, truncated to 15 characters, as the programs are called. */
@@ -67,6 +76,18 @@ function usage(pids: number[], a: Map<number, ProcessSample>, b: Map<number, Pro
     const used = end.cpuSeconds - (a.get(pid)?.cpuSeconds ?? 0);
     return [{ pid, name: FULL_NAMES[end.name] ?? end.name, cpuPercentOfOneCore: round((100 * used) / seconds, 1)!, rssMb: round((peakRss.get(pid) ?? 0) / 2 ** 20, 1)! }];
   });
+}
+
+/** Each node of the cluster over the hold: its process tree's CPU (by process name, as the testbed's TreeCpu groups), its registry record at the end. */
+function clusterNodes(cluster: Cluster, records: NodeRecord[] | null, a: Map<number, ProcessSample>, b: Map<number, ProcessSample>, seconds: number): NodeResult[] {
+  const cpu = Object.fromEntries(
+    cluster.nodes.map((n) => {
+      const byName: Record<string, number> = {};
+      for (const p of usage(descendants(b, n.server.pid), a, b, seconds, new Map())) byName[p.name] = round((byName[p.name] ?? 0) + p.cpuPercentOfOneCore, 1)!;
+      return [n.id, byName];
+    }),
+  );
+  return nodeResults(cluster.nodes, new Map((records ?? []).map((r) => [r.id, r])), cpu, 0);
 }
 
 /** Waits until the server's first stream is running (its ingest delivers frames). */
@@ -84,7 +105,18 @@ async function streamRunning(url: string, timeoutMs = 60_000): Promise<void> {
 export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
   if (!existsSync(RECEIVERS_BIN)) throw new Error(`${RECEIVERS_BIN} is missing: run npm run setup`);
   let server: RunningServer | null = null;
-  if (!o.url) {
+  const res = new Resources();
+  let cluster: Cluster | null = null;
+  if (o.edges) {
+    const loopback = { ip: '127.0.0.1' };
+    cluster = await startCluster(
+      { edges: o.edges, hosts: Array.from({ length: o.edges + 1 }, () => loopback), operatorToken: randomBytes(24).toString('base64url'), env: { LOG_LEVEL: 'warn', ...o.serverEnv }, originEnv: {}, viewers: o.viewers, log: (line) => o.log(line) },
+      res,
+    ).catch(async (err: unknown) => {
+      await res.release();
+      throw err;
+    });
+  } else if (!o.url) {
     server = await startServer({
       env: {
         // Every receiver comes from this host: the per-address and viewer limits must not be what is measured.
@@ -98,11 +130,11 @@ export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
       onLog: (line) => o.log(`server: ${line}`),
     });
   }
-  const url = o.url ?? server!.url;
+  const url = cluster?.front ?? o.url ?? server!.url;
   try {
-    await streamRunning(url);
+    await streamRunning(cluster?.origin.url ?? url);
     o.log(`${o.viewers} viewers at ${o.rampPerSecond}/s against ${url}, then ${o.seconds} s held`);
-    const child = spawn(RECEIVERS_BIN, ['-url', url, '-viewers', String(o.viewers), '-ramp', String(o.rampPerSecond), '-seconds', String(o.seconds), ...(o.rx ? ['-rx', o.rx] : [])], {
+    const child = spawn(RECEIVERS_BIN, ['-url', url, '-viewers', String(o.viewers), '-ramp', String(o.rampPerSecond), '-seconds', String(o.seconds), ...(o.rx ? ['-rx', o.rx] : []), ...(cluster ? ['-place'] : [])], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -114,6 +146,7 @@ export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
       for (const [pid, p] of snapshot()) peakRss.set(pid, Math.max(peakRss.get(pid) ?? 0, p.rssBytes));
     };
     let rssTimer: NodeJS.Timeout | undefined;
+    let records: Promise<NodeRecord[] | null> = Promise.resolve(null);
     createInterface({ input: child.stderr }).on('line', (line) => {
       let ev: { event?: string; joined?: number; failed?: number } = {};
       try {
@@ -128,6 +161,7 @@ export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
         rssTimer = setInterval(sampleRss, 1000);
       }
       if (ev.event === 'end') {
+        if (cluster) records = cluster.records();
         clearInterval(rssTimer);
         endAt = { t: process.hrtime.bigint(), snap: snapshot() };
       }
@@ -140,22 +174,26 @@ export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
     const end: { t: bigint; snap: Map<number, ProcessSample> } = endAt;
     const seconds = Number(end.t - hold.t) / 1e9;
     const report = receiversReportSchema.parse(JSON.parse(stdout));
-    const serverUse = server ? usage(descendants(end.snap, server.pid), hold.snap, end.snap, seconds, peakRss) : [];
+    const roots = cluster ? cluster.nodes.map((n) => n.server.pid) : server ? [server.pid] : [];
+    const serverUse = roots.flatMap((root) => usage(descendants(end.snap, root), hold.snap, end.snap, seconds, peakRss));
     const product = serverUse.filter((p) => !NOT_PRODUCT.has(p.name));
     const cores = cpus().length;
-    const cpu = server ? round(product.reduce((n, p) => n + p.cpuPercentOfOneCore, 0), 1) : null;
+    const measured = server !== null || cluster !== null;
+    const cpu = measured ? round(product.reduce((n, p) => n + p.cpuPercentOfOneCore, 0), 1) : null;
     return {
       ...summarizeReceivers(report),
       rampPerSecond: o.rampPerSecond,
       holdSeconds: round(seconds, 1)!,
       cpuPercentOfOneCore: cpu,
       cpuPercentOfMachine: cpu === null ? null : round(cpu / cores, 1),
-      rssMb: server ? round(product.reduce((n, p) => n + p.rssMb, 0), 1) : null,
+      rssMb: measured ? round(product.reduce((n, p) => n + p.rssMb, 0), 1) : null,
       machineCores: cores,
       server: serverUse,
       receivers: { pid: child.pid!, name: 'pels-receivers', cpuPercentOfOneCore: round((100 * report.cpuSeconds) / seconds, 1)!, rssMb: round(report.maxRssMb, 1)! },
+      ...(cluster ? { nodes: clusterNodes(cluster, await records, hold.snap, end.snap, seconds) } : {}),
     };
   } finally {
     await server?.stop();
+    await res.release();
   }
 }

@@ -1,5 +1,5 @@
 /**
- * npm run loadtest -- --viewers N [--ramp PER_SECOND] [--seconds S] [--url URL] [--fanout per-viewer|shared] [--rx rlm] [--json]
+ * npm run loadtest -- --viewers N [--ramp PER_SECOND] [--seconds S] [--url URL] [--fanout per-viewer|shared] [--rx rlm | --edges N] [--json]
  *
  * Prints numbers measured in one run; asserts nothing.
  */
@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { COLORS } from '@pels/shared/pels/color';
 import { runLoadTest, type LoadTestResult } from './loadTest';
 
-const USAGE = 'usage: npm run loadtest -- --viewers N [--ramp PER_SECOND (10)] [--seconds S (30)] [--url URL | --fanout per-viewer|shared] [--rx rlm] [--json]';
+const USAGE = 'usage: npm run loadtest -- --viewers N [--ramp PER_SECOND (10)] [--seconds S (30)] [--url URL | --fanout per-viewer|shared] [--rx rlm | --edges N] [--json]';
 
 function usage(): never {
   console.error(USAGE);
@@ -25,6 +25,7 @@ async function main(): Promise<void> {
         url: { type: 'string' },
         fanout: { type: 'string' },
         rx: { type: 'string' },
+        edges: { type: 'string' },
         json: { type: 'boolean', default: false },
       },
     });
@@ -44,7 +45,10 @@ async function main(): Promise<void> {
   // Receiver-driven layers: each receiver joins in mode rlm and chooses its colors.
   if (values.rx !== undefined && values.rx !== 'rlm') usage();
   const rx = values.rx === 'rlm' ? ('rlm' as const) : undefined;
-  const result = await runLoadTest({ viewers, rampPerSecond, seconds, url: values.url?.replace(/\/+$/, ''), serverEnv, ...(rx ? { rx } : {}), log: (m) => console.error(`[loadtest] ${m}`) });
+  // A cluster on loopback, started here: not with a server given by URL, nor with receivers that choose their own layers.
+  const edges = values.edges === undefined ? undefined : Number(values.edges);
+  if (edges !== undefined && (!Number.isInteger(edges) || edges < 1 || edges > 8 || values.url !== undefined || rx)) usage();
+  const result = await runLoadTest({ viewers, rampPerSecond, seconds, url: values.url?.replace(/\/+$/, ''), serverEnv, ...(rx ? { rx } : {}), ...(edges ? { edges } : {}), log: (m) => console.error(`[loadtest] ${m}`) });
   if (values.json) process.stdout.write(JSON.stringify(result) + '\n');
   else for (const line of formatResult(result)) console.log(line);
 }
@@ -67,6 +71,7 @@ export function formatResult(r: LoadTestResult): string[] {
   if (r.cpuPercentOfOneCore !== null) {
     lines.push(`server: ${r.cpuPercentOfOneCore}% of one core (${r.cpuPercentOfMachine}% of ${r.machineCores} cores), ${r.rssMb} MB resident`);
   } else lines.push('server: not measured (given by --url)');
+  for (const n of r.nodes ?? []) lines.push(`${n.id.padEnd(8)} ${n.address.padEnd(21)} ${String(n.viewers ?? '-').padStart(4)} viewers, ${n.cpuPercentOfOneCore ?? '-'}% of one core`);
   lines.push('process            pid      CPU % of a core  RSS MB');
   for (const p of [...r.server, r.receivers]) {
     lines.push(`${p.name.padEnd(18)} ${String(p.pid).padEnd(8)} ${String(p.cpuPercentOfOneCore).padStart(15)}  ${String(p.rssMb).padStart(6)}`);
