@@ -57,7 +57,7 @@ func main() {
 	seconds := flag.Float64("seconds", 30, "seconds to hold once all have joined")
 	warmup := flag.Float64("warmup", 0, "seconds between the last join and the hold, not reported (the rate controllers' start-up)")
 	joinTimeout := flag.Duration("join-timeout", 20*time.Second, "time a receiver has from signaling to its first keyframe on green")
-	place := flag.Bool("place", false, "-url is a cluster's front: each receiver asks its /api/place for an edge and joins there; when the edge's socket closes or it says drain, it asks again and joins the edge answered (each loss reported under rejoins)")
+	place := flag.Bool("place", false, "-url is a cluster's front: each receiver asks its /api/place for an edge and joins there; when the edge's socket closes or it sends move, it asks again excluding that edge and joins the edge answered (docs/api.md; each loss reported under rejoins)")
 	stayFlag := flag.String("stay", "", "MIN:MAX seconds: churn until ended (SIGTERM), each receiver staying a random time in the range once joined, then replaced; one JSON line per life on stdout")
 	flag.Parse()
 	if *rx != "" && *rx != "rlm" {

@@ -5,39 +5,63 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
-// drainNotification is what an edge that is stopping sends its viewers before it closes their sockets:
-// like the socket's loss, it sends the receiver back to the front for another edge.
-const drainNotification = "drain"
+// The rule for moving between edges (docs/api.md, "Moving to another edge"), as the player follows it.
+const (
+	// moveNotification is what an edge that drains sends its viewers ({ node, reason }): like the loss of its
+	// socket, it sends the receiver back to the front, excluding that edge.
+	moveNotification = "move"
+	// excludeFor: a lost edge is not asked for this long (a killed node's registry record lives up to 6 s).
+	excludeFor = 10 * time.Second
+	// A failed attempt is tried again after a pause doubling from the first to the most, with jitter.
+	firstPause = 500 * time.Millisecond
+	mostPause  = 10 * time.Second
+)
 
-// rejoinPause is the wait between two attempts to be placed again: the front may still name the lost edge
-// until its record expires in the registry (a few seconds), and a refused join is tried again after it.
-const rejoinPause = 500 * time.Millisecond
+// pauseAfter is the wait after the n-th failed attempt (n from 1): 0.5 s doubling to 10 s, jittered by +-20%.
+func pauseAfter(n int, rng *rand.Rand) time.Duration {
+	d := firstPause
+	for i := 1; i < n && d < mostPause; i++ {
+		d *= 2
+	}
+	if d > mostPause {
+		d = mostPause
+	}
+	return time.Duration(float64(d) * (0.8 + 0.4*rng.Float64()))
+}
 
 var placeClient = &http.Client{Timeout: 5 * time.Second}
 
-// placement is the front's answer to GET /api/place: the edge's id and the player's URL there.
+// placement is the front's answer to GET /api/place: the edge's id, the player's page there and its signaling.
 type placement struct {
 	Node string `json:"node"`
 	URL  string `json:"url"`
+	WS   string `json:"ws"`
 }
 
 // placeEdge asks the front (the cluster's public address) for the edge a new viewer of stream goes to
-// (stream "": any), and gives that edge's id and its signaling WebSocket URL.
-func placeEdge(ctx context.Context, front, stream string) (string, string, error) {
+// (stream "": any), not one of exclude, and gives that edge's id and its signaling WebSocket URL. A front
+// without a registry (404) is a single server: its own signaling, node "".
+func placeEdge(ctx context.Context, front, stream string, exclude []string) (string, string, error) {
 	u, err := url.Parse(front)
 	if err != nil {
 		return "", "", fmt.Errorf("place: bad front URL %q", front)
 	}
 	u.Path = "/api/place"
-	u.RawQuery = ""
+	q := url.Values{}
 	if stream != "" {
-		u.RawQuery = url.Values{"stream": {stream}}.Encode()
+		q.Set("stream", stream)
 	}
+	if len(exclude) > 0 {
+		q.Set("exclude", strings.Join(exclude, ","))
+	}
+	u.RawQuery = q.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return "", "", err
@@ -51,12 +75,19 @@ func placeEdge(ctx context.Context, front, stream string) (string, string, error
 	if err != nil {
 		return "", "", fmt.Errorf("place: %w", err)
 	}
+	if res.StatusCode == http.StatusNotFound {
+		ws, _, err := signalingURL(front)
+		return "", ws, err
+	}
 	if res.StatusCode != http.StatusOK {
 		return "", "", fmt.Errorf("place: %d %s", res.StatusCode, body)
 	}
 	var p placement
-	if err := json.Unmarshal(body, &p); err != nil || p.URL == "" {
+	if err := json.Unmarshal(body, &p); err != nil || (p.URL == "" && p.WS == "") {
 		return "", "", fmt.Errorf("place: unexpected answer %q", body)
+	}
+	if p.WS != "" {
+		return p.Node, p.WS, nil
 	}
 	edge, err := url.Parse(p.URL)
 	if err != nil {
@@ -83,8 +114,10 @@ type rejoinReport struct {
 }
 
 // followPlacement keeps a placed receiver (joined through the front) on an edge until ctx ends: whenever its
-// edge's signaling closes, or the edge says drain, it asks the front again and joins the edge answered.
+// edge's signaling closes, or the edge says move, it asks the front again, excluding that edge, and joins the
+// edge answered.
 func (r *receiver) followPlacement(ctx context.Context) {
+	rng := rand.New(rand.NewSource(time.Now().UnixNano() + int64(r.index)))
 	for {
 		r.mu.Lock()
 		sig := r.sig
@@ -101,6 +134,9 @@ func (r *receiver) followPlacement(ctx context.Context) {
 		r.mu.Lock()
 		rj := &rejoinReport{LostAtMs: lost.UnixMilli(), From: r.edge}
 		r.rejoins = append(r.rejoins, rj)
+		if r.edge != "" {
+			r.excluded[r.edge] = lost.Add(excludeFor)
+		}
 		r.mu.Unlock()
 		r.retire()
 		for ctx.Err() == nil {
@@ -119,9 +155,12 @@ func (r *receiver) followPlacement(ctx context.Context) {
 				break
 			}
 			r.retire()
+			r.mu.Lock()
+			pause := pauseAfter(rj.Attempts, rng)
+			r.mu.Unlock()
 			select {
 			case <-ctx.Done():
-			case <-time.After(rejoinPause):
+			case <-time.After(pause):
 			}
 		}
 	}
@@ -160,4 +199,17 @@ func (r *receiver) retire() {
 	if sig != nil {
 		sig.close()
 	}
+}
+
+// excluding is the edges not to be placed on now (called with r.mu held).
+func (r *receiver) excluding(now time.Time) []string {
+	var out []string
+	for node, until := range r.excluded {
+		if now.Before(until) {
+			out = append(out, node)
+		} else {
+			delete(r.excluded, node)
+		}
+	}
+	return out
 }

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"math/rand"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 )
 
 // A receiver that moves to another edge during the hold reports the hold's counts of both edges: the
@@ -64,22 +67,62 @@ func TestRetireBeforeTheHoldCountsNothing(t *testing.T) {
 	}
 }
 
-func TestPlaceEdgeAsksTheFrontForTheStream(t *testing.T) {
+func TestPlaceEdgeAsksTheFrontForTheStreamExcludingLostEdges(t *testing.T) {
 	var asked string
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		asked = req.URL.RequestURI()
-		if req.URL.Query().Get("stream") == "full" {
+		switch req.URL.Query().Get("stream") {
+		case "full":
 			http.Error(w, `{"error":"unavailable"}`, http.StatusServiceUnavailable)
-			return
+		case "old":
+			_, _ = w.Write([]byte(`{"node":"edge-2","url":"http://10.0.0.12:8080/?stream=old"}`))
+		default:
+			_, _ = w.Write([]byte(`{"node":"edge-2","url":"http://10.0.0.12:8080/?stream=s1","ws":"ws://10.0.0.12:8080/ws"}`))
 		}
-		_, _ = w.Write([]byte(`{"node":"edge-2","url":"http://10.0.0.12:8080/?stream=s1"}`))
 	}))
 	defer front.Close()
-	node, ws, err := placeEdge(context.Background(), front.URL, "s1")
-	if err != nil || node != "edge-2" || ws != "ws://10.0.0.12:8080/ws" || asked != "/api/place?stream=s1" {
+	node, ws, err := placeEdge(context.Background(), front.URL, "s1", []string{"edge-1", "edge-3"})
+	if err != nil || node != "edge-2" || ws != "ws://10.0.0.12:8080/ws" || asked != "/api/place?exclude=edge-1%2Cedge-3&stream=s1" {
 		t.Fatalf("placeEdge: %q %q %v (asked %q)", node, ws, err, asked)
 	}
-	if _, _, err := placeEdge(context.Background(), front.URL, "full"); err == nil {
+	// Without ws in the answer: the page's address, its query left out.
+	if _, ws, err := placeEdge(context.Background(), front.URL, "old", nil); err != nil || ws != "ws://10.0.0.12:8080/ws" {
+		t.Fatalf("placeEdge without ws: %q %v", ws, err)
+	}
+	if _, _, err := placeEdge(context.Background(), front.URL, "full", nil); err == nil {
 		t.Fatal("a 503 from the front must be an error")
+	}
+}
+
+func TestPlaceEdgeOnASingleServerJoinsIt(t *testing.T) {
+	single := httptest.NewServer(http.NotFoundHandler())
+	defer single.Close()
+	node, ws, err := placeEdge(context.Background(), single.URL, "", nil)
+	if err != nil || node != "" || ws != strings.Replace(single.URL, "http", "ws", 1)+"/ws" {
+		t.Fatalf("placeEdge on a single server: %q %q %v", node, ws, err)
+	}
+}
+
+func TestPauseDoublesToTenSecondsWithJitter(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for n, base := range map[int]time.Duration{1: 500 * time.Millisecond, 2: time.Second, 3: 2 * time.Second, 5: 8 * time.Second, 6: 10 * time.Second, 40: 10 * time.Second} {
+		for i := 0; i < 20; i++ {
+			if d := pauseAfter(n, rng); d < base*8/10 || d > base*12/10 {
+				t.Fatalf("pause after %d failures: %v, want %v +-20%%", n, d, base)
+			}
+		}
+	}
+}
+
+func TestLostEdgesAreExcludedForTenSeconds(t *testing.T) {
+	r := newReceiver(0, receiverOptions{front: "http://front"})
+	now := time.Now()
+	r.excluded["edge-1"] = now.Add(excludeFor)
+	r.excluded["edge-0"] = now.Add(-time.Millisecond)
+	if got := r.excluding(now); len(got) != 1 || got[0] != "edge-1" {
+		t.Fatalf("excluding: %v, want [edge-1]", got)
+	}
+	if got := r.excluding(now.Add(excludeFor)); len(got) != 0 {
+		t.Fatalf("excluding after 10 s: %v, want none", got)
 	}
 }

@@ -71,6 +71,7 @@ type receiver struct {
 	keyAt     time.Time // first complete keyframe on green from the current edge
 	edge      string    // the edge the front placed it on (with opts.front)
 	rejoins   []*rejoinReport
+	excluded  map[string]time.Time // edges lost, not to be asked for until then
 	// Counted over the hold from edges it has left (with opts.front): their streams are gone.
 	colorsDone       map[string]colorCounts
 	greenDone        frameDelivery
@@ -105,6 +106,7 @@ func newReceiver(index int, opts receiverOptions) *receiver {
 		nacksSent:  map[string]int64{},
 		green:      newFrameSpan(8),
 		colorsDone: map[string]colorCounts{},
+		excluded:   map[string]time.Time{},
 	}
 }
 
@@ -170,7 +172,10 @@ func (r *receiver) join(ctx context.Context) error {
 	defer cancel()
 	wsURL := r.opts.wsURL
 	if r.opts.front != "" {
-		edge, u, err := placeEdge(jctx, r.opts.front, r.opts.streamID)
+		r.mu.Lock()
+		exclude := r.excluding(time.Now())
+		r.mu.Unlock()
+		edge, u, err := placeEdge(jctx, r.opts.front, r.opts.streamID, exclude)
 		if err != nil {
 			return err
 		}
@@ -395,7 +400,7 @@ func (r *receiver) onGiveUp(tid int) {
 }
 
 func (r *receiver) onNotification(name string, data json.RawMessage) {
-	if name == drainNotification && r.opts.front != "" {
+	if name == moveNotification && r.opts.front != "" {
 		r.mu.Lock()
 		sig := r.sig
 		r.mu.Unlock()
