@@ -12,7 +12,7 @@ import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { startServer, type RunningServer } from '../serverProcess';
-import { descendants, snapshot, type ProcessSample } from '../testbed/processCpu';
+import { descendants, mainThreadCpuSeconds, snapshot, type ProcessSample } from '../testbed/processCpu';
 import { round } from '../testbed/metrics';
 import { receiversReportSchema } from '@pels/shared/protocol/syntheticReceivers';
 import { startCluster, type Cluster } from '../testbed/cluster';
@@ -47,6 +47,8 @@ export interface ProcessUse {
   cpuPercentOfOneCore: number;
   /** The most seen in the hold (sampled every second). */
   rssMb: number;
+  /** A node process's main thread (its event loop) alone, over the hold. */
+  mainThreadPercentOfOneCore?: number;
 }
 
 export interface LoadTestResult extends ReceiversSummary {
@@ -69,13 +71,25 @@ const FULL_NAMES: Record<string, string> = { 'mediasoup-worke': 'mediasoup-worke
 /** tsx's compiler service of a server run from source: not the product's. */
 const NOT_PRODUCT = new Set(['esbuild']);
 
-function usage(pids: number[], a: Map<number, ProcessSample>, b: Map<number, ProcessSample>, seconds: number, peakRss: Map<number, number>): ProcessUse[] {
+/** `mainThreads`: the main threads' CPU seconds at the hold's start and end, by pid (node processes). */
+function usage(pids: number[], a: Map<number, ProcessSample>, b: Map<number, ProcessSample>, seconds: number, peakRss: Map<number, number>, mainThreads?: { a: Map<number, number>; b: Map<number, number> }): ProcessUse[] {
   return pids.flatMap((pid) => {
     const end = b.get(pid);
     if (!end) return [];
     const used = end.cpuSeconds - (a.get(pid)?.cpuSeconds ?? 0);
-    return [{ pid, name: FULL_NAMES[end.name] ?? end.name, cpuPercentOfOneCore: round((100 * used) / seconds, 1)!, rssMb: round((peakRss.get(pid) ?? 0) / 2 ** 20, 1)! }];
+    const ma = mainThreads?.a.get(pid);
+    const mb = mainThreads?.b.get(pid);
+    const main = ma !== undefined && mb !== undefined ? { mainThreadPercentOfOneCore: round((100 * (mb - ma)) / seconds, 1)! } : {};
+    return [{ pid, name: FULL_NAMES[end.name] ?? end.name, cpuPercentOfOneCore: round((100 * used) / seconds, 1)!, rssMb: round((peakRss.get(pid) ?? 0) / 2 ** 20, 1)!, ...main }];
   });
+}
+
+/** The node processes' main threads' CPU seconds now, by pid. */
+function mainThreads(pids: number[]): Map<number, number> {
+  return new Map(pids.flatMap((pid) => {
+    const s = mainThreadCpuSeconds(pid);
+    return s === null ? [] : [[pid, s] as [number, number]];
+  }));
 }
 
 /** Each node of the cluster over the hold: its process tree's CPU (by process name, as the testbed's TreeCpu groups), its registry record at the end. */
@@ -139,8 +153,9 @@ export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
     });
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    let holdAt: { t: bigint; snap: Map<number, ProcessSample> } | null = null;
-    let endAt: { t: bigint; snap: Map<number, ProcessSample> } | null = null;
+    const nodePids = cluster ? cluster.nodes.map((n) => n.server.pid) : server ? [server.pid] : [];
+    let holdAt: { t: bigint; snap: Map<number, ProcessSample>; main: Map<number, number> } | null = null;
+    let endAt: { t: bigint; snap: Map<number, ProcessSample>; main: Map<number, number> } | null = null;
     const peakRss = new Map<number, number>();
     const sampleRss = () => {
       for (const [pid, p] of snapshot()) peakRss.set(pid, Math.max(peakRss.get(pid) ?? 0, p.rssBytes));
@@ -157,25 +172,24 @@ export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
       if (ev.event === 'joined') o.log(`joined ${ev.joined}, failed ${ev.failed} of ${o.viewers}`);
       // The hold is measured from the receivers' own marks, so the ramp's cost is left out.
       if (ev.event === 'hold') {
-        holdAt = { t: process.hrtime.bigint(), snap: snapshot() };
+        holdAt = { t: process.hrtime.bigint(), snap: snapshot(), main: mainThreads(nodePids) };
         rssTimer = setInterval(sampleRss, 1000);
       }
       if (ev.event === 'end') {
         if (cluster) records = cluster.records();
         clearInterval(rssTimer);
-        endAt = { t: process.hrtime.bigint(), snap: snapshot() };
+        endAt = { t: process.hrtime.bigint(), snap: snapshot(), main: mainThreads(nodePids) };
       }
     });
     const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     clearInterval(rssTimer);
     if (code !== 0) throw new Error(`the receivers exited with code ${code}`);
     if (!holdAt || !endAt) throw new Error('the receivers ended without a hold');
-    const hold: { t: bigint; snap: Map<number, ProcessSample> } = holdAt;
-    const end: { t: bigint; snap: Map<number, ProcessSample> } = endAt;
+    const hold: { t: bigint; snap: Map<number, ProcessSample>; main: Map<number, number> } = holdAt;
+    const end: { t: bigint; snap: Map<number, ProcessSample>; main: Map<number, number> } = endAt;
     const seconds = Number(end.t - hold.t) / 1e9;
     const report = receiversReportSchema.parse(JSON.parse(stdout));
-    const roots = cluster ? cluster.nodes.map((n) => n.server.pid) : server ? [server.pid] : [];
-    const serverUse = roots.flatMap((root) => usage(descendants(end.snap, root), hold.snap, end.snap, seconds, peakRss));
+    const serverUse = nodePids.flatMap((root) => usage(descendants(end.snap, root), hold.snap, end.snap, seconds, peakRss, { a: hold.main, b: end.main }));
     const product = serverUse.filter((p) => !NOT_PRODUCT.has(p.name));
     const cores = cpus().length;
     const measured = server !== null || cluster !== null;

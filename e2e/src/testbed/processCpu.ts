@@ -30,6 +30,17 @@ export function snapshot(): Map<number, ProcessSample> {
   return out;
 }
 
+/** A process's main thread's CPU seconds so far (user + system; its thread id is its pid); null: gone. */
+export function mainThreadCpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100; // USER_HZ
+  } catch {
+    return null;
+  }
+}
+
 /** root and every process below it that is still in the snapshot. */
 export function descendants(snap: ReturnType<typeof snapshot>, root: number): number[] {
   const found = [root];
