@@ -92,7 +92,9 @@ export async function startCluster(o: ClusterOptions, res: Resources): Promise<C
   const origin = await start('origin', 'origin', originHost, o.originEnv);
   const stream = await firstStream(origin.server.url);
   const places = { MAX_VIEWERS: String(o.viewers + 16), MAX_VIEWERS_PER_ADDRESS: String(o.viewers + 16), MAX_SOCKETS_PER_ADDRESS: String(o.viewers + 32) };
-  const edges = await Promise.all(edgeHosts.map((h, i) => start(`edge-${i + 1}`, 'edge', h, { ...places, ORIGIN_URL: origin.server.url })));
+  // One after another: on a busy machine several node processes starting at once can each miss the 30 s to answer.
+  const edges: ClusterNode[] = [];
+  for (const [i, h] of edgeHosts.entries()) edges.push(await start(`edge-${i + 1}`, 'edge', h, { ...places, ORIGIN_URL: origin.server.url }));
   const nodes = [origin, ...edges];
   const auth = { authorization: `Bearer ${o.operatorToken}` };
   const records = async (): Promise<NodeRecord[] | null> => {
