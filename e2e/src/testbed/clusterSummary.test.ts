@@ -4,7 +4,7 @@ import type { NodeRecord } from '../../../server/src/cluster/clusterRegistry';
 import type { ReceiversReport, ReceiverResult } from '../loadtest/receiverReport';
 import { nodeResults, rejoinResult } from './clusterSummary';
 
-const record = (id: string, viewers: number): NodeRecord => ({ id, role: 'edge', url: `http://${id}:8080/`, viewers, viewersMax: 100, cpuPercentOfOneCore: 9, streams: ['default'] });
+const record = (id: string, viewers: number): NodeRecord => ({ id, role: 'edge', url: `http://${id}:8080/`, viewers, viewersMax: 100, cpuPercentOfOneCore: 9, streams: ['default'], draining: false });
 
 test("nodes: the registry's last word on viewers and places, the process tree's CPU without tsx's compiler, a killed edge's time", () => {
   const t0 = 1_000_000;
