@@ -345,7 +345,7 @@ export function timeseriesCsv(samples: Sample[]): string {
   const queues = ['green', 'yellow', 'red', 'video', 'internet', 'upta', 'random'] as const;
   const head = ['t', 'routerP'];
   for (let i = 1; i <= n; i++) {
-    head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded', 'colors', 'rendition', 'fullBaseKbps', 'rttMs', 'audioPackets', 'audioLost', 'audioSamples', 'audioConcealed', 'audioSilentConcealed', 'audioFec', 'soundDelayMs'].map((k) => `v${i}.${k}`));
+    head.push(...['rateKbps', 'sentKbps', 'gamma', 'lossP', 'lossGreen', 'lossYellow', 'lossRed', 'framesDecoded', 'colors', 'rendition', 'fullBaseKbps', 'rttMs', 'audioPackets', 'audioLost', 'audioSamples', 'audioConcealed', 'audioSilentConcealed', 'audioFec', 'audioConcealmentEvents', 'audioNacks', 'audioInserted', 'audioRemoved', 'audioBufferMs', 'soundDelayMs'].map((k) => `v${i}.${k}`));
   }
   head.push(...queues.flatMap((q) => [`${q}.sent`, `${q}.dropped`]), 'capacityKbps');
   const tcpFlows = Math.max(0, ...samples.map((s) => s.tcpBytes?.length ?? 0));
@@ -366,7 +366,10 @@ export function timeseriesCsv(samples: Sample[]): string {
       row.push(v?.rttMs ?? '');
       // The sound as received, counted since the session began: a second's concealment is the difference of two rows.
       const a = p?.stats.audio;
-      row.push(a?.packetsReceived ?? '', a?.packetsLost ?? '', a?.totalSamplesReceived ?? '', a?.concealedSamples ?? '', a?.silentConcealedSamples ?? '', a?.fecPacketsReceived ?? '', p?.stats.soundDelayMs ?? '');
+      row.push(a?.packetsReceived ?? '', a?.packetsLost ?? '', a?.totalSamplesReceived ?? '', a?.concealedSamples ?? '', a?.silentConcealedSamples ?? '', a?.fecPacketsReceived ?? '');
+      row.push(a?.concealmentEvents ?? '', a?.nackCount ?? '', a?.insertedSamplesForDeceleration ?? '', a?.removedSamplesForAcceleration ?? '');
+      // The jitter buffer's mean delay since the session began, ms.
+      row.push(a && a.jitterBufferEmittedCount > 0 ? (a.jitterBufferDelay / a.jitterBufferEmittedCount) * 1000 : '', p?.stats.soundDelayMs ?? '');
     }
     for (const q of queues) row.push(s.router?.[q]?.packets ?? '', s.router?.[q]?.dropped ?? '');
     row.push(s.capacityKbps ?? '');

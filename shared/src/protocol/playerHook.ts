@@ -47,6 +47,12 @@ export interface AudioReceiveStats {
   silentConcealedSamples: number;
   /** Packets the receiver recovered from the next packet's in-band FEC. */
   fecPacketsReceived: number;
+  /** Stretches of concealment (one lost packet or one stall each), and the NACKs the receiver sent. */
+  concealmentEvents: number;
+  nackCount: number;
+  /** Samples the receiver added to slow its playout (its buffer running low) and took out to speed it up (running high). */
+  insertedSamplesForDeceleration: number;
+  removedSamplesForAcceleration: number;
   /** The jitter buffer's delay summed over the samples it emitted (s), and their count. */
   jitterBufferDelay: number;
   jitterBufferEmittedCount: number;
