@@ -11,6 +11,7 @@ import type { BottleneckCounters, BottleneckKind } from '../net/pelsBottleneck';
 import type { UptaChange } from '../net/uptaAgent';
 import { summarizeReceivers, type FrameDelivery, type ReceiverResult, type ReceiversReport, type ReceiversSummary } from '../loadtest/receiverReport';
 import type { TcpFlowEnd } from '../tcp/tcpFlows';
+import { fedConcealment, type FedConcealment } from './soundConcealment';
 import { congestionOf, congestionSummary, intervalLoss, jainIndex, mean, median, round, timeToFullRateMs, type CongestionSummary, type psnrSummary, type ServerCounters } from './metrics';
 import type { NodeResult, RejoinResult } from './clusterSummary';
 import type { AppliedStep } from './network';
@@ -61,9 +62,11 @@ export interface ViewerResult {
    * concealed samples over the samples received in the second half, and the player's A/V offset (audio
    * playout minus video display for the same instant, positive when the sound is late), median of its
    * per-second readings over the second half, ms; how long the player held the sound for the picture (its
-   * jitter buffer target, soundDelay.ts), the median over the second half, ms. null: the player had no sound.
+   * jitter buffer target, soundDelay.ts), the median over the second half, ms. `fed`: the second half's
+   * concealment split by whether the sound came at real time (soundConcealment.ts): the seconds it did and did
+   * not, and the concealment over those it did. null: the player had no sound.
    */
-  audio?: { packetsReceived: number; packetsLost: number; concealedRatio: number | null; avSyncMs: number | null; soundHeldMs: number | null } | null;
+  audio?: { packetsReceived: number; packetsLost: number; concealedRatio: number | null; avSyncMs: number | null; soundHeldMs: number | null; fed: FedConcealment } | null;
   /**
    * Live latency to each frame's display (the player's figures over its last 10 s,
    * sampled each second): the medians of its p50 and p95 over the second half, from
@@ -409,5 +412,6 @@ export function audioSummary(stats: (PlayerStats | undefined)[]): ViewerResult['
     concealedRatio: samples > 0 ? round((b.concealedSamples - a.concealedSamples) / samples, 4) : null,
     avSyncMs: round(median(numbers(withAudio.map((x) => x.avSyncMs))), 1),
     soundHeldMs: round(median(numbers(withAudio.map((x) => x.soundDelayMs))), 0),
+    fed: fedConcealment(withAudio.map((x) => x.audio)),
   };
 }
