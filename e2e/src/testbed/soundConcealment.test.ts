@@ -33,14 +33,17 @@ function readings(seconds: { sent: number; concealed: number }[]): AudioReceiveS
   return out;
 }
 
-test('concealment over the seconds the sound came at real time; a stalled second apart', () => {
-  const r = fedConcealment(readings([{ sent: 0, concealed: 0 }, { sent: 50, concealed: 480 }, { sent: 12, concealed: 30000 }, { sent: 88, concealed: 960 }, { sent: 50, concealed: 0 }]));
-  assert.deepEqual(r, { fedSeconds: 3, starvedSeconds: 1, concealedRatio: 0.01 });
+test('concealment over the seconds the sound came at real time; a stall and its catching up apart', () => {
+  const r = fedConcealment(
+    readings([{ sent: 0, concealed: 0 }, { sent: 50, concealed: 480 }, { sent: 12, concealed: 30000 }, { sent: 88, concealed: 9000 }, { sent: 50, concealed: 1440 }]),
+  );
+  assert.deepEqual(r, { fedSeconds: 2, starvedSeconds: 2, concealedRatio: 0.02 });
 });
 
-test('a stall by the sequence numbers, whatever the wire lost: 45 of 50 is fed, 44 is not', () => {
-  assert.equal(fedConcealment(readings([{ sent: 0, concealed: 0 }, { sent: 45, concealed: 0 }])).fedSeconds, 1);
-  assert.equal(fedConcealment(readings([{ sent: 0, concealed: 0 }, { sent: 44, concealed: 0 }])).starvedSeconds, 1);
+test('real time by the sequence numbers, whatever the wire lost: 45 to 55 of 50 is fed, 44 and 56 are not', () => {
+  const one = (sent: number) => fedConcealment(readings([{ sent: 0, concealed: 0 }, { sent, concealed: 0 }]));
+  assert.deepEqual([45, 55].map((n) => one(n).fedSeconds), [1, 1]);
+  assert.deepEqual([44, 56].map((n) => one(n).starvedSeconds), [1, 1]);
 });
 
 test('the same report twice is no interval; no fed interval, no ratio', () => {

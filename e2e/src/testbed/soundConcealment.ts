@@ -5,15 +5,16 @@
  * for a while (a starved machine, not the network). The receiver's counters do
  * not tell the two apart; the sequence numbers do: over an interval between two
  * readings the packets the server sent (received plus lost) fall short of the
- * interval's duration when the sound stopped coming.
+ * interval's duration when the sound stopped coming, and exceed it when the
+ * ingest catches up after stopping (the stall and its burst in one interval).
  */
 import type { AudioReceiveStats } from '@pels/shared/protocol/playerHook';
 import { round } from './metrics';
 
 /** The server's Opus packet time (its encode, OPUS_ENCODE_ARGS: `-frame_duration 20`), as the default stream's sound has it. */
 export const SOUND_PACKET_MS = 20;
-/** An interval whose packets cover less than this share of its duration was starved. */
-const FED_SHARE = 0.9;
+/** An interval whose packets cover its duration to within this share came at real time. */
+const REAL_TIME_SHARE = 0.1;
 
 export interface FedConcealment {
   /** Seconds over which the sound came at real time, and those over which it did not. */
@@ -25,10 +26,9 @@ export interface FedConcealment {
 
 /**
  * Concealment over the intervals between successive readings in which the
- * sound came at real time (at least FED_SHARE of the interval's packets, at
- * `packetMs` each). A stall's concealment that spills into the next interval,
- * and a stall the sound caught up on within one, still count: the split errs
- * towards the wire.
+ * sound came at real time (the interval's packets, at `packetMs` each, to
+ * within REAL_TIME_SHARE). A stall's concealment that spills into an interval
+ * fed at real time still counts: the split errs towards the wire.
  */
 export function fedConcealment(readings: readonly AudioReceiveStats[], packetMs = SOUND_PACKET_MS): FedConcealment {
   let fedMs = 0;
@@ -42,7 +42,7 @@ export function fedConcealment(readings: readonly AudioReceiveStats[], packetMs 
     // The same report twice (stats not refreshed): no interval.
     if (!(ms > 0)) continue;
     const sent = b.packetsReceived + b.packetsLost - (a.packetsReceived + a.packetsLost);
-    if (sent >= (FED_SHARE * ms) / packetMs) {
+    if (Math.abs(sent - ms / packetMs) <= (REAL_TIME_SHARE * ms) / packetMs) {
       fedMs += ms;
       concealed += b.concealedSamples - a.concealedSamples;
       samples += b.totalSamplesReceived - a.totalSamplesReceived;
