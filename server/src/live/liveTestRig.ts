@@ -82,23 +82,17 @@ export async function assertIngestRestartKeepsPublisher(ingest: FfmpegIngest, in
   const states: string[] = [];
   const onStatus = (st: { state: string }) => states.push(st.state);
   ingest.on('status', onStatus);
-  let frames = 0;
-  const onFrame = (_f: unknown, rendition: number) => rendition === 0 && frames++;
-  ingest.on('frame', onFrame);
-  const publishing = publish();
-  await until(() => ingest.currentStatus.state === 'running', 'running');
-  await sleep(1000);
-  // This process's ingest FFmpeg; the publisher's own FFmpeg writes to a URL, not a pipe.
-  process.kill(Number(execFileSync('pgrep', ['-P', String(process.pid), '-f', ingestArgs], { encoding: 'utf8' }).trim()), 'SIGKILL');
+  const run = await publishRunning(ingest, ingestArgs, publish);
+  process.kill(run.pid, 'SIGKILL');
   await until(() => states.at(-1) !== 'running', 'the run ended');
   assert.equal(states.at(-1), 'restarting');
-  const atKill = frames;
-  const { code, stderr } = await publishing;
+  const atKill = run.frames();
+  const { code, stderr } = await run.publishing;
   assert.equal(code, 0, `the publisher was cut off: ${stderr}`);
-  assert.ok(frames - atKill >= 60, `${frames - atKill} frames after the restart`);
+  assert.ok(run.frames() - atKill >= 60, `${run.frames() - atKill} frames after the restart`);
   await sleep(1500);
   ingest.off('status', onStatus);
-  ingest.off('frame', onFrame);
+  run.stopCounting();
   assert.deepEqual(states.filter((st, i) => st !== states[i - 1]), ['running', 'restarting', 'running', 'reconnecting', 'waiting']);
 }
 
@@ -110,6 +104,25 @@ export async function assertIngestRestartKeepsPublisher(ingest: FfmpegIngest, in
  * open would have been filled with copies), the stream goes on, and the publisher stays connected.
  */
 export async function assertBehindIngestCatchesUp(ingest: FfmpegIngest, ingestArgs: string, publish: () => Promise<{ code: number | null; stderr: string }>, seconds: number): Promise<void> {
+  const run = await publishRunning(ingest, ingestArgs, publish);
+  process.kill(run.pid, 'SIGSTOP');
+  await sleep(2500);
+  process.kill(run.pid, 'SIGCONT');
+  const atResume = run.frames();
+  const { code, stderr } = await run.publishing;
+  await sleep(2000);
+  run.stopCounting();
+  const frames = run.frames();
+  assert.equal(code, 0, `the publisher was cut off: ${stderr}`);
+  assert.ok(frames - atResume >= 60, `${frames - atResume} frames after the stop`);
+  assert.ok(frames <= (seconds - 1) * 30, `${frames} frames encoded of the ${seconds * 30} published: nothing dropped`);
+}
+
+/**
+ * Publishes, counting the full size's frames the ingest encodes, and a second into the ingest's run: the
+ * pid of this process's ingest FFmpeg (found by `ingestArgs`; the publisher's own FFmpeg writes to a URL).
+ */
+async function publishRunning(ingest: FfmpegIngest, ingestArgs: string, publish: () => Promise<{ code: number | null; stderr: string }>) {
   let frames = 0;
   const onFrame = (_f: unknown, rendition: number) => rendition === 0 && frames++;
   ingest.on('frame', onFrame);
@@ -117,14 +130,5 @@ export async function assertBehindIngestCatchesUp(ingest: FfmpegIngest, ingestAr
   await until(() => ingest.currentStatus.state === 'running', 'running');
   await sleep(1000);
   const pid = Number(execFileSync('pgrep', ['-P', String(process.pid), '-f', ingestArgs], { encoding: 'utf8' }).trim());
-  process.kill(pid, 'SIGSTOP');
-  await sleep(2500);
-  process.kill(pid, 'SIGCONT');
-  const atResume = frames;
-  const { code, stderr } = await publishing;
-  await sleep(2000);
-  ingest.off('frame', onFrame);
-  assert.equal(code, 0, `the publisher was cut off: ${stderr}`);
-  assert.ok(frames - atResume >= 60, `${frames - atResume} frames after the stop`);
-  assert.ok(frames <= (seconds - 1) * 30, `${frames} frames encoded of the ${seconds * 30} published: nothing dropped`);
+  return { publishing, pid, frames: () => frames, stopCounting: () => ingest.off('frame', onFrame) };
 }

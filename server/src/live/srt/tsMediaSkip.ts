@@ -13,7 +13,7 @@
 import { MediaBacklog } from '../mediaBacklog';
 import { PTS_WRAP_MS } from '../mediaArrivals';
 import { StaleMediaSkip, type MediaKind } from '../staleMediaSkip';
-import { startsKeyframe, SYNC, TS_PACKET } from './tsProgram';
+import { eachTsPacket, startsKeyframe, TS_PACKET } from './tsProgram';
 
 const PTS_WRAP = 2 ** 33;
 
@@ -50,20 +50,12 @@ export class TsMediaSkip {
     const bytes = Buffer.concat([this.carry, chunk]);
     const out: Buffer[] = [];
     let written = 0;
-    let at = bytes.indexOf(SYNC);
-    while (at >= 0 && at + TS_PACKET <= bytes.length) {
-      if (bytes[at] !== SYNC) {
-        at = bytes.indexOf(SYNC, at + 1);
-        continue;
-      }
-      const packet = bytes.subarray(at, at + TS_PACKET);
-      if (this.keep(packet, unread + written)) {
-        out.push(packet);
-        written += TS_PACKET;
-        this.backlog.wrote(TS_PACKET, this.videoOutMs);
-      }
-      at += TS_PACKET;
-    }
+    const at = eachTsPacket(bytes, (packet) => {
+      if (!this.keep(packet, unread + written)) return;
+      out.push(packet);
+      written += TS_PACKET;
+      this.backlog.wrote(TS_PACKET, this.videoOutMs);
+    });
     this.carry = at >= 0 && at < bytes.length ? Buffer.from(bytes.subarray(at)) : Buffer.alloc(0);
     return out.length === 1 ? out[0]! : Buffer.concat(out);
   }

@@ -22,23 +22,36 @@ export interface TsProgram {
   audio: ProbedAudio | null;
 }
 
-/** The first program's streams, once its PMT is among `bytes`; undefined before. */
-export function findProgram(bytes: Buffer): TsProgram | undefined {
-  let pmtPid: number | undefined;
-  for (let at = bytes.indexOf(SYNC); at >= 0 && at + TS_PACKET <= bytes.length; ) {
+/**
+ * Visits each whole packet of `bytes` in order, finding the sync byte again after stray bytes, until `visit`
+ * answers true. Returns where it stopped: at the packet `visit` stopped on, at an unfinished packet at the
+ * end (or bytes.length), or -1 when `bytes` holds no sync byte.
+ */
+export function eachTsPacket(bytes: Buffer, visit: (packet: Buffer, at: number) => boolean | void): number {
+  let at = bytes.indexOf(SYNC);
+  while (at >= 0 && at + TS_PACKET <= bytes.length) {
     if (bytes[at] !== SYNC) {
       at = bytes.indexOf(SYNC, at + 1);
       continue;
     }
-    const section = sectionStart(bytes.subarray(at, at + TS_PACKET));
-    const pid = ((bytes[at + 1]! & 0x1f) << 8) | bytes[at + 2]!;
-    if (section) {
-      if (pid === 0 && section[0] === 0x00) pmtPid ??= firstPmtPid(section);
-      else if (pid === pmtPid && section[0] === 0x02) return programOf(section);
-    }
+    if (visit(bytes.subarray(at, at + TS_PACKET), at)) return at;
     at += TS_PACKET;
   }
-  return undefined;
+  return at;
+}
+
+/** The first program's streams, once its PMT is among `bytes`; undefined before. */
+export function findProgram(bytes: Buffer): TsProgram | undefined {
+  let pmtPid: number | undefined;
+  let program: TsProgram | undefined;
+  eachTsPacket(bytes, (packet) => {
+    const section = sectionStart(packet);
+    const pid = ((packet[1]! & 0x1f) << 8) | packet[2]!;
+    if (pid === 0 && section?.[0] === 0x00) pmtPid ??= firstPmtPid(section);
+    else if (pid === pmtPid && section?.[0] === 0x02) program = programOf(section);
+    return program !== undefined;
+  });
+  return program;
 }
 
 /** The section a packet starts (after the pointer field), or null: none starts in it. */
@@ -124,26 +137,16 @@ export class TsFromKeyframe {
 
   /** Notes the tables in `bytes`; with `findKeyframe`, stops at the keyframe's first packet (open). Returns where it stopped. */
   private scan(bytes: Buffer, findKeyframe: boolean): number {
-    let at = bytes.indexOf(SYNC);
-    while (at >= 0 && at + TS_PACKET <= bytes.length) {
-      if (bytes[at] !== SYNC) {
-        at = bytes.indexOf(SYNC, at + 1);
-        continue;
-      }
-      const packet = bytes.subarray(at, at + TS_PACKET);
+    return eachTsPacket(bytes, (packet) => {
       const pid = ((packet[1]! & 0x1f) << 8) | packet[2]!;
       const section = sectionStart(packet);
       if (pid === 0 && section?.[0] === 0x00) {
         this.pat = Buffer.from(packet);
         this.pmtPid = firstPmtPid(section);
       } else if (pid === this.pmtPid && section?.[0] === 0x02) this.pmt = Buffer.from(packet);
-      else if (findKeyframe && pid === this.videoPid && this.pat && this.pmt && startsKeyframe(packet, this.hevc)) {
-        this.open = true;
-        return at;
-      }
-      at += TS_PACKET;
-    }
-    return at;
+      else if (findKeyframe && pid === this.videoPid && this.pat && this.pmt && startsKeyframe(packet, this.hevc)) this.open = true;
+      return this.open;
+    });
   }
 }
 
