@@ -24,12 +24,15 @@ export const WHIP_MEDIA_CODECS: ms.RouterRtpCodecCapability[] = [
   { ...OPUS_CODEC },
 ];
 
+/** The publisher's capture time of each frame (read by the WHIP session for the stream's latency). */
+export const ABS_CAPTURE_TIME = 'http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time';
+
 /** Header extensions taken: mid (to match packets without SSRCs), the two send-side bandwidth estimations', capture time, audio level. */
 const EXTENSIONS = [
   'urn:ietf:params:rtp-hdrext:sdes:mid',
   'http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time',
   'http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01',
-  'http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time',
+  ABS_CAPTURE_TIME,
   'urn:ietf:params:rtp-hdrext:ssrc-audio-level',
 ];
 const MID_EXTENSION = EXTENSIONS[0];

@@ -28,7 +28,7 @@ import { CaptureClock } from './captureClock';
 import { H264FrameAssembler, type H264Frame } from './h264Frames';
 import { AUDIO_TRACK, MatroskaWriter, VIDEO_TRACK } from './matroskaWriter';
 import { RtpClock } from './rtpClock';
-import { answerSdp, type PublishPlan } from './whipOffer';
+import { ABS_CAPTURE_TIME, answerSdp, type PublishPlan } from './whipOffer';
 
 /** Time between the assembler's flushes and keyframe requests' checks. */
 const TICK_MS = 50;
@@ -150,7 +150,7 @@ export class WhipSession {
       return;
     }
     this.consumer = consumer;
-    const captureId = consumer.rtpParameters.headerExtensions?.find((e) => e.uri === 'http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time')?.id;
+    const captureId = consumer.rtpParameters.headerExtensions?.find((e) => e.uri === ABS_CAPTURE_TIME)?.id;
     consumer.on('rtp', (packet) => {
       const p = parseRtpPacket(packet);
       if (!p) return;
