@@ -1,12 +1,13 @@
 /**
- * What a Chromium player and the server did over a window of seconds, read at
- * both ends at the same moments: the specs assert on it what must hold on any
- * machine, the playback benchmark turns its rates into figures.
+ * What a Chromium player and the server did over a window of seconds, the player
+ * read PLAYER_READ_LAG_MS after the server at both ends: the specs assert on it
+ * what must hold on any machine, the playback benchmark turns its rates into figures.
  */
 import type { Page } from 'playwright-core';
 import type { ViewerState } from '@pels/shared/protocol/api';
 import type { LayerCounts, PlayerStats } from '@pels/shared/protocol/playerHook';
 import type { StreamInfo } from '@pels/shared/protocol/signaling';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { framesDue } from '../framesDue';
 
 
@@ -47,21 +48,36 @@ export interface FrameWindow {
 
 const layers = (tid0: number, tid1: number, tid2: number): LayerCounts => ({ total: tid0 + tid1 + tid2, tid0, tid1, tid2 });
 
+/**
+ * How long after each server read the player is read. A frame the server counted as sent may still be on the path, in
+ * the player's receive queue or in a stats report the worker posts every STATS_INTERVAL_MS; a starved machine puts
+ * hundreds of ms there (713 ms p50 over ICE-TCP at CI's load). Reading both ends of the window this much later counts
+ * those frames on the side they arrived, whereas a frame lost stays missing.
+ */
+export const PLAYER_READ_LAG_MS = 2000;
+
 /** Frames over `seconds`: the stream's, those the server sent viewer `viewerId` and those the player decoded. */
 export async function frameWindow(page: Page, server: ServerJson, viewerId: string, seconds: number): Promise<FrameWindow> {
-  const read = async () => {
-    const [streams, viewers, player] = await Promise.all([server<{ streams: StreamInfo[] }>('/api/streams'), server<{ viewers: ViewerState[] }>('/api/viewers'), playerStats(page)]);
+  const readServer = async () => {
+    const t = Date.now();
+    const [streams, viewers] = await Promise.all([server<{ streams: StreamInfo[] }>('/api/streams'), server<{ viewers: ViewerState[] }>('/api/viewers')]);
     const viewer = viewers.viewers.find((v) => v.id === viewerId);
     if (!viewer) throw new Error(`the server does not list viewer ${viewerId}`);
     const stream = streams.streams.find((s) => s.id === viewer.streamId)!;
-    return { t: Date.now(), stream, viewer, player };
+    return { t, stream, viewer };
   };
-  const a = await read();
-  await page.waitForTimeout(seconds * 1000);
-  const b = await read();
+  const readPlayerAfter = async (serverReadAt: number) => {
+    await sleep(Math.max(0, serverReadAt + PLAYER_READ_LAG_MS - Date.now()));
+    return playerStats(page);
+  };
+  const a = await readServer();
+  const aPlayer = readPlayerAfter(a.t);
+  await sleep(Math.max(0, a.t + seconds * 1000 - Date.now()));
+  const b = await readServer();
+  const [pa, pb] = [await aPlayer, await readPlayerAfter(b.t)];
   const ms = b.t - a.t;
   const ingested = b.stream.framesIngested - a.stream.framesIngested;
-  const d = (k: keyof LayerCounts) => b.player.framesDecoded[k] - a.player.framesDecoded[k];
+  const d = (k: keyof LayerCounts) => pb.framesDecoded[k] - pa.framesDecoded[k];
   const s = (k: 'tid0' | 'tid1' | 'tid2') => b.viewer.framesSent[k] - a.viewer.framesSent[k];
   return {
     ms,
@@ -70,8 +86,8 @@ export async function frameWindow(page: Page, server: ServerJson, viewerId: stri
     sent: layers(s('tid0'), s('tid1'), s('tid2')),
     skipped: b.viewer.framesSkipped - a.viewer.framesSkipped,
     decoded: layers(d('tid0'), d('tid1'), d('tid2')),
-    held: heldFrames(b.player) - heldFrames(a.player),
-    end: b.player,
+    held: heldFrames(pb) - heldFrames(pa),
+    end: pb,
   };
 }
 
