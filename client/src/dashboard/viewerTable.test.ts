@@ -91,10 +91,3 @@ test('nextSort: a new numeric column starts largest first, text A-Z; the same co
   assert.deepEqual(nextSort(s, 'streamId', rows[0]), { key: 'streamId', dir: 'asc' });
   assert.deepEqual(nextSort(s, 'psnrDb', rows[1]), { key: 'psnrDb', dir: 'desc' });
 });
-
-test('100 rows filter and sort well within one frame', () => {
-  const t0 = performance.now();
-  for (let k = 0; k < 100; k++) sortRows(filterRows(rows, { ...NO_FILTER, text: 'v0' }), { key: 'gamma', dir: 'desc' });
-  const perRun = (performance.now() - t0) / 100;
-  assert.ok(perRun < 4, `${perRun.toFixed(3)} ms per filter + sort`);
-});
