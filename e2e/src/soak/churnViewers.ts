@@ -16,6 +16,8 @@ export interface ChurnOptions {
   /** Viewers present at once. */
   count: number;
   url: string;
+  /** `url` is a cluster's front: each viewer is placed on an edge there, and moves to another when it loses its edge (`-place`). */
+  place?: boolean;
   /** The stream they join. */
   streamId: string;
   netns: string | undefined;
@@ -35,7 +37,7 @@ export interface ChurnViewers {
 
 export function startChurn(o: ChurnOptions): ChurnViewers {
   if (!existsSync(RECEIVERS_BIN)) throw new Error(`${RECEIVERS_BIN} is missing: run npm run setup`);
-  const args = ['-url', o.url, '-stream', o.streamId, '-viewers', String(o.count), '-ramp', String(o.rampPerSecond), '-stay', `${o.stayMinS}:${o.stayMaxS}`];
+  const args = ['-url', o.url, '-stream', o.streamId, '-viewers', String(o.count), '-ramp', String(o.rampPerSecond), '-stay', `${o.stayMinS}:${o.stayMaxS}`, ...(o.place ? ['-place'] : [])];
   // `ip netns exec` execs the receivers, so the child's pid is theirs.
   const [file, ...rest] = o.netns ? ['ip', 'netns', 'exec', o.netns, RECEIVERS_BIN, ...args] : [RECEIVERS_BIN, ...args];
   const child = spawn(file!, rest, { stdio: ['ignore', 'pipe', 'pipe'] });

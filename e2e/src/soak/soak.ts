@@ -1,8 +1,8 @@
 /**
  * The soak: minutes of churn and faults at once. Synthetic viewers join and
  * leave all the time, two Chromium viewers watch throughout, the PELS
- * bottleneck's capacity and random loss change every minute, an origin-edge
- * pair runs beside the server (a lost edge is one of the faults), and faults are
+ * bottleneck's capacity and random loss change every minute, a cluster (Redis,
+ * an origin and two edges) runs beside the server (a lost edge is one of the faults), and faults are
  * injected on a schedule. Measures what a long-running server must keep:
  * no crash, every fault recovered, nothing left behind once the viewers have
  * gone, a live heap that does not grow, green delivered outside the faults.
@@ -23,6 +23,7 @@ import { median } from '../testbed/metrics';
 import { Resources } from '../testbed/resources';
 import { startChurn, type Life } from './churnViewers';
 import { startEdgePair } from './edgePair';
+import { joinTimes, rejoinTimes, type JoinTimes, type RejoinTimes } from './joinTimes';
 import { startLivePublish } from './livePublish';
 import { FAULT_KINDS, faultSchedule, type FaultKind } from './faultSchedule';
 import { inject, type FaultTarget } from './faults';
@@ -35,7 +36,7 @@ export interface SoakOptions {
   viewers: number;
   /** Chromium viewers, throughout. */
   chromium: number;
-  /** Synthetic viewers on the origin-edge pair's edge (the lost-edge fault), present at once. */
+  /** Synthetic viewers on the cluster's two edges, placed by its front (the lost-edge fault), present at once. */
   edgeViewers: number;
   seed: number;
   stayMinS: number;
@@ -48,7 +49,7 @@ export interface SoakOptions {
   csvFile?: string;
 }
 
-export const SOAK_DEFAULTS: SoakOptions = { minutes: 30, viewers: 50, chromium: 2, edgeViewers: 4, seed: 1, stayMinS: 5, stayMaxS: 60, faultPeriodS: 300 };
+export const SOAK_DEFAULTS: SoakOptions = { minutes: 30, viewers: 50, chromium: 2, edgeViewers: 6, seed: 1, stayMinS: 5, stayMaxS: 60, faultPeriodS: 300 };
 
 /** The bottleneck per viewer, and the random loss, each minute: drawn from these. */
 const PER_VIEWER_KBPS = [800, 1200, 2000];
@@ -120,8 +121,10 @@ export interface SoakResult {
   greenDeliveryMin: number | null;
   greenDelivery: number | null;
   lives: { ended: number; clean: number; failedJoins: number; joinErrors: Record<string, number> };
-  /** The origin-edge pair: its edge's viewers (outside fault windows, as above), and what a lost edge left behind. */
-  edge: { lives: { ended: number; clean: number; failedJoins: number }; greenDelivery: number | null; leaks: string[] };
+  /** Join times: lives started in a worker kill's window (its viewers rejoining at once) against lives started outside every fault. */
+  joins: { afterWorkerKill: JoinTimes; clean: JoinTimes };
+  /** The cluster beside the server: its edges' viewers (outside fault windows, as above), how a lost edge's viewers came back on the other, and what a lost edge left behind. */
+  edge: { lives: { ended: number; clean: number; failedJoins: number }; greenDelivery: number | null; rejoins: RejoinTimes; leaks: string[] };
   /** Error-level lines the server logged. */
   serverErrors: number;
   minutes: MinuteRow[];
@@ -328,7 +331,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
         const end = Date.now();
         rec.endS = Math.round((end - t0) / 100) / 10;
         if (f.kind === 'edge-loss') {
-          // Recovered when a new viewer on the edge, started again, decodes: the Chromium viewers are not on it.
+          // Recovered when a viewer placed by the front after the loss decodes (on the other edge): the Chromium viewers are not on the edges.
           const r = await edges!.recover(end);
           rec.recoveryMs = r.recoveryMs;
           rec.description += `; ${r.steps}`;
@@ -442,6 +445,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     const edgeLives = edges?.lives ?? [];
     const edgeClean = edgeLives.filter((l) => l.joinedMs > 0 && !l.cut && !windows.some((w) => l.joinedMs < w.to && l.leftMs > w.from));
     const edgeGreenSent = edgeClean.reduce((n, l) => n + l.green.sent, 0);
+    const workerKills = faults.flatMap((f) => (f.kind === 'worker-kill' && f.endS !== undefined ? [{ from: t0 + f.atS * 1000, to: t0 + f.endS * 1000 + (f.recoveryMs ?? RECOVERY_TIMEOUT_MS) + FAULT_MARGIN_MS }] : []));
     const recovery: SoakResult['recovery'] = {};
     for (const kind of FAULT_KINDS) {
       const of = faults.filter((f) => f.kind === kind);
@@ -463,9 +467,11 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       greenDeliveryMin: cleanRows.length ? Math.min(...cleanRows.map((m) => m.greenDelivery!)) : null,
       greenDelivery: greenSent > 0 ? Math.round((allClean.reduce((n, l) => n + l.green.received, 0) / greenSent) * 10000) / 10000 : null,
       lives: { ended: lives.length, clean: allClean.length, failedJoins: lives.filter((l) => l.joinedMs === 0 && !l.cut).length, joinErrors: tally(lives.flatMap((l) => (l.joinedMs === 0 && !l.cut ? [l.error ?? 'no error given'] : []))) },
+      joins: { afterWorkerKill: joinTimes(lives, workerKills, true), clean: joinTimes(lives, windows, false) },
       edge: {
         lives: { ended: edgeLives.length, clean: edgeClean.length, failedJoins: edgeLives.filter((l) => l.joinedMs === 0 && !l.cut).length },
         greenDelivery: edgeGreenSent > 0 ? Math.round((edgeClean.reduce((n, l) => n + l.green.received, 0) / edgeGreenSent) * 10000) / 10000 : null,
+        rejoins: rejoinTimes(edgeLives),
         leaks: edgeLeaks,
       },
       serverErrors,
@@ -506,13 +512,19 @@ export function minutesCsv(rows: readonly MinuteRow[]): string {
 /** The report as lines of text: the targets' figures, then one line per fault kind. */
 export function formatSoakReport(r: SoakResult): string[] {
   const pct = (x: number | null) => (x === null ? '-' : `${Math.round(x * 1000) / 10}%`);
+  const joins = (j: JoinTimes) => `${j.started} (${j.failed} failed), join median ${j.medianMs ?? '-'} ms, p90 ${j.p90Ms ?? '-'}, max ${j.maxMs ?? '-'}`;
   const lines = [
     `${r.options.minutes} min (${r.seconds} s), ${r.options.viewers} churning synthetic viewers (stays ${r.options.stayMinS}-${r.options.stayMaxS} s), ${r.options.chromium} Chromium, seed ${r.options.seed}`,
     `crashes ${r.crashes}   faults injected ${r.faultsInjected}   server errors logged ${r.serverErrors}`,
     `green delivery outside faults: lowest minute ${pct(r.greenDeliveryMin)}, overall ${pct(r.greenDelivery)} (${r.lives.clean} of ${r.lives.ended} lives clean, ${r.lives.failedJoins} failed joins)`,
     ...Object.entries(r.lives.joinErrors).map(([m, n]) => `  ${n} x join failed: ${m}`),
     `live heap growth, first minute to last: ${r.liveHeapGrowthPct ?? '-'}%`,
-    ...(r.faults.some((f) => f.kind === 'edge-loss') ? [`origin-edge pair: ${r.edge.lives.ended} lives on the edge (${r.edge.lives.clean} clean, ${r.edge.lives.failedJoins} failed joins), green ${pct(r.edge.greenDelivery)}; a lost edge left ${r.edge.leaks.length ? r.edge.leaks.join('; ') : 'nothing behind'}`] : []),
+    ...(r.faults.some((f) => f.kind === 'worker-kill') ? [`joins started in a worker kill's window: ${joins(r.joins.afterWorkerKill)}; outside every fault: ${joins(r.joins.clean)}`] : []),
+    ...(r.faults.some((f) => f.kind === 'edge-loss')
+      ? [
+          `cluster (2 edges): ${r.edge.lives.ended} lives on the edges (${r.edge.lives.clean} clean, ${r.edge.lives.failedJoins} failed joins), green ${pct(r.edge.greenDelivery)}; a lost edge's viewers back on the other: ${r.edge.rejoins.lost - r.edge.rejoins.notBack} of ${r.edge.rejoins.lost}, median ${r.edge.rejoins.medianMs ?? '-'} ms, max ${r.edge.rejoins.maxMs ?? '-'} ms; a lost edge left ${r.edge.leaks.length ? r.edge.leaks.join('; ') : 'nothing behind'}`,
+        ]
+      : []),
     `after every viewer left: ${(Object.keys(r.leaks.start) as Array<keyof typeof r.leaks.start>).map((k) => `${k} ${r.leaks.start[k]} -> ${r.leaks.end[k]}`).join(', ')}${r.leaks.grew.length ? `   GREW: ${r.leaks.grew.join(', ')}` : ''}`,
     'fault            count  recovery median  max (ms)  unrecovered  ingest after it, fastest second (x real time)',
   ];
