@@ -74,6 +74,8 @@ COPY --from=deps /app/node_modules node_modules
 COPY package.json tsconfig.base.json ./
 COPY shared shared
 COPY server server
+# Bundled (docs/deployment.md): node starts it without compiling its TypeScript first.
+RUN node --import tsx server/src/bundle.ts server/dist/main.mjs
 COPY --from=player /app/client/dist client/dist
 COPY --from=worker /out/mediasoup-worker node_modules/mediasoup/worker/out/Release/mediasoup-worker
 COPY --from=encoder /build/encoder/out/pels-vp8enc encoder/out/pels-vp8enc
@@ -90,4 +92,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
   CMD node -e "require(process.env.TLS_CERT_FILE ? 'https' : 'http').get({ host: '127.0.0.1', port: process.env.PORT, path: '/api/health', rejectUnauthorized: false, timeout: 2000 }, (r) => process.exit(r.statusCode === 200 ? 0 : 1)).on('error', () => process.exit(1))"
 # SIGTERM lets the server remove its nftables table and stop FFmpeg.
 STOPSIGNAL SIGTERM
-CMD ["node", "--import", "tsx", "server/src/main.ts"]
+CMD ["node", "server/dist/main.mjs"]
