@@ -4,7 +4,7 @@
  * mediasoup transports and DSCP-marked SSRCs from its /metrics. The
  * robustness suite compares these against a baseline after each fault.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { get } from 'node:http';
 import { serverDscpTables } from './dscpTables';
 
@@ -22,6 +22,37 @@ export interface ProcessResources {
 
 function fdCount(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+/**
+ * Descriptors of the process that are TCP connections accepted on `port` (its HTTP port): requests come and go
+ * (a cluster's placements, a client's idle keep-alive), and are not what it holds for long.
+ */
+export function httpConnectionFds(pid: number, port: number): number {
+  const inodes = new Set<string>();
+  for (const table of ['tcp', 'tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+    } catch {
+      continue; // no IPv6
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // local address "ADDR:PORT" in hex, state 0A is LISTEN, the inode is the tenth field.
+      if (f.length > 9 && parseInt(f[1]!.split(':')[1]!, 16) === port && f[3] !== '0A') inodes.add(f[9]!);
+    }
+  }
+  let n = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m && inodes.has(m[1]!)) n++;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return n;
 }
 
 function rssKiB(pid: number): number {

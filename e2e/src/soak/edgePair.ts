@@ -13,7 +13,7 @@ import type { NodeRecord } from '../../../server/src/cluster/clusterRegistry';
 import { startRedis } from '../../../server/src/cluster/redisServerForTests';
 import { serverDscpTables } from '../dscpTables';
 import { RECEIVERS_BIN } from '../loadtest/loadTest';
-import { childProcesses, getOnce, readResources } from '../processResources';
+import { childProcesses, getOnce, httpConnectionFds, readResources } from '../processResources';
 import { freePort, startServer, type RunningServer } from '../serverProcess';
 import { startChurn, type ChurnViewers, type Life } from './churnViewers';
 
@@ -120,7 +120,8 @@ export async function startEdgePair(o: EdgePairOptions): Promise<EdgePair> {
     await until("the origin's stream did not start", () => streamRunning(theOrigin));
     const originCounts = async () => {
       const r = await readResources(theOrigin.pid, theOrigin.port, theOrigin.url, o.operatorToken, o.netns);
-      return { fds: r.fds, transports: r.transports, consumers: r.consumers, processes: r.children.length };
+      // Its HTTP connections come and go with the placements (viewers moving, the probe): not counted.
+      return { fds: r.fds - httpConnectionFds(theOrigin.pid, theOrigin.port), transports: r.transports, consumers: r.consumers, processes: r.children.length };
     };
     // Its viewers and the recovery probe all come from one address.
     const viewerPlaces = { MAX_VIEWERS_PER_ADDRESS: String(o.viewers + 16), MAX_SOCKETS_PER_ADDRESS: String(o.viewers + 32) };
