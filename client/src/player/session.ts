@@ -277,6 +277,7 @@ export class PlayerSession {
     worker.postMessage({ type: 'audioTiming', timing: { timestampBase: audio.timestampBase, clockRate: audio.clockRate } } satisfies PageToWorker);
     this.audioClockRate = audio.clockRate;
     this.audioReceiver = consumer.rtpReceiver as RTCRtpReceiver;
+    this.audioReceiver.jitterBufferTarget = this.soundDelay.receiverTargetMs;
     this.stopAudioClock = startAudioClock(this.audioReceiver, worker);
     this.events.audioTrack(consumer.track);
   }
@@ -326,8 +327,7 @@ export class PlayerSession {
     const leads = this.soundLeads.splice(0).sort((a, b) => a - b);
     const lead = leads.length ? leads[leads.length >> 1]! : null;
     const target = this.soundDelay.update(lead, bufferMsBetween(before, stats, this.audioClockRate));
-    // 0 gives the buffer back to the receiver's own choice.
-    if (target !== null) this.audioReceiver.jitterBufferTarget = target || null;
+    if (target !== null) this.audioReceiver.jitterBufferTarget = this.soundDelay.receiverTargetMs;
   }
 
   /** The server cannot tell a TURN relay from a direct UDP peer: the player says when its path changes. */

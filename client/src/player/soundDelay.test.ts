@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MAX_SOUND_DELAY_MS, SoundDelay } from './soundDelay';
+import { MAX_SOUND_DELAY_MS, SOUND_BUFFER_FLOOR_MS, SoundDelay } from './soundDelay';
 
 /**
  * A receiver that reaches its target in `lag` updates, and a picture ready `videoMs` after its instant: the lead is the
@@ -56,4 +56,16 @@ test('bounded', () => {
   for (let i = 0; i < 30; i++) delay.update(5000, Math.max(40, delay.targetMs));
   assert.equal(delay.targetMs, MAX_SOUND_DELAY_MS);
   assert.equal(delay.update(Number.NaN, 40), null);
+});
+
+test("the receiver's target: the floor without a hold, the hold above it", () => {
+  const delay = new SoundDelay();
+  assert.equal(delay.receiverTargetMs, SOUND_BUFFER_FLOOR_MS);
+  simulate(delay, () => 400, 12);
+  assert.ok(delay.targetMs > SOUND_BUFFER_FLOOR_MS);
+  assert.equal(delay.receiverTargetMs, delay.targetMs);
+  // The picture caught up: the hold goes, the floor stays.
+  simulate(delay, () => 0, 30);
+  assert.equal(delay.targetMs, 0);
+  assert.equal(delay.receiverTargetMs, SOUND_BUFFER_FLOOR_MS);
 });

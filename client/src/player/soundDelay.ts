@@ -24,6 +24,15 @@
  * the display's queue (one second of frames).
  */
 export const MAX_SOUND_DELAY_MS = 400;
+/**
+ * The least the receiver holds the sound, whatever the picture needs. Each
+ * sound packet comes twice, the copy a packet time (20 ms) after the original
+ * (the server's streamAudio.ts); a receiver whose own buffer is shorter than
+ * the copy's lateness plays a lost original's copy too late and conceals it.
+ * Its own buffer runs that short on a quiet path and a fast machine, where no
+ * hold for the picture lengthens it (docs/benchmarks.md "Sound under wire loss").
+ */
+export const SOUND_BUFFER_FLOOR_MS = 80;
 const UP_STEP_MS = 100;
 const DOWN_STEP_MS = 20;
 /** The sound ahead of the frames by more than this is delayed (aim: +-20 ms). */
@@ -34,16 +43,21 @@ const WAITING_MS = 30;
 export class SoundDelay {
   private target = 0;
 
-  /** The jitter buffer target set, ms; 0: none (the receiver's own). */
+  /** The hold for the picture, ms; 0: none. */
   get targetMs(): number {
     return this.target;
+  }
+
+  /** The receiver's jitter buffer target: the hold, at least the floor. */
+  get receiverTargetMs(): number {
+    return Math.max(SOUND_BUFFER_FLOOR_MS, this.target);
   }
 
   /**
    * One measure, about once a second: `leadMs` the sound's lead over the
    * frames (the median of the last second's readings), `bufferMs` the
    * receiver's jitter buffer delay over the last interval (null when its
-   * playout stalled meanwhile). Returns the new target when it changes (0: clear it), else null.
+   * playout stalled meanwhile). Returns the new hold when it changes (0: none), else null.
    */
   update(leadMs: number | null, bufferMs: number | null): number | null {
     if (leadMs === null || bufferMs === null || !Number.isFinite(leadMs) || !Number.isFinite(bufferMs)) return null;
