@@ -48,9 +48,11 @@ test('at 10% random loss the PELS player keeps decoding, green repaired by retra
   const audioLoss = audio.packetsLost / (audio.packetsLost + audio.packetsReceived);
   test.info().annotations.push({ type: 'sound at 10% loss', description: JSON.stringify({ audioLoss, concealedRatio: audio.concealedRatio, fed: audio.fed }) });
   expect(audioLoss, "sound packets lost after the copies: well under the wire's 10%").toBeLessThan(0.1 / 3);
-  // Concealment (the samples the player made up) is attached above, over the whole second half and over the seconds
-  // the server's sound came at real time, but not asserted: a CI run on an otherwise idle machine read 3.55% over the
-  // fed seconds, above the 3% aimed at (docs/benchmarks.md "Sound under wire loss").
+  // Concealment, the samples the player made up, at most 3% of those it played: over the seconds the server's sound
+  // came at real time (its sequence numbers). A machine too busy for the ingest to keep real time sends less for a
+  // while and the player conceals the gap: not the wire's loss (docs/benchmarks.md "Sound under wire loss").
+  test.skip(audio.fed.fedSeconds < 10, `the machine starved the sound's ingest: it came at real time ${audio.fed.fedSeconds} s of the second half`);
+  expect(audio.fed.concealedRatio!, 'concealment at 10% wire loss, the sound fed').toBeLessThanOrEqual(0.03);
 });
 
 test("a player whose base chain breaks asks green's sender for keyframes, at most twice a second, and the server gets them", async () => {
