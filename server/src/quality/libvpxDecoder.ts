@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { lowerProcess } from '../process/measurementPriority';
 import { childEnv } from '../process/childEnv';
 import type { TemporalId } from './psnrTable';
 import { ivfFileHeader, ivfFrame } from './ivfWriter';
@@ -45,6 +46,8 @@ export class LibvpxDecoder {
   constructor(private readonly opts: LibvpxDecoderOptions) {
     this.splitter = new PlaneSplitter(opts.width * opts.height);
     this.proc = spawn(opts.ffmpegPath, decoderArgs(), { stdio: ['pipe', 'pipe', 'pipe'], env: childEnv() });
+    // A measurement, off the stream's path: it yields the CPU to the ingest and the viewers.
+    lowerProcess(this.proc.pid);
     this.proc.stdin!.on('error', (err) => this.fail(`decoder input: ${err.message}`));
     this.proc.stdin!.write(ivfFileHeader(opts.width, opts.height, opts.frameRate));
     this.proc.stdout!.on('data', (chunk: Buffer) => {

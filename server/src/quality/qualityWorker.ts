@@ -6,9 +6,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { scalePlane } from './planeScale';
 import { PsnrTableBuilder } from './psnrTable';
 import type { FromQualityWorker, QualityWorkerData, ToQualityWorker } from './qualityWorkerProtocol';
+import { lowerThisThread } from '../process/measurementPriority';
 
 const port = parentPort;
 if (!port) throw new Error('qualityWorker.ts runs as a worker thread');
+// The measurement yields the CPU to the stream and its viewers (where it cannot, it runs as the rest).
+lowerThisThread();
 const { queueLimitMs, maxPendingSources } = workerData as QualityWorkerData;
 /** Planes posted while the worker started waited for that, not for a backlog: their wait counts from here. */
 const readyAt = Date.now();
