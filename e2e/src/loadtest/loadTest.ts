@@ -148,9 +148,16 @@ export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
   try {
     await streamRunning(cluster?.origin.url ?? url);
     o.log(`${o.viewers} viewers at ${o.rampPerSecond}/s against ${url}, then ${o.seconds} s held`);
+    // The load generator shares the machine with the server it measures: in a session of its own (setsid), which
+    // Linux's autogroup scheduling gives a CPU share of its own, it does not take the server's share (as if on
+    // another machine), so the server's stream and fan-out are measured, not the contest between them.
     const child = spawn(RECEIVERS_BIN, ['-url', url, '-viewers', String(o.viewers), '-ramp', String(o.rampPerSecond), '-seconds', String(o.seconds), ...(o.rx ? ['-rx', o.rx] : []), ...(cluster ? ['-place'] : [])], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
+    // Out of this process group, it misses a Ctrl-C: it goes with this process.
+    const stopReceivers = () => child.kill('SIGTERM');
+    process.once('exit', stopReceivers);
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     const nodePids = cluster ? cluster.nodes.map((n) => n.server.pid) : server ? [server.pid] : [];
@@ -182,6 +189,7 @@ export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
       }
     });
     const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    process.off('exit', stopReceivers);
     clearInterval(rssTimer);
     if (code !== 0) throw new Error(`the receivers exited with code ${code}`);
     if (!holdAt || !endAt) throw new Error('the receivers ended without a hold');
