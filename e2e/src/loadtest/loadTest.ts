@@ -12,7 +12,7 @@ import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { startServer, type RunningServer } from '../serverProcess';
-import { descendants, mainThreadCpuSeconds, snapshot, type ProcessSample } from '../testbed/processCpu';
+import { descendants, mainThreadCpuSeconds, runQueueWaitSeconds, snapshot, type ProcessSample } from '../testbed/processCpu';
 import { round } from '../testbed/metrics';
 import { receiversReportSchema } from '@pels/shared/protocol/syntheticReceivers';
 import { startCluster, type Cluster } from '../testbed/cluster';
@@ -49,6 +49,8 @@ export interface ProcessUse {
   rssMb: number;
   /** A node process's main thread (its event loop) alone, over the hold. */
   mainThreadPercentOfOneCore?: number;
+  /** Over the hold, its threads' time runnable but waiting for a CPU (the kernel's schedstat), in % of one core: what it would have used more on an idle machine, at most. */
+  waitPercentOfOneCore?: number;
 }
 
 export interface LoadTestResult extends ReceiversSummary {
@@ -71,8 +73,8 @@ const FULL_NAMES: Record<string, string> = { 'mediasoup-worke': 'mediasoup-worke
 /** tsx's compiler service of a server run from source: not the product's. */
 const NOT_PRODUCT = new Set(['esbuild']);
 
-/** `mainThreads`: the main threads' CPU seconds at the hold's start and end, by pid (node processes). */
-function usage(pids: number[], a: Map<number, ProcessSample>, b: Map<number, ProcessSample>, seconds: number, peakRss: Map<number, number>, mainThreads?: { a: Map<number, number>; b: Map<number, number> }): ProcessUse[] {
+/** `mainThreads`: the main threads' CPU seconds at the hold's start and end, by pid (node processes); `waits`: each process's run-queue wait so far, at both. */
+function usage(pids: number[], a: Map<number, ProcessSample>, b: Map<number, ProcessSample>, seconds: number, peakRss: Map<number, number>, mainThreads?: { a: Map<number, number>; b: Map<number, number> }, waits?: { a: Map<number, number>; b: Map<number, number> }): ProcessUse[] {
   return pids.flatMap((pid) => {
     const end = b.get(pid);
     if (!end) return [];
@@ -80,7 +82,10 @@ function usage(pids: number[], a: Map<number, ProcessSample>, b: Map<number, Pro
     const ma = mainThreads?.a.get(pid);
     const mb = mainThreads?.b.get(pid);
     const main = ma !== undefined && mb !== undefined ? { mainThreadPercentOfOneCore: round((100 * (mb - ma)) / seconds, 1)! } : {};
-    return [{ pid, name: FULL_NAMES[end.name] ?? end.name, cpuPercentOfOneCore: round((100 * used) / seconds, 1)!, rssMb: round((peakRss.get(pid) ?? 0) / 2 ** 20, 1)!, ...main }];
+    const wa = waits?.a.get(pid);
+    const wb = waits?.b.get(pid);
+    const wait = wa !== undefined && wb !== undefined ? { waitPercentOfOneCore: round((100 * (wb - wa)) / seconds, 1)! } : {};
+    return [{ pid, name: FULL_NAMES[end.name] ?? end.name, cpuPercentOfOneCore: round((100 * used) / seconds, 1)!, rssMb: round((peakRss.get(pid) ?? 0) / 2 ** 20, 1)!, ...main, ...wait }];
   });
 }
 
@@ -89,6 +94,15 @@ function mainThreads(pids: number[]): Map<number, number> {
   return new Map(pids.flatMap((pid) => {
     const s = mainThreadCpuSeconds(pid);
     return s === null ? [] : [[pid, s] as [number, number]];
+  }));
+}
+
+/** The run-queue wait so far of each process in `snap` under `roots`, and of `others`. */
+function runQueueWaits(snap: Map<number, ProcessSample>, roots: number[], others: number[]): Map<number, number> {
+  const pids = [...roots.flatMap((r) => descendants(snap, r)), ...others];
+  return new Map(pids.flatMap((pid) => {
+    const w = runQueueWaitSeconds(pid);
+    return w === null ? [] : [[pid, w] as [number, number]];
   }));
 }
 
@@ -161,8 +175,13 @@ export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     const nodePids = cluster ? cluster.nodes.map((n) => n.server.pid) : server ? [server.pid] : [];
-    let holdAt: { t: bigint; snap: Map<number, ProcessSample>; main: Map<number, number> } | null = null;
-    let endAt: { t: bigint; snap: Map<number, ProcessSample>; main: Map<number, number> } | null = null;
+    type Mark = { t: bigint; snap: Map<number, ProcessSample>; main: Map<number, number>; waits: Map<number, number> };
+    const mark = (): Mark => {
+      const snap = snapshot();
+      return { t: process.hrtime.bigint(), snap, main: mainThreads(nodePids), waits: runQueueWaits(snap, nodePids, [child.pid!]) };
+    };
+    let holdAt: Mark | null = null;
+    let endAt: Mark | null = null;
     const peakRss = new Map<number, number>();
     const sampleRss = () => {
       for (const [pid, p] of snapshot()) peakRss.set(pid, Math.max(peakRss.get(pid) ?? 0, p.rssBytes));
@@ -179,13 +198,13 @@ export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
       if (ev.event === 'joined') o.log(`joined ${ev.joined}, failed ${ev.failed} of ${o.viewers}`);
       // The hold is measured from the receivers' own marks, so the ramp's cost is left out.
       if (ev.event === 'hold') {
-        holdAt = { t: process.hrtime.bigint(), snap: snapshot(), main: mainThreads(nodePids) };
+        holdAt = mark();
         rssTimer = setInterval(sampleRss, 1000);
       }
       if (ev.event === 'end') {
         if (cluster) records = cluster.records();
         clearInterval(rssTimer);
-        endAt = { t: process.hrtime.bigint(), snap: snapshot(), main: mainThreads(nodePids) };
+        endAt = mark();
       }
     });
     const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
@@ -193,11 +212,13 @@ export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
     clearInterval(rssTimer);
     if (code !== 0) throw new Error(`the receivers exited with code ${code}`);
     if (!holdAt || !endAt) throw new Error('the receivers ended without a hold');
-    const hold: { t: bigint; snap: Map<number, ProcessSample>; main: Map<number, number> } = holdAt;
-    const end: { t: bigint; snap: Map<number, ProcessSample>; main: Map<number, number> } = endAt;
+    const hold: Mark = holdAt;
+    const end: Mark = endAt;
     const seconds = Number(end.t - hold.t) / 1e9;
     const report = receiversReportSchema.parse(JSON.parse(stdout));
-    const serverUse = nodePids.flatMap((root) => usage(descendants(end.snap, root), hold.snap, end.snap, seconds, peakRss, { a: hold.main, b: end.main }));
+    const [rwa, rwb] = [hold.waits.get(child.pid!), end.waits.get(child.pid!)];
+    const receiversWait = rwa !== undefined && rwb !== undefined ? { waitPercentOfOneCore: round((100 * (rwb - rwa)) / seconds, 1)! } : {};
+    const serverUse = nodePids.flatMap((root) => usage(descendants(end.snap, root), hold.snap, end.snap, seconds, peakRss, { a: hold.main, b: end.main }, { a: hold.waits, b: end.waits }));
     const product = serverUse.filter((p) => !NOT_PRODUCT.has(p.name));
     const cores = cpus().length;
     const measured = server !== null || cluster !== null;
@@ -211,7 +232,7 @@ export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
       rssMb: measured ? round(product.reduce((n, p) => n + p.rssMb, 0), 1) : null,
       machineCores: cores,
       server: serverUse,
-      receivers: { pid: child.pid!, name: 'pels-receivers', cpuPercentOfOneCore: round((100 * report.cpuSeconds) / seconds, 1)!, rssMb: round(report.maxRssMb, 1)! },
+      receivers: { pid: child.pid!, name: 'pels-receivers', cpuPercentOfOneCore: round((100 * report.cpuSeconds) / seconds, 1)!, rssMb: round(report.maxRssMb, 1)!, ...receiversWait },
       ...(cluster ? { nodes: clusterNodes(cluster, await records, hold.snap, end.snap, seconds) } : {}),
     };
   } finally {

@@ -72,9 +72,10 @@ export function formatResult(r: LoadTestResult): string[] {
     lines.push(`server: ${r.cpuPercentOfOneCore}% of one core (${r.cpuPercentOfMachine}% of ${r.machineCores} cores), ${r.rssMb} MB resident`);
   } else lines.push('server: not measured (given by --url)');
   for (const n of r.nodes ?? []) lines.push(`${n.id.padEnd(8)} ${n.address.padEnd(21)} ${String(n.viewers ?? '-').padStart(4)} viewers, ${n.cpuPercentOfOneCore ?? '-'}% of one core`);
-  lines.push('process            pid      CPU % of a core  RSS MB  main thread');
+  // wait: the time its threads were runnable but had no CPU (a machine short of CPU), in % of one core.
+  lines.push('process            pid      CPU % of a core  wait %  RSS MB  main thread');
   for (const p of [...r.server, r.receivers]) {
-    lines.push(`${p.name.padEnd(18)} ${String(p.pid).padEnd(8)} ${String(p.cpuPercentOfOneCore).padStart(15)}  ${String(p.rssMb).padStart(6)}${p.mainThreadPercentOfOneCore === undefined ? '' : `  ${p.mainThreadPercentOfOneCore}`}`);
+    lines.push(`${p.name.padEnd(18)} ${String(p.pid).padEnd(8)} ${String(p.cpuPercentOfOneCore).padStart(15)}  ${String(p.waitPercentOfOneCore ?? '-').padStart(6)}  ${String(p.rssMb).padStart(6)}${p.mainThreadPercentOfOneCore === undefined ? '' : `  ${p.mainThreadPercentOfOneCore}`}`);
   }
   return lines;
 }

@@ -41,6 +41,25 @@ export function mainThreadCpuSeconds(pid: number): number | null {
   }
 }
 
+/** The seconds a thread spent runnable but waiting for a CPU, from its /proc schedstat line ("run_ns wait_ns slices"); null if unreadable. */
+export function schedstatWaitSeconds(line: string): number | null {
+  const f = line.trim().split(/\s+/);
+  return f.length >= 2 && /^\d+$/.test(f[1]!) ? Number(f[1]) / 1e9 : null;
+}
+
+/** A process's threads' time waiting for a CPU so far, in seconds (the kernel's run-queue delay); null: gone or not kept. */
+export function runQueueWaitSeconds(pid: number): number | null {
+  try {
+    let total = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      total += schedstatWaitSeconds(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8')) ?? 0;
+    }
+    return total;
+  } catch {
+    return null;
+  }
+}
+
 /** root and every process below it that is still in the snapshot. */
 export function descendants(snap: ReturnType<typeof snapshot>, root: number): number[] {
   const found = [root];
