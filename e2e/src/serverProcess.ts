@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createSocket } from 'node:dgram';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { get as httpsGet } from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, freeRtcPort, rtcPortFor } from '../../server/src/net/freePorts';
+
+export { freePort, freeRtcPort };
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Where the server's bundles go: inside the repository, so that node finds the packages they import. */
@@ -32,32 +33,6 @@ export function serverBundle(): Promise<string> {
     return file;
   })();
   return bundled;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      s.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-/** A port free for both TCP and UDP on 127.0.0.1: the server's media port (RTC_PORT) takes both. */
-export async function freeRtcPort(): Promise<number> {
-  for (let tries = 0; tries < 20; tries++) {
-    const port = await freePort();
-    const udp = createSocket('udp4');
-    const free = await new Promise<boolean>((resolve) => {
-      udp.once('error', () => resolve(false));
-      udp.bind(port, '127.0.0.1', () => resolve(true));
-    });
-    await new Promise<void>((r) => udp.close(() => r()));
-    if (free) return port;
-  }
-  throw new Error('no port free for both TCP and UDP');
 }
 
 export interface ServerProcessOptions {
@@ -102,7 +77,7 @@ export async function startServer(o: ServerProcessOptions): Promise<RunningServe
   for (let attempt = 1; ; attempt++) {
     // A given PORT is kept: a server started again on its port (the soak's lost edge) keeps its viewers' URL.
     const port = o.env.PORT ? Number(o.env.PORT) : await freePort();
-    const rtcPort = o.env.RTC_PORT ? Number(o.env.RTC_PORT) : await freeRtcPort();
+    const rtcPort = await rtcPortFor(o.env);
     // Only a port picked here can be picked again; a given one taken stays taken.
     const picked = !o.env.PORT || !o.env.RTC_PORT;
     try {

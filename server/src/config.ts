@@ -162,6 +162,11 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return v;
 }
 
+/** MEDIA_WORKERS when not set: the machine's cores (64 at most). */
+export function defaultMediaWorkers(): number {
+  return Math.min(availableParallelism(), 64);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerConfig {
   // An older setup would otherwise run on a port its firewall does not open.
   for (const name of ['RTC_MIN_PORT', 'RTC_MAX_PORT']) {
@@ -212,7 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
   const fanout = env.FANOUT || 'per-viewer';
   if (fanout !== 'per-viewer' && fanout !== 'shared') throw new ConfigError(`FANOUT must be per-viewer or shared, got "${fanout}"`);
   const rtcPort = intFrom(env, 'RTC_PORT', 40000, 1, 65535);
-  const mediaWorkers = intFrom(env, 'MEDIA_WORKERS', Math.min(availableParallelism(), 64), 1, 64);
+  const mediaWorkers = intFrom(env, 'MEDIA_WORKERS', defaultMediaWorkers(), 1, 64);
   const packetSink = env.PACKET_SINK || 'auto';
   if (packetSink !== 'auto' && packetSink !== 'producer-send') throw new ConfigError(`PACKET_SINK must be auto or producer-send, got "${packetSink}"`);
   if (rtcPort + mediaWorkers - 1 > 65535) throw new ConfigError(`RTC_PORT + MEDIA_WORKERS - 1 (the last worker's media port) must be at most 65535, got ${rtcPort + mediaWorkers - 1}`);

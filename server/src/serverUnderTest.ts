@@ -6,9 +6,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
+import { rtcPortFor } from './net/freePorts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -22,11 +22,12 @@ export interface ServerUnderTest {
   stop(): Promise<void>;
 }
 
-/** Starts the server with `env` over the test's own (PORT 0, HOST 127.0.0.1 and a random RTC_PORT unless given). */
+/** Starts the server with `env` over the test's own (PORT 0, HOST 127.0.0.1 and a free RTC_PORT unless given). */
 export async function startServer(env: Record<string, string>): Promise<ServerUnderTest> {
+  const rtcPort = String(await rtcPortFor(env));
   const proc = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', RTC_PORT: String(randomInt(30_000, 39_000)), LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', RTC_PORT: rtcPort, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logLines: string[] = [];
