@@ -342,25 +342,36 @@ async function main(): Promise<void> {
   );
 
   const viewerCount = () => streams.all().reduce((n, s) => n + s.viewerCount(), 0);
+  /** Set while a drain waits for viewers to leave: a second signal ends the wait (the operator wants the node gone now). */
+  let drainWait: AbortController | null = null;
   /**
    * An edge in a registry moves its viewers before it stops: marked draining at once (placement names it no
-   * more), it tells its players to move and waits until they left, DRAIN_TIMEOUT_MS at most.
+   * more), it tells its players to move and waits until they left, DRAIN_TIMEOUT_MS at most, or until a
+   * second signal.
    */
   const drain = async (): Promise<void> => {
     if (!registry || config.cluster.role !== 'edge' || config.drainTimeoutMs === 0) return;
     draining = true;
+    const wait = (drainWait = new AbortController());
     await registry.beatNow();
     const before = viewerCount();
     signaling.drain({ node: registry.nodeId, reason: 'this edge is stopping' });
     log.info({ viewers: before, timeoutMs: config.drainTimeoutMs }, 'draining: viewers told to move to other edges');
     const until = Date.now() + config.drainTimeoutMs;
-    while (viewerCount() > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-    log.info({ moved: before - viewerCount(), left: viewerCount() }, 'drained');
+    while (viewerCount() > 0 && Date.now() < until && !wait.signal.aborted) await new Promise((r) => setTimeout(r, 100));
+    drainWait = null;
+    log.info({ moved: before - viewerCount(), left: viewerCount(), cutShort: wait.signal.aborted }, 'drained');
   };
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
-    if (stopping) return;
+    if (stopping) {
+      if (drainWait && !drainWait.signal.aborted) {
+        log.warn({ signal }, 'a second signal during the drain: stopping now, the viewers left are dropped');
+        drainWait.abort();
+      }
+      return;
+    }
     stopping = true;
     log.info({ signal }, 'stopping');
     if (signal === 'SIGTERM') await drain();

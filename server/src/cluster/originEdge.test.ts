@@ -8,13 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { randomInt } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
+import { freeRtcPort } from '../net/freePorts';
 import { childrenOf, signalingClient } from '../serverUnderTest';
 import { startRedis, type TestRedis } from './redisServerForTests';
 import { ORIGIN_REFUSAL } from './viewerRefusal';
@@ -32,14 +32,15 @@ interface Node {
   log: string[];
 }
 
-function startNode(name: string, env: NodeJS.ProcessEnv): Promise<Node> {
+async function startNode(name: string, env: NodeJS.ProcessEnv): Promise<Node> {
+  const rtcPort = await freeRtcPort();
   const proc = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,
       PORT: '0',
       HOST: '127.0.0.1',
-      RTC_PORT: String(randomInt(30_000, 39_000)),
+      RTC_PORT: String(rtcPort),
       MEDIA_WORKERS: '1',
       LOG_LEVEL: 'info',
       STATE_DIR: join(dir, name),
@@ -103,7 +104,7 @@ after(async () => {
 
 const bearer = { authorization: `Bearer ${OPERATOR_TOKEN}` };
 
-async function snapshot(n: Node): Promise<{ streams: { id: string; state: string; error?: string; framesIngested: number; renditions: unknown[]; layerKbps: { tid0: number; tid1: number; tid2: number } | null; keyframes: { requests: { pli: number; join: number }; forced: number } }[] }> {
+async function snapshot(n: Node): Promise<{ streams: { id: string; state: string; error?: string; framesIngested: number; viewers: number; renditions: unknown[]; layerKbps: { tid0: number; tid1: number; tid2: number } | null; keyframes: { requests: { pli: number; join: number }; forced: number } }[] }> {
   const res = await fetch(`${n.base}/api/operator/snapshot`, { headers: bearer });
   assert.equal(res.status, 200);
   return (await res.json()) as never;
@@ -242,27 +243,37 @@ test("any node names the edge for a stream, and the origin's page may connect to
   assert.match(page.headers.get('content-security-policy') ?? '', /connect-src 'self' http:\/\/127\.0\.0\.1:\d+ ws:\/\/127\.0\.0\.1:\d+;/);
 });
 
-test('an edge started after a controller change takes it; stopped with SIGTERM, it moves its viewer away and is placed no more', async () => {
+test('an edge started after a controller change takes it; stopped with SIGTERM, it moves its viewers away and is placed no more; a second signal ends the drain at once', async () => {
   const set = await fetch(`${origin.base}/api/streams/default/controller`, { method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: JSON.stringify({ controller: 'tfrc' }) });
   assert.equal(set.status, 200);
-  const late = await startNode('edge-late', { ROLE: 'edge', DRAIN_TIMEOUT_MS: '20000' });
+  // Longer than the test's wait for the exit: only the second signal can end this drain in time.
+  const drainTimeoutMs = 120_000;
+  const late = await startNode('edge-late', { ROLE: 'edge', DRAIN_TIMEOUT_MS: String(drainTimeoutMs) });
   try {
     const stream = await until('the late edge serving the stream', async () => (await snapshot(late)).streams.find((x) => x.id === 'default' && x.state === 'running' && x.framesIngested > 30));
     assert.equal((stream as unknown as { controller: string }).controller, 'tfrc', "the operator's controller, set before this edge served the stream");
     await until('the late edge in the registry', async () => ((await (await fetch(`${origin.base}/api/cluster/nodes`, { headers: bearer })).json()) as { nodes: { id: string }[] }).nodes.some((n) => n.id === 'edge-late'));
-    const viewer = await signaling(late);
-    assert.equal((await viewer.request('join', { streamId: 'default' })).ok, true);
+    // One viewer moves when told; the other stays.
+    const [leaving, staying] = [await signaling(late), await signaling(late)];
+    for (const v of [leaving, staying]) assert.equal((await v.request('join', { streamId: 'default' })).ok, true);
     const exited = new Promise((r) => late.proc.once('exit', r));
     late.proc.kill('SIGTERM');
-    const move = await until('the move notice', async () => viewer.notifications.find((n) => n.notification === 'move'));
+    const move = await until('the move notice', async () => leaving.notifications.find((n) => n.notification === 'move'));
     assert.deepEqual(move.data, { node: 'edge-late', reason: 'this edge is stopping' });
+    assert.ok(staying.notifications.some((n) => n.notification === 'move'), 'every viewer is told');
     const nodes = ((await (await fetch(`${origin.base}/api/cluster/nodes`, { headers: bearer })).json()) as { nodes: { id: string; draining: boolean }[] }).nodes;
     assert.equal(nodes.find((n) => n.id === 'edge-late')?.draining, true, 'marked draining before its viewers are told');
     assert.equal(((await (await fetch(`${origin.base}/api/place?stream=default`)).json()) as { node: string }).node, 'edge');
-    assert.equal(late.proc.exitCode, null, 'it waits for its viewer');
-    viewer.ws.close();
-    await exited;
-    assert.equal(logged(late, '"moved":1,"left":0'), 1, 'the viewer left before the drain timed out');
+    leaving.ws.close();
+    await until('the viewer that moved counted out', async () => (await snapshot(late)).streams[0]?.viewers === 1);
+    assert.equal(late.proc.exitCode, null, 'it waits for the viewer still on it');
+    late.proc.kill('SIGINT');
+    const cutAt = Date.now();
+    const exitedInTime = await Promise.race([exited.then(() => true), sleep(15_000).then(() => false)]);
+    assert.ok(exitedInTime, `still running 15 s after SIGINT (the drain would have waited ${drainTimeoutMs / 1000} s)`);
+    assert.equal(logged(late, 'a second signal during the drain'), 1);
+    assert.equal(logged(late, '"moved":1,"left":1,"cutShort":true'), 1, `drained: ${late.log.filter((l) => l.includes('drained')).join('; ')} (${Date.now() - cutAt} ms)`);
+    staying.ws.close();
   } finally {
     if (late.proc.exitCode === null && late.proc.signalCode === null) late.proc.kill('SIGKILL');
   }
