@@ -31,6 +31,7 @@ import { isFaultKind } from '../soak/faultSchedule';
 import { isMove } from './baseline';
 import { checkBaseline, formatChecks, makeBaseline, UsageError } from './baselineCommand';
 import { loadavg } from 'node:os';
+import { userPath } from '../userPath';
 
 const USAGE = [
   'usage: npm run bench -- capacity [--viewers 25,50,100,200,300,400] [--fanout per-viewer,shared] [--ramp 10] [--seconds 30] [--json]',
@@ -206,7 +207,7 @@ async function soakBench(values: { minutes?: string; viewers?: string; seed?: st
   const faultPeriodS = Number(values['fault-period'] ?? SOAK_DEFAULTS.faultPeriodS);
   if ((kinds && !kinds.every(isFaultKind)) || !(faultPeriodS >= 10)) usage();
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const csvFile = values.csv ?? fileURLToPath(new URL(`../../out/soak-${stamp}.csv`, import.meta.url));
+  const csvFile = values.csv !== undefined ? userPath(values.csv) : fileURLToPath(new URL(`../../out/soak-${stamp}.csv`, import.meta.url));
   const result = await runSoak({ ...SOAK_DEFAULTS, minutes, viewers, seed, faultPeriodS, csvFile, ...(kinds ? { kinds: kinds.filter(isFaultKind) } : {}) }, (m) => console.error(`[bench] ${m}`));
   if (values.json) {
     process.stdout.write(JSON.stringify({ benchmark: 'soak', ...result }) + '\n');

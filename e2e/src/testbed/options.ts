@@ -6,6 +6,7 @@ import { parseRateControllerName, RATE_CONTROLLER_NAMES, type RateControllerName
 import { parseBottleneckKind, bottleneckKindOf, type BottleneckKind } from '../net/pelsBottleneck';
 import { orderSteps, parseCapacityStep, type CapacityStep } from './capacitySteps';
 import { TESTBED_DEFAULTS, type IngestProtocol, type TestbedOptions } from './testbed';
+import { userPath } from '../userPath';
 
 export const USAGE = `usage: npm run testbed -- [--viewers N] [--synthetic N] [--seconds S] [--capacity-kbps C] [--loss PCT]
        [--mode pels|best-effort|nack] [--router pels|fifo] [--feedback rtcp|router] [--router-interval-ms T]
@@ -100,9 +101,9 @@ export function parseTestbedArgs(argv: string[]): (TestbedOptions & { json: bool
     redQueuePackets: num('red-queue-packets', values['red-queue-packets'], d.redQueuePackets, 2, 10000, true),
     internetShare: num('internet-share', values['internet-share'], d.internetShare, 0.01, 0.99),
     source: values.source,
-    timeseriesFile: values.out ?? fileURLToPath(new URL(`../../out/testbed-${stamp}.csv`, import.meta.url)),
+    timeseriesFile: values.out !== undefined ? userPath(values.out) : fileURLToPath(new URL(`../../out/testbed-${stamp}.csv`, import.meta.url)),
     json: values.json,
-    ...(values.screenshots === undefined ? {} : { screenshotDir: values.screenshots }),
+    ...(values.screenshots === undefined ? {} : { screenshotDir: userPath(values.screenshots) }),
     ...(values.ingest === undefined ? {} : { ingest: ingestOption(values.ingest) }),
     ...(values.upta === undefined ? {} : { upta: num('upta', values.upta, 0, 0.01, 0.99) }),
     ...(tcpFlows > 0
