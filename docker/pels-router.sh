@@ -28,7 +28,7 @@
 # Settings (environment):
 #   CAPACITY_KBIT (2000), MODE (pels|best-effort), INTERNET_SHARE (0.5),
 #   LOSS_PCT (0), DELAY_MS (0), QUEUE_PKTS (yellow, or best-effort's FIFO: about
-#   500 ms of the link, >= 20), GREEN_QUEUE_BYTES (about 500 ms of the link, >= 24000),
+#   500 ms of the link, >= 20), GREEN_QUEUE_BYTES (about 1 s of the link, >= 24000),
 #   RED_QUEUE_PKTS (10), INTERNET_QUEUE_PKTS (100),
 #   USE_PRIO, USE_NETEM (auto|yes|no: auto uses them when the kernel has them),
 #   STATS_INTERVAL_S (10), DRY_RUN=1 (print the tc commands, change nothing).
@@ -61,7 +61,7 @@ validate() {
   is_number "$LOSS_PCT" && awk "BEGIN { exit !($LOSS_PCT < 100) }" || die "LOSS_PCT must be a number in [0, 100); got '$LOSS_PCT'"
   is_uint "$DELAY_MS" && [ "$DELAY_MS" -le 10000 ] || die "DELAY_MS must be an integer in [0, 10000]; got '$DELAY_MS'"
   QUEUE_PKTS=${QUEUE_PKTS:-$(calc "($CAPACITY_KBIT * 500 / 8 / 1200 < 20) ? 20 : $CAPACITY_KBIT * 500 / 8 / 1200")}
-  GREEN_QUEUE_BYTES=${GREEN_QUEUE_BYTES:-$(calc "($CAPACITY_KBIT * 500 / 8 < 24000) ? 24000 : $CAPACITY_KBIT * 500 / 8")}
+  GREEN_QUEUE_BYTES=${GREEN_QUEUE_BYTES:-$(calc "($CAPACITY_KBIT * 1000 / 8 < 24000) ? 24000 : $CAPACITY_KBIT * 1000 / 8")}
   is_uint "$GREEN_QUEUE_BYTES" && [ "$GREEN_QUEUE_BYTES" -ge 1500 ] && [ "$GREEN_QUEUE_BYTES" -le 100000000 ] || die "GREEN_QUEUE_BYTES must be an integer in [1500, 100000000]; got '$GREEN_QUEUE_BYTES'"
   for v in QUEUE_PKTS RED_QUEUE_PKTS INTERNET_QUEUE_PKTS; do
     is_uint "${!v}" && [ "${!v}" -ge 2 ] && [ "${!v}" -le 10000 ] || die "$v must be an integer in [2, 10000]; got '${!v}'"

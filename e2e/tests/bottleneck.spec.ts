@@ -59,12 +59,15 @@ test('two PELS viewers sharing the bottleneck with router feedback: both play, g
   test.setTimeout(180_000);
   // How close their rates come is the convergence benchmark's figure (annotated here).
   const r = await run('pels 2 viewers 1400 kb/s router feedback', { viewers: 2, seconds: 50, capacityKbps: 1400, feedback: 'router' });
+  // Whether the router or the path beyond it lost a viewer's green: one CI run read 4.59% for one viewer, with no
+  // record of the router's counters.
+  const atRouter = JSON.stringify(r.router?.classes);
   for (const i of [0, 1]) {
     const v = viewer(r, i);
     expect(v.rateKbps!, v.id).toBeGreaterThan(0);
     // Both viewers' keyframes reach green's queue at once, beside the sound's small packets: the router's green
     // queue is counted in bytes so that it holds them (docs/deployment.md, "Sizing a PELS router's green queue").
-    expect(v.loss.green!, v.id).toBeLessThan(0.01);
+    expect(v.loss.green!, `${v.id}: green lost over the run; at the router ${atRouter}`).toBeLessThan(0.01);
     expect(v.decodeErrors, v.id).toBe(0);
     expect(v.checksumMismatches, v.id).toBe(0);
   }

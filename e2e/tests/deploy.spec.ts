@@ -184,13 +184,13 @@ test.describe('the compose router script in network namespaces', () => {
   const counters = () => parseQdiscStats(sh('ip', ['netns', 'exec', nsA, 'tc', '-s', '-j', 'qdisc', 'show', 'dev', dev]).out);
 
   test('PELS mode: HTB root, three color queues and an Internet queue; packets sorted by DSCP; clear removes it', () => {
-    // 4000 kbit/s: green and yellow queues of about 500 ms, green's in bytes (4000 * 500 / 8 = 250000), yellow's in
+    // 4000 kbit/s: green's queue about 1 s in bytes (4000 * 1000 / 8 = 500000), yellow's about 500 ms in
     // full-size packets (round(4000 * 500 / 8 / 1200) = 208).
     const r = router('apply', { CAPACITY_KBIT: '4000', USE_PRIO: 'no', USE_NETEM: 'no' });
     expect(r.code, r.err).toBe(0);
     const q = qdiscs();
     expect(q).toMatch(/qdisc htb 1: root .*default 0x20/);
-    expect(q).toContain('qdisc bfifo 11: parent 1:11 limit 250000b');
+    expect(q).toContain('qdisc bfifo 11: parent 1:11 limit 500000b');
     for (const [handle, limit] of [['12:', 208], ['13:', 10], ['20:', 100]] as const) expect(q).toContain(`qdisc pfifo ${handle} parent 1:${handle.slice(0, 2)} limit ${limit}p`);
     const filters = sh('ip', ['netns', 'exec', nsA, 'tc', 'filter', 'show', 'dev', dev]).out;
     for (const ds of ['00880000/00fc0000', '00900000/00fc0000', '00980000/00fc0000']) expect(filters).toContain(`match ${ds} at 0`);

@@ -56,10 +56,10 @@ test('the PELS router counts green\'s queue in bytes (the sound\'s small packets
     bottleneckCommands('eth0', { ...BOTTLENECK_DEFAULTS, capacityKbps: 1400, kind: 'pels', queuePackets: defaultQueuePackets(1400), ...o })
       .filter((c) => c[0] === 'qdisc' && c[4] === 'parent')
       .map((c) => [c[7], c[8], c.at(-1)]);
-  // 1400 kb/s: 500 ms is 87500 bytes, as many as 73 full-size packets; yellow and red stay counted in packets.
-  assert.equal(defaultGreenQueueBytes(1400), 87500);
+  // 1400 kb/s: 1 s is 175000 bytes, as many as 146 full-size packets; yellow and red stay counted in packets.
+  assert.equal(defaultGreenQueueBytes(1400), 175000);
   assert.equal(defaultQueuePackets(1400), 73);
-  assert.deepEqual(queues({}), [['20:', 'pfifo', '100'], ['11:', 'bfifo', '87500'], ['12:', 'pfifo', '73'], ['13:', 'pfifo', '10']]);
+  assert.deepEqual(queues({}), [['20:', 'pfifo', '100'], ['11:', 'bfifo', '175000'], ['12:', 'pfifo', '73'], ['13:', 'pfifo', '10']]);
   assert.deepEqual(queues({ greenQueueBytes: 30000 })[1], ['11:', 'bfifo', '30000']);
   // A slow link still holds 20 full-size packets of green.
   assert.equal(defaultGreenQueueBytes(100), 24000);

@@ -47,7 +47,7 @@ export interface BottleneckOptions {
   /** Drop-tail limit of the yellow queue (or the FIFO router's video queue), packets. */
   queuePackets: number;
   /**
-   * Drop-tail limit of the green queue, bytes; absent: about 500 ms of the link
+   * Drop-tail limit of the green queue, bytes; absent: about 1 s of the link
    * (defaultGreenQueueBytes). Counted in bytes because the sound is green too:
    * in a packet-counted queue each of its small packets took a full packet's
    * room, and the keyframe burst of every viewer at once (one encoder frame
@@ -85,9 +85,13 @@ export function defaultQueuePackets(capacityKbps: number): number {
   return Math.max(20, Math.round((capacityKbps * 500) / 8 / 1200));
 }
 
-/** Default green limit: about 500 ms of the link in bytes (at least 20 full-size packets' worth). */
+/**
+ * Default green limit: about 1 s of the link in bytes (at least 20 full-size packets' worth). 500 ms held every
+ * viewer's keyframe at once on an idle server, but a busy one sends after its event loop stalls in bursts that
+ * overflowed it (docs/deployment.md, "Sizing a PELS router's green queue").
+ */
 export function defaultGreenQueueBytes(capacityKbps: number): number {
-  return Math.max(20 * 1200, Math.round((capacityKbps * 500) / 8));
+  return Math.max(20 * 1200, Math.round((capacityKbps * 1000) / 8));
 }
 
 export const BOTTLENECK_CLASSES = { green: '1:11', yellow: '1:12', red: '1:13', internet: '1:20', video: '1:10', upta: '1:98', random: '1:99' } as const;
