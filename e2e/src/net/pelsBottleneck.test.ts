@@ -51,7 +51,7 @@ test('the congestion drop rate: queue drops over packets offered, the blackholes
   assert.equal(queueDropRate({ video: { sent: 0, dropped: 0 }, random: { sent: 0, dropped: 7 } }), null);
 });
 
-test('the PELS router counts green\'s queue in bytes (the sound\'s small packets beside a keyframe burst), about 500 ms of the link', () => {
+test('the PELS router counts green\'s queue in bytes (the sound\'s small packets beside a keyframe burst), about 1 s of the link', () => {
   const queues = (o: { greenQueueBytes?: number }) =>
     bottleneckCommands('eth0', { ...BOTTLENECK_DEFAULTS, capacityKbps: 1400, kind: 'pels', queuePackets: defaultQueuePackets(1400), ...o })
       .filter((c) => c[0] === 'qdisc' && c[4] === 'parent')

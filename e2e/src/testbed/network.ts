@@ -108,7 +108,7 @@ export function startCapacitySteps(o: TestbedOptions, bottleneckKind: Bottleneck
               capacityKbps: step.kbps,
               internetShare: o.internetShare,
               kind: bottleneckKind,
-              // A queue sized by default holds about 500 ms of the link: it keeps doing so at the new capacity.
+              // A queue sized by default holds its time of the link (green 1 s, yellow 500 ms): it keeps doing so at the new capacity.
               ...(o.queuePackets === undefined ? { queuePackets: defaultQueuePackets(step.kbps) } : {}),
               ...(o.greenQueueBytes === undefined ? { greenQueueBytes: defaultGreenQueueBytes(step.kbps) } : {}),
             }).then(

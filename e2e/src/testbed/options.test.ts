@@ -37,7 +37,7 @@ test('--ingest: rtmp, srt or whip; anything else is a usage error', () => {
   assert.throws(() => parse('--ingest', 'rtsp'), (e: Error) => e instanceof UsageError && /--ingest must be rtmp, srt or whip; got "rtsp"/.test(e.message));
 });
 
-test('--green-queue-bytes: absent leaves the router its 500 ms of the link; at least one full-size packet', () => {
+test('--green-queue-bytes: absent leaves the router its default (about 1 s of the link); at least one full-size packet', () => {
   assert.equal(parse('--capacity-kbps', '1400').greenQueueBytes, undefined);
   assert.equal(parse('--capacity-kbps', '1400', '--green-queue-bytes', '40000').greenQueueBytes, 40000);
   assert.throws(() => parse('--capacity-kbps', '1400', '--green-queue-bytes', '1000'), /--green-queue-bytes must be an integer in \[1500, 100000000\]; got "1000"/);

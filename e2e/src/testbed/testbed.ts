@@ -50,7 +50,7 @@ export interface TestbedOptions {
   routerIntervalMs: number;
   /** Yellow queue limit (or the FIFO router's), packets; undefined: about 500 ms of the link. */
   queuePackets: number | undefined;
-  /** Green queue limit, bytes; undefined: about 500 ms of the link. */
+  /** Green queue limit, bytes; undefined: about 1 s of the link. */
   greenQueueBytes: number | undefined;
   redQueuePackets: number;
   internetShare: number;
