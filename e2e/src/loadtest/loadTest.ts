@@ -82,10 +82,7 @@ function usage(pids: number[], a: Map<number, ProcessSample>, b: Map<number, Pro
     const ma = mainThreads?.a.get(pid);
     const mb = mainThreads?.b.get(pid);
     const main = ma !== undefined && mb !== undefined ? { mainThreadPercentOfOneCore: round((100 * (mb - ma)) / seconds, 1)! } : {};
-    const wa = waits?.a.get(pid);
-    const wb = waits?.b.get(pid);
-    // Summed over the threads alive at each end: a thread that ended in the hold took its wait with it, so less than at the start gives no figure.
-    const wait = wa !== undefined && wb !== undefined && wb >= wa ? { waitPercentOfOneCore: round((100 * (wb - wa)) / seconds, 1)! } : {};
+    const wait = waitOverHold(waits?.a.get(pid), waits?.b.get(pid), seconds);
     return [{ pid, name: FULL_NAMES[end.name] ?? end.name, cpuPercentOfOneCore: round((100 * used) / seconds, 1)!, rssMb: round((peakRss.get(pid) ?? 0) / 2 ** 20, 1)!, ...main, ...wait }];
   });
 }
@@ -96,6 +93,15 @@ function mainThreads(pids: number[]): Map<number, number> {
     const s = mainThreadCpuSeconds(pid);
     return s === null ? [] : [[pid, s] as [number, number]];
   }));
+}
+
+/**
+ * A process's run-queue wait over the hold, in % of one core, from its wait so far at the hold's start and end.
+ * Summed over the threads alive at each end: a thread that ended in the hold took its wait with it, so less than at
+ * the start gives no figure.
+ */
+function waitOverHold(a: number | undefined, b: number | undefined, seconds: number): { waitPercentOfOneCore?: number } {
+  return a !== undefined && b !== undefined && b >= a ? { waitPercentOfOneCore: round((100 * (b - a)) / seconds, 1)! } : {};
 }
 
 /** The run-queue wait so far of each process in `snap` under `roots`, and of `others`. */
@@ -218,8 +224,7 @@ export async function runLoadTest(o: LoadTestOptions): Promise<LoadTestResult> {
     const end: Mark = endAt;
     const seconds = Number(end.t - hold.t) / 1e9;
     const report = receiversReportSchema.parse(JSON.parse(stdout));
-    const [rwa, rwb] = [hold.waits.get(child.pid!), end.waits.get(child.pid!)];
-    const receiversWait = rwa !== undefined && rwb !== undefined && rwb >= rwa ? { waitPercentOfOneCore: round((100 * (rwb - rwa)) / seconds, 1)! } : {};
+    const receiversWait = waitOverHold(hold.waits.get(child.pid!), end.waits.get(child.pid!), seconds);
     const serverUse = nodePids.flatMap((root) => usage(descendants(end.snap, root), hold.snap, end.snap, seconds, peakRss, { a: hold.main, b: end.main }, { a: hold.waits, b: end.waits }));
     const product = serverUse.filter((p) => !NOT_PRODUCT.has(p.name));
     const cores = cpus().length;
