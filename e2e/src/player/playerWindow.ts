@@ -37,6 +37,9 @@ export interface FrameWindow {
   sent: LayerCounts;
   skipped: number;
   decoded: LayerCounts;
+  /** Frames the player received (every color), and those of them it dropped: past their playout time, or unreferenced. */
+  received: number;
+  droppedByPlayer: number;
   /**
    * Frames the player received and holds, neither decoded nor dropped yet (waiting for their playout deadline or in
    * the decoder), at the window's end less at its start: on a busy machine a backlog, not a loss.
@@ -86,6 +89,8 @@ export async function frameWindow(page: Page, server: ServerJson, viewerId: stri
     sent: layers(s('tid0'), s('tid1'), s('tid2')),
     skipped: b.viewer.framesSkipped - a.viewer.framesSkipped,
     decoded: layers(d('tid0'), d('tid1'), d('tid2')),
+    received: receivedFrames(pb) - receivedFrames(pa),
+    droppedByPlayer: pb.framesSkipped + pb.framesLate - pa.framesSkipped - pa.framesLate,
     held: heldFrames(pb) - heldFrames(pa),
     end: pb,
   };
@@ -100,7 +105,8 @@ export type Subscribed = 'all' | 'green';
  */
 export const sentToPlayer = (w: FrameWindow, subscribed: Subscribed): number => (subscribed === 'all' ? w.sent.total : w.sent.tid0);
 
-const heldFrames = (s: PlayerStats): number => s.framesReceived.green + s.framesReceived.yellow + s.framesReceived.red - s.framesDecoded.total - s.framesSkipped - s.framesLate;
+const receivedFrames = (s: PlayerStats): number => s.framesReceived.green + s.framesReceived.yellow + s.framesReceived.red;
+const heldFrames = (s: PlayerStats): number => receivedFrames(s) - s.framesDecoded.total - s.framesSkipped - s.framesLate;
 
 /**
  * Share of the frames the server sent that the player must decode on an open path: all but the few a busy machine's

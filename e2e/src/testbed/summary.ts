@@ -9,6 +9,7 @@ import type { RateControllerName } from '@pels/shared/rate/names';
 import type { LatencyStages, PlayerStats } from '@pels/shared/protocol/playerHook';
 import type { BottleneckCounters, BottleneckKind } from '../net/pelsBottleneck';
 import type { UptaChange } from '../net/uptaAgent';
+import type { UdpCounters } from '../net/udpCounters';
 import { summarizeReceivers, type FrameDelivery, type ReceiverResult, type ReceiversReport, type ReceiversSummary } from '../loadtest/receiverReport';
 import type { TcpFlowEnd } from '../tcp/tcpFlows';
 import { fedConcealment, type FedConcealment } from './soundConcealment';
@@ -143,6 +144,11 @@ export interface TestbedResult {
     /** The same counted over the second half. */
     secondHalf: Record<string, { sent: number; dropped: number }>;
   };
+  /**
+   * The viewers' host (the client namespace) over the run: datagrams dropped there because a socket's receive buffer
+   * was full, loss after the router that every viewer's receiver reports count with the router's.
+   */
+  clientUdp?: UdpCounters;
   /** With synthetic viewers: what they received over the second half, together (per viewer under each one's `receiver`). */
   synthetic?: ReceiversSummary;
   /** With TCP flows: the flows, and Jain's index over every flow's throughput (video goodput and TCP, second half). */

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { FlowModeName } from '@pels/shared/protocol/api';
 import type { RateControllerName } from '@pels/shared/rate/names';
 import { readBottleneckCounters, BOTTLENECK_DEFAULTS, bottleneckKindOf, type BottleneckKind } from '../net/pelsBottleneck';
+import { readUdpCounters, udpCountersSince } from '../net/udpCounters';
 import type { TcpFlows, TcpOptions } from '../tcp/tcpFlows';
 import type { LiveProtocol } from '../livePublisher';
 
@@ -135,6 +136,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     if (o.tcp && o.tcp.startS === 0) tcp = await startTcpFlows(o.tcp, topo!, res, progress);
     /** Each page's clock at the start of the second half, for its display samples. */
     let halfAt: number[] = pages.map(() => 0);
+    const udpAtStart = topo ? await readUdpCounters(topo.clientNs).catch(() => null) : null;
     const t0 = Date.now();
     for (const p of pages) p.signaling.bytes = 0;
     const steps = startCapacitySteps(o, bottleneckKind, topo, agent, t0, progress);
@@ -158,6 +160,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
       }
     };
     const { samples, snapshots } = await sampleEverySecond(src, o.seconds, t0, afterSample, progress, stopWhen);
+    const udpAtEnd = topo ? await readUdpCounters(topo.clientNs).catch(() => null) : null;
     if (o.screenshotDir) await screenshots(o.screenshotDir, src.pages, browser, `${viewerBase}/dashboard#token=${operatorToken}`, progress);
     const display = await displaySummaries(src.pages, halfAt);
     const tcpRun = tcp as TcpFlows | null;
@@ -166,6 +169,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     const receivers = synthetic ? await synthetic.report() : null;
     if (receivers) addSyntheticStates(samples, snapshots, receivers);
     const result = summarize(o, bottleneckKind, samples, pages.map((p) => p.pageErrors), cpuUse, agent?.deliveryErrors ?? 0, display, await steps.applied(), tcpSummary, receivers);
+    if (udpAtStart && udpAtEnd) result.clientUdp = udpCountersSince(udpAtStart, udpAtEnd);
     if (upta) result.upta = { threshold: o.upta!, changes: upta.changes, errors: upta.errors };
     if (cluster) result.nodes = nodeResults(cluster.nodes, lastSeen, cpuUse, t0);
     if (receivers && o.killEdgeS !== undefined) result.rejoin = rejoinResult(receivers, killed?.id);
