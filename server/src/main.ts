@@ -315,7 +315,8 @@ async function main(): Promise<void> {
         viewers: streams.all().reduce((n, s) => n + s.viewerCount(), 0),
         viewersMax: config.limits.maxViewers,
         cpuPercentOfOneCore: await cpu.percentOfOneCore(),
-        streams: streams.all().map((s) => s.id),
+        // An edge names only the streams it has frames for: one whose origin is gone gets no new viewers.
+        streams: edgeLink ? edgeLink.pipedStreams() : streams.all().map((s) => s.id),
         draining,
       }),
       apply: (change) => applyShared(change),

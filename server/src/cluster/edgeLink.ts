@@ -236,6 +236,11 @@ export class EdgeLink {
     this.opts.log.info({ stream: m.stream, origin: this.originUrl?.origin, renditions: consumers.length }, 'the stream is piped from the origin');
   }
 
+  /** The streams whose frames come from the origin now: those placement may send viewers to. */
+  pipedStreams(): string[] {
+    return [...this.edgeStreams].filter(([, s]) => s.ingest.piped).map(([id]) => id);
+  }
+
   /** A pipe lost with a media worker: another is asked for (the socket stays up). */
   private async repipe(id: string): Promise<void> {
     const s = this.edgeStreams.get(id);

@@ -358,6 +358,7 @@ test("the origin's media worker killed: the origin says so, the edge pipes the s
   // The stream's router and its feed's on the origin; the stream's and the pipe's on the edge: none left behind.
   assert.equal(await metric(origin, 'pels_mediasoup_routers'), 2);
   assert.equal(await metric(edge, 'pels_mediasoup_routers'), 2);
+  await until('the edge placed again', async () => (await fetch(`${edge.base}/api/place?stream=default`)).status === 200);
 });
 
 test("the edge's media worker killed: the edge pipes the stream again", async () => {
@@ -384,6 +385,8 @@ test('the origin killed: the edge reports its stream failed, keeps running and f
   await until('the pipe router closed', async () => (await metric(edge, 'pels_mediasoup_routers')) === 1);
   assert.equal(await metric(edge, 'pels_mediasoup_transports'), 0);
   assert.equal((await fetch(`${edge.base}/api/health`)).status, 200);
+  // Its stream has no frames: new viewers are not sent to it.
+  await until('the edge placed no more for the stream', async () => (await fetch(`${edge.base}/api/place?stream=default`)).status === 503);
 });
 
 test("the origin started again (its indexes from 0): the edge's stream runs again and its index goes on", async () => {
@@ -394,4 +397,5 @@ test("the origin started again (its indexes from 0): the edge's stream runs agai
   assertInOrder(after);
   assert.ok(Math.max(...after) > Math.max(...indexesBeforeRestart) + 30, `index ${Math.max(...indexesBeforeRestart)} before, ${Math.max(...after)} after`);
   assert.equal(await metric(edge, 'pels_mediasoup_routers'), 2);
+  await until('the edge placed again', async () => (await fetch(`${edge.base}/api/place?stream=default`)).status === 200);
 });

@@ -87,6 +87,11 @@ export class PipedIngest extends EventEmitter<IngestEvents> implements StreamIng
     this.emit('run', this.plan);
   }
 
+  /** Frames come: a pipe is up. */
+  get piped(): boolean {
+    return this.pipe !== null;
+  }
+
   /** The pipe is down: nothing comes until the next. */
   pipeDown(): void {
     this.keyframe = null;
