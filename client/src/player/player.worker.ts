@@ -160,7 +160,6 @@ class Player {
   }
 
   private onFrame(frame: RTCEncodedVideoFrame, color: Color, writer: WritableStreamDefaultWriter<RTCEncodedVideoFrame>): void {
-    this.stats.received(color);
     // A copy: the frame's own buffer may be handed back to Chromium below.
     const data = new Uint8Array(frame.data.slice(0));
     const cls = classifyVp8Frame(data);
@@ -173,7 +172,9 @@ class Player {
       this.stats.error(`unreadable VP8 frame on ${color}: ${cls.reason}`);
       return;
     }
+    // The server's tiny keyframes that start a color's receiver are not frames of the stream: not counted.
     if (cls.kind === 'synthetic-keyframe') return;
+    this.stats.received(color);
     const rtpTimestamp = frame.getMetadata().rtpTimestamp ?? frame.timestamp;
     const decisions = this.merger.push(
       { rtpTimestamp, keyframe: cls.keyframe, temporalId: cls.temporalId, payload: { data, color, arrivedMs: performance.timeOrigin + performance.now() } },
