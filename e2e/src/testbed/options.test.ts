@@ -55,3 +55,9 @@ test('--edges: a cluster of 1 to 8 edges; --kill-edge needs two edges and a time
   assert.throws(() => parse('--edges', '2', '--capacity-kbps', '2000', '--feedback', 'router'), /--feedback router does not go with --edges yet/);
   assert.equal(parse('--edges', '2', '--capacity-kbps', '2000').capacityKbps, 2000);
 });
+
+test('--capture: a file for the viewers\' namespace, so it needs a bottleneck', () => {
+  assert.match(parse('--capacity-kbps', '700', '--capture', '/tmp/v.pcap').captureFile ?? '', /\/tmp\/v\.pcap$/);
+  assert.equal(parse('--capacity-kbps', '700').captureFile, undefined);
+  assert.throws(() => parse('--capture', '/tmp/v.pcap'), /--capture needs a bottleneck/);
+});

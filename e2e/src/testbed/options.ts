@@ -17,6 +17,8 @@ export const USAGE = `usage: npm run testbed -- [--viewers N] [--synthetic N] [-
        [--capacity-step SECONDS:KBPS]  the bottleneck's capacity from then on (repeatable; needs --capacity-kbps)
        [--router pels|fifo]  the bottleneck's queues: PELS (one per color) or one drop-tail FIFO; default pels for --mode pels, fifo otherwise
        [--screenshots DIR]  each viewer's page and the dashboard at the end, as PNG files in DIR
+       [--capture FILE.pcap]  the UDP the viewers' host receives (tcpdump), and the JSON's capture: each RTP stream's loss
+                        by sequence number against what a libwebrtc receiver reports of it (needs --capacity-kbps)
        [--ingest rtmp|srt|whip]  the viewers watch a live stream: FFmpeg publishes --source (or a test picture and tone) to
                         it over RTMP or SRT in real time, or Chromium a moving picture and a tone over WHIP (H.264 + Opus),
                         stamping each frame's capture time (latency from publish to display)
@@ -56,6 +58,8 @@ export function parseTestbedArgs(argv: string[]): (TestbedOptions & { json: bool
   const cc = values['tcp-cc'];
   if (cc !== undefined && !/^[a-z0-9_]{1,16}$/.test(cc)) throw new UsageError(`--tcp-cc must name a congestion control (e.g. reno, cubic); got "${cc}"`);
   if (values.upta !== undefined && capacityKbps === undefined) throw new UsageError('--upta needs a bottleneck: give --capacity-kbps');
+  // The capture is taken in the viewers' namespace, which only a bottleneck makes.
+  if (values.capture !== undefined && capacityKbps === undefined) throw new UsageError('--capture needs a bottleneck: give --capacity-kbps');
   const lossPct = num('loss', values.loss, d.lossPct, 0, 99.9);
   // The router applies random loss: without one, --loss would measure nothing.
   if (lossPct > 0 && capacityKbps === undefined) throw new UsageError('--loss needs a bottleneck: give --capacity-kbps');
@@ -104,6 +108,7 @@ export function parseTestbedArgs(argv: string[]): (TestbedOptions & { json: bool
     timeseriesFile: values.out !== undefined ? userPath(values.out) : fileURLToPath(new URL(`../../out/testbed-${stamp}.csv`, import.meta.url)),
     json: values.json,
     ...(values.screenshots === undefined ? {} : { screenshotDir: userPath(values.screenshots) }),
+    ...(values.capture === undefined ? {} : { captureFile: userPath(values.capture) }),
     ...(values.ingest === undefined ? {} : { ingest: ingestOption(values.ingest) }),
     ...(values.upta === undefined ? {} : { upta: num('upta', values.upta, 0, 0.01, 0.99) }),
     ...(tcpFlows > 0
@@ -169,6 +174,7 @@ function parseFlags(argv: string[]) {
         'tcp-cc': { type: 'string' },
         upta: { type: 'string' },
         screenshots: { type: 'string' },
+        capture: { type: 'string' },
         ingest: { type: 'string' },
         edges: { type: 'string' },
         'kill-edge': { type: 'string' },

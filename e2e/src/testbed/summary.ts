@@ -17,6 +17,7 @@ import { congestionOf, congestionSummary, intervalLoss, jainIndex, mean, median,
 import type { NodeResult, RejoinResult } from './clusterSummary';
 import type { AppliedStep } from './network';
 import type { Sample } from './sampler';
+import type { StreamLoss } from './rtpLoss';
 import { tcpFlowResults, videoGoodputKbps, type TcpFlowResult } from './tcpMetrics';
 import type { TestbedOptions } from './testbed';
 
@@ -149,6 +150,8 @@ export interface TestbedResult {
    * was full, loss after the router that every viewer's receiver reports count with the router's.
    */
   clientUdp?: UdpCounters;
+  /** With --capture: each RTP stream the viewers' host received over the run, its loss by sequence number and as a libwebrtc receiver reports it. */
+  capture?: { file: string; streams: StreamLoss[] };
   /** With synthetic viewers: what they received over the second half, together (per viewer under each one's `receiver`). */
   synthetic?: ReceiversSummary;
   /** With TCP flows: the flows, and Jain's index over every flow's throughput (video goodput and TCP, second half). */

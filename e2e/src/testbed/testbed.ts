@@ -11,6 +11,8 @@ import type { FlowModeName } from '@pels/shared/protocol/api';
 import type { RateControllerName } from '@pels/shared/rate/names';
 import { readBottleneckCounters, BOTTLENECK_DEFAULTS, bottleneckKindOf, type BottleneckKind } from '../net/pelsBottleneck';
 import { readUdpCounters, udpCountersSince } from '../net/udpCounters';
+import { startCapture, type Capture, type UdpPacket } from '../pcap';
+import { streamLosses } from './rtpLoss';
 import type { TcpFlows, TcpOptions } from '../tcp/tcpFlows';
 import type { LiveProtocol } from '../livePublisher';
 
@@ -70,6 +72,8 @@ export interface TestbedOptions {
   upta?: number;
   /** A directory for screenshots at the end of the run: each viewer's page (`viewer-N.png`) and the dashboard (`dashboard.png`). */
   screenshotDir?: string;
+  /** A pcap file for what the viewers' host receives over UDP (the viewers' namespace; needs a bottleneck). */
+  captureFile?: string;
   /**
    * The viewers watch a live stream that a publisher sends to over this protocol, stamping each frame's capture
    * time: FFmpeg (as OBS) with `source` (or a test picture and tone) over RTMP or SRT; over WHIP Chromium
@@ -137,6 +141,10 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     /** Each page's clock at the start of the second half, for its display samples. */
     let halfAt: number[] = pages.map(() => 0);
     const udpAtStart = topo ? await readUdpCounters(topo.clientNs).catch(() => null) : null;
+    const capture: Capture | null = topo && o.captureFile ? await startCapture({ iface: 'any', file: o.captureFile, filter: 'udp', netns: topo.clientNs }) : null;
+    let captured: UdpPacket[] | null = null;
+    // A run that fails still stops tcpdump.
+    if (capture) res.add(async () => void (captured ?? (await capture.stop().catch(() => []))));
     const t0 = Date.now();
     for (const p of pages) p.signaling.bytes = 0;
     const steps = startCapacitySteps(o, bottleneckKind, topo, agent, t0, progress);
@@ -161,6 +169,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     };
     const { samples, snapshots } = await sampleEverySecond(src, o.seconds, t0, afterSample, progress, stopWhen);
     const udpAtEnd = topo ? await readUdpCounters(topo.clientNs).catch(() => null) : null;
+    if (capture) captured = await capture.stop();
     if (o.screenshotDir) await screenshots(o.screenshotDir, src.pages, browser, `${viewerBase}/dashboard#token=${operatorToken}`, progress);
     const display = await displaySummaries(src.pages, halfAt);
     const tcpRun = tcp as TcpFlows | null;
@@ -170,6 +179,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     if (receivers) addSyntheticStates(samples, snapshots, receivers);
     const result = summarize(o, bottleneckKind, samples, pages.map((p) => p.pageErrors), cpuUse, agent?.deliveryErrors ?? 0, display, await steps.applied(), tcpSummary, receivers);
     if (udpAtStart && udpAtEnd) result.clientUdp = udpCountersSince(udpAtStart, udpAtEnd);
+    if (captured && o.captureFile) result.capture = { file: o.captureFile, streams: streamLosses(captured) };
     if (upta) result.upta = { threshold: o.upta!, changes: upta.changes, errors: upta.errors };
     if (cluster) result.nodes = nodeResults(cluster.nodes, lastSeen, cpuUse, t0);
     if (receivers && o.killEdgeS !== undefined) result.rejoin = rejoinResult(receivers, killed?.id);
