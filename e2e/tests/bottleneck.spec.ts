@@ -46,11 +46,13 @@ test('one PELS viewer below the stream rate: red absorbs the loss ahead of yello
   const r = await run('pels 700 kb/s', { viewers: 1, seconds: 60, capacityKbps: 700 });
   const v = viewer(r);
   // The link is below the stream rate, so the router drops, red ahead of yellow (how far ahead varies: 2 x or more in
-  // most runs, 1.8 x in one CI run), and green not (its queue is served first). A machine too busy to ingest at the
-  // full rate may never congest the link (one at load average 25 sent 364 kb/s): that is said first. The order is the
-  // router's, read at the router as with two viewers below: the viewer's receiver reports undercount a color the router
-  // starves (a CI run read red 4.3% and yellow 11.6% from them; a run here read red 15.1% while the router dropped 95.7%
-  // of red). The datagrams the viewer's host dropped for a full socket buffer are attached (clientUdp).
+  // most runs, 1.8 x in one CI run), and green not (its queue is served first). A machine too busy to ingest at the full
+  // rate may never congest the link (one at load average 25 sent 364 kb/s): that is said first. The order is the
+  // router's, read at the router as with two viewers below. The viewer's receiver reports count each color's own stream
+  // exactly (captures: decision 015), but yellow's drops come while gamma sits at its floor and red's own stream is 5% of
+  // the enhancement, so over a window red can lose less (a CI run read red 4.3%, yellow 11.6%); the router's red class
+  // also carries the held-back retransmissions (AF43), most of what it drops. The datagrams the viewer's host dropped for
+  // a full socket buffer are attached (clientUdp).
   const { red, yellow } = r.router!.classes;
   const why = JSON.stringify({ viewer: v.loss, router: r.router?.classes, clientUdp: r.clientUdp, sentKbps: v.sentKbps });
   expect(red!.dropped, `the link congested: the router dropped red (${why})`).toBeGreaterThan(0);
