@@ -28,7 +28,7 @@ export function installTestHook(controller: PlayerController): void {
     },
   };
   /** Optional fields are absent, not undefined, when there is nothing to say. */
-  const put = <K extends 'error' | 'viewerId' | 'streamState' | 'notice' | 'transport' | 'upta' | 'node'>(key: K, value: PelsTestHook[K]) => {
+  const put = <K extends 'error' | 'viewerId' | 'streamState' | 'notice' | 'transport' | 'upta' | 'node' | 'joinPhasesMs'>(key: K, value: PelsTestHook[K]) => {
     if (value === undefined) delete hook[key];
     else hook[key] = value;
   };
@@ -44,6 +44,7 @@ export function installTestHook(controller: PlayerController): void {
     put('transport', view.mediaTransport ?? undefined);
     put('upta', uptaNotice(view.upta)?.text);
     put('node', view.node);
+    put('joinPhasesMs', view.joinPhasesMs);
   };
   sync();
   controller.subscribe(sync);

@@ -51,6 +51,8 @@ export interface PlayerView {
   quality: QualityStore;
   /** The cluster's edge the current session was placed on; undefined on a single server or before placement. */
   node: string | undefined;
+  /** Where the last session's join spent its time (ms per phase), once it played its first frame. */
+  joinPhasesMs: Record<string, number> | undefined;
 }
 
 export interface ControllerConfig {
@@ -100,6 +102,7 @@ export class PlayerController {
       canvas: undefined,
       quality: new QualityStore(),
       node: undefined,
+      joinPhasesMs: undefined,
     };
   }
 
@@ -255,6 +258,7 @@ export class PlayerController {
       }),
       receivedBytes: guard((bytes) => this.view.quality.onReceivedBytes(bytes)),
       colors: guard((colors) => this.update({ colors })),
+      joinPhases: guard((joinPhasesMs) => this.update({ joinPhasesMs })),
       playing: guard((stats) => {
         this.failures = 0;
         this.update({ state: 'playing', error: undefined, stats });

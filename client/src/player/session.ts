@@ -18,6 +18,7 @@ import { attachColorTransforms, msidStreamIdFor } from '../webrtc/colorTransform
 import { createRecvTransportWithPeerConnection } from '../webrtc/recvTransportPeerConnection';
 import { selectedCandidateType } from '../webrtc/selectedCandidate';
 import { audioReceiveStats, bufferMsBetween, startAudioClock, type AudioReceiveStats } from './audioReceiver';
+import { JoinPhases } from './joinPhases';
 import { layerCounters } from './layerCounters';
 import { networkStats } from './networkStats';
 import { RlmDriver } from './rlmDriver';
@@ -59,6 +60,8 @@ export interface SessionEvents {
   /** Payload bytes received per color since the start (WebRTC stats), once a second. */
   receivedBytes(bytes: ColorBytes): void;
   playing(stats: PlayerStats): void;
+  /** Where the join's time went (JoinPhases), once the first frame is decoded. */
+  joinPhases(ms: Record<string, number>): void;
   /** A problem that does not end the session. */
   warning(message: string): void;
   /** The stream's sound track, once consumed (it may carry nothing: StreamInfo.audio says whether the stream has sound). */
@@ -122,6 +125,7 @@ export class PlayerSession {
   private soundLeads: number[] = [];
   /** The sound's sample rate (its RTP clock), for the receiver's playout rate. */
   private audioClockRate = 48000;
+  private readonly phases = new JoinPhases(() => performance.now());
 
   constructor(
     private readonly options: SessionOptions,
@@ -180,6 +184,7 @@ export class PlayerSession {
   private async run(): Promise<void> {
     const url = await this.options.signalingUrl();
     this.checkOpen();
+    this.phases.end('placement');
     const signaling = await SignalingClient.connect(url, {
       onNotification: (n) => this.onNotification(n),
       onClose: (reason) => this.fail(`server disconnected (${reason})`, true, true),
@@ -191,9 +196,11 @@ export class PlayerSession {
       return;
     }
     this.signaling = signaling;
+    this.phases.end('connect');
 
     const { streams } = await signaling.request('getStreams', {});
     this.checkOpen();
+    this.phases.end('streams');
     this.events.streams(streams);
     const streamId = this.options.streamId ?? streams[0]?.id;
     if (!streamId) throw new Error('the server has no streams');
@@ -202,6 +209,7 @@ export class PlayerSession {
     const joined = await signaling.request('join', { streamId, mode, ...(controller ? { controller } : {}) });
     this.checkOpen();
     this.joined = true;
+    this.phases.end('join');
     this.events.joined(joined.viewerId, joined.stream);
     // Before any await: the server's quality notifications start now, and go to the worker.
     const worker = this.startWorker(joined.stream, joined.timestampBase);
@@ -210,9 +218,11 @@ export class PlayerSession {
     const device = await Device.factory();
     await device.load({ routerRtpCapabilities: joined.routerRtpCapabilities as types.RtpCapabilities });
     this.checkOpen();
+    this.phases.end('device');
 
     const params = await signaling.request('createTransport', {});
     this.checkOpen();
+    this.phases.end('transport');
     const { transport, peerConnection } = createRecvTransportWithPeerConnection(device, {
       id: params.id,
       iceParameters: params.iceParameters as types.IceParameters,
@@ -233,6 +243,7 @@ export class PlayerSession {
 
     const { consumers } = await signaling.request('consume', { rtpCapabilities: device.recvRtpCapabilities });
     this.checkOpen();
+    this.phases.end('consume');
     const local = await Promise.all(
       consumers.map((c) =>
         transport.consume({
@@ -247,15 +258,20 @@ export class PlayerSession {
       ),
     );
     this.checkOpen();
+    // The local consumers' SDP, and the transport's connectTransport round trip inside it.
+    this.phases.end('consumeLocal');
     // The server sets retransmission per consumer: an RTX stream in its parameters. Which of them it lets through
     // changes while playing (PELS repairs yellow and red on wire loss only): its viewer state says, once a second.
     const retransmitted = local.flatMap((c, i) => (c.rtpParameters.encodings?.[0]?.rtx ? [consumers[i]!.color] : []));
     const colorOfSsrc = new Map(local.map((c, i) => [c.rtpParameters.encodings?.[0]?.ssrc ?? 0, consumers[i]!.color]));
     this.pollTransportStats(transport, colorOfSsrc, retransmitted);
     await this.consumeAudio(signaling, transport, device, worker);
+    this.phases.end('audio');
     if (this.colors.length < COLORS.length) await signaling.request('setColors', { colors: this.colors });
+    this.phases.end('colors');
     await signaling.request('resume', {});
     this.checkOpen();
+    this.phases.end('resume');
     this.resumed = true;
     // A choice the server refuses (e.g. a shared fan-out's viewer) leaves the video playing: the player says so.
     if (this.rendition !== 'auto') await signaling.request('setRendition', { rendition: this.rendition }).catch((err: unknown) => this.events.warning(`The server did not change the quality: ${describe(err)}`));
@@ -403,6 +419,8 @@ export class PlayerSession {
         this.events.quality(message.update);
         break;
       case 'playing':
+        this.phases.end('firstFrame');
+        this.events.joinPhases(this.phases.ms);
         this.events.playing(message.stats);
         break;
       case 'fatal':

@@ -3,6 +3,7 @@
  * npm run bench -- convergence [--seconds S] [--viewers 1,2,4] [--feedback rtcp,router] [--json]
  * npm run bench -- dscp [--viewers 1,200] [--rounds R] [--baseline GIT_REF] [--json]
  * npm run bench -- encoder [--seconds S] [--repeats R] [--json]
+ * npm run bench -- join [--joins 10] [--kills 3] [--pages 2] [--hogs 0] [--json]
  * npm run bench -- latency [--ingest rtmp,srt,whip] [--runs 3] [--seconds 30] [--json]
  * npm run bench -- loss [--loss 0,5,10,20] [--links open,pels,fifo] [--modes pels,nack,best-effort,stock] [--bottleneck-kbps 1200] [--seconds S] [--runs R] [--json]
  * npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]
@@ -22,6 +23,7 @@ import { encoderBench, ENCODER_BENCH_SOURCE, type EncoderRun, type Pipeline } fr
 import { mean, round } from '../testbed/metrics';
 import { formatLossTable, lossResilience, OPEN_LINK_KBPS, parseLossFlags, type LossFlags, type LossOptions } from './lossResilience';
 import { formatPlaybackTable, playback } from './playback';
+import { formatJoinTime, joinTime } from './joinTime';
 import { formatLiveLatencyTable, liveLatency } from './liveLatency';
 import { ingestOption } from '../testbed/options';
 import type { IngestProtocol } from '../testbed/testbed';
@@ -38,6 +40,7 @@ const USAGE = [
   '       npm run bench -- convergence [--seconds S] [--viewers 1,2,4] [--feedback rtcp,router] [--json]',
   '       npm run bench -- dscp [--viewers 1,200] [--rounds 20] [--baseline GIT_REF] [--json]',
   '       npm run bench -- encoder [--seconds 60] [--repeats 3] [--json]',
+  '       npm run bench -- join [--joins 10] [--kills 3] [--pages 2] [--hogs 0] [--json]',
   '       npm run bench -- latency [--ingest rtmp,srt,whip] [--runs 3] [--seconds 30] [--json]',
   '       npm run bench -- loss [--loss 0,5,10,20] [--links open,pels,fifo] [--modes pels,nack,best-effort,stock] [--bottleneck-kbps 1200] [--seconds 45] [--runs 1] [--json]',
   '       npm run bench -- pels-scale [--viewers 10,20,50] [--runs 2] [--seconds 40] [--json]',
@@ -77,6 +80,10 @@ async function main(): Promise<void> {
       faults: { type: 'string' },
       'fault-period': { type: 'string' },
       ingest: { type: 'string', default: 'rtmp,srt' },
+      joins: { type: 'string', default: '10' },
+      kills: { type: 'string', default: '3' },
+      pages: { type: 'string', default: '2' },
+      hogs: { type: 'string', default: '0' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -86,6 +93,7 @@ async function main(): Promise<void> {
   if (positionals[0] === 'loss') return loss(values);
   if (positionals[0] === 'pels-scale') return pelsScaleBench(values);
   if (positionals[0] === 'playback') return playbackBench(values);
+  if (positionals[0] === 'join') return joinBench(values);
   if (positionals[0] === 'latency') return latencyBench(values);
   if (positionals[0] === 'soak') return soakBench(values);
   if (positionals[0] !== 'convergence') usage();
@@ -114,6 +122,17 @@ async function main(): Promise<void> {
       ].join(' '),
     );
   }
+}
+
+async function joinBench(values: { joins: string; kills: string; pages: string; hogs: string; json: boolean }): Promise<void> {
+  const [joins, kills, pages, hogs] = [values.joins, values.kills, values.pages, values.hogs].map(Number) as [number, number, number, number];
+  if (![joins, kills, pages, hogs].every((n) => Number.isInteger(n) && n >= 0) || pages < 1 || joins + kills < 1) usage();
+  const report = await joinTime({ joins, kills, pages, hogs }, (m) => console.error(`[bench] ${m}`));
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ benchmark: 'join', joins, kills, pages, hogs, ...report }) + '\n');
+    return;
+  }
+  for (const line of formatJoinTime(report)) console.log(line);
 }
 
 async function baselineOrCheck(command: 'baseline' | 'check', argv: string[]): Promise<void> {

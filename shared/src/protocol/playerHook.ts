@@ -166,7 +166,7 @@ export interface AudioOutputState {
 }
 
 /**
- * `state`, `error`, `viewerId`, `streamState`, `notice`, `upta`, `transport`, `node` and `firstFrameMs` are own data
+ * `state`, `error`, `viewerId`, `streamState`, `notice`, `upta`, `transport`, `node`, `firstFrameMs` and `joinPhasesMs` are own data
  * properties, kept current, so a test can read them directly or serialize the object. `Track` is the page's
  * MediaStreamTrack (a DOM type this package does not load).
  */
@@ -186,6 +186,11 @@ export interface PelsTestHook<Track = unknown> {
   firstFrameMs?: number;
   /** The cluster's edge (its node id) the current session was placed on; absent on a single server. */
   node?: string;
+  /**
+   * Where the last session that played spent its join, ms per phase in order (placement, connect, the signaling
+   * requests, the local consumers, firstFrame: from the last request to the first decoded frame). Absent until then.
+   */
+  joinPhasesMs?: Record<string, number>;
   stats(): PlayerStats;
   /**
    * The displayed frame periods of the current session, oldest first (the last
