@@ -3,14 +3,14 @@
  * three color consumers, one player worker. It ends on close() or on the first failure,
  * after which the owner starts a new one.
  *
- * Signaling order: getStreams, join, (device.load), createTransport, consume,
- * (transport.consume x3, during which connectTransport), setColors when not all colors
- * are wanted, resume.
+ * Signaling order: join (with the stream list and the transport), (device.load), consume
+ * (the three colors and the sound, with the colors wanted, the rendition and the resume),
+ * (the local consumers in one negotiation, during which connectTransport).
  */
 import { ClockOffset } from './clockOffset';
 import { Device, type types } from 'mediasoup-client';
 import { COLORS, type Color } from '@pels/shared/pels/color';
-import { qualityBatchSchema, viewerStateUpdateSchema, type Notification, type RenditionChoice, type StreamInfo, type ViewerStateUpdate } from '@pels/shared/protocol/signaling';
+import { qualityBatchSchema, viewerStateUpdateSchema, type AudioConsume, type Notification, type RenditionChoice, type StreamInfo, type ViewerStateUpdate } from '@pels/shared/protocol/signaling';
 import type { ColorBytes } from '../quality/coverage';
 import { receivedBytes } from '../quality/receivedBytes';
 import { SignalingClient } from '../signaling/signalingClient';
@@ -37,7 +37,7 @@ export interface SessionOptions {
   /** The stream to join; the first one listed when undefined. */
   streamId: string | undefined;
   colors: Color[];
-  /** The quality menu's choice, sent after resume when it is not 'auto' (the server's default). */
+  /** The quality menu's choice, sent with consume when it is not 'auto' (the server's default). */
   rendition: RenditionChoice;
   playoutDeadlineMs: number;
   mode: FlowModeName;
@@ -111,8 +111,8 @@ export class PlayerSession {
   /** What the server was last told about a TURN relay (it assumes none). */
   private relayReported = false;
   private joined = false;
-  /** The server sends: a rendition choice can be applied at once. */
-  private resumed = false;
+  /** Consume is asked for (with the rendition then chosen): a later choice goes in a request of its own. */
+  private consumeSent = false;
   private closed = false;
   /** Stops sending the sound's playout position to the worker. */
   private stopAudioClock: (() => void) | undefined;
@@ -150,10 +150,10 @@ export class PlayerSession {
     if (this.joined && this.signaling) await this.signaling.request('setColors', { colors });
   }
 
-  /** Pins a rendition (or 'auto') now if playing, else once resumed. */
+  /** Pins a rendition (or 'auto'): in a request of its own once consume was asked for, else with consume. */
   async setRendition(rendition: RenditionChoice): Promise<void> {
     this.rendition = rendition;
-    if (this.resumed && this.signaling) await this.signaling.request('setRendition', { rendition });
+    if (this.consumeSent && this.signaling) await this.signaling.request('setRendition', { rendition });
   }
 
   /** Idempotent. Tells the server we leave, closes the transport, stops the worker. */
@@ -198,19 +198,16 @@ export class PlayerSession {
     this.signaling = signaling;
     this.phases.end('connect');
 
-    const { streams } = await signaling.request('getStreams', {});
-    this.checkOpen();
-    this.phases.end('streams');
-    this.events.streams(streams);
-    const streamId = this.options.streamId ?? streams[0]?.id;
-    if (!streamId) throw new Error('the server has no streams');
-
-    const { mode, controller } = this.options;
-    const joined = await signaling.request('join', { streamId, mode, ...(controller ? { controller } : {}) });
+    // One request for the stream list, the join and the transport (the server's first stream when none is asked for).
+    const { streamId, mode, controller } = this.options;
+    const joined = await signaling.request('join', { ...(streamId ? { streamId } : {}), mode, ...(controller ? { controller } : {}), transport: true });
     this.checkOpen();
     this.joined = true;
     this.phases.end('join');
+    this.events.streams(joined.streams);
     this.events.joined(joined.viewerId, joined.stream);
+    const params = joined.transport;
+    if (!params) throw new Error('the server did not create a transport with the join');
     // Before any await: the server's quality notifications start now, and go to the worker.
     const worker = this.startWorker(joined.stream, joined.timestampBase);
     this.sampleClock(signaling, worker, 0);
@@ -220,9 +217,6 @@ export class PlayerSession {
     this.checkOpen();
     this.phases.end('device');
 
-    const params = await signaling.request('createTransport', {});
-    this.checkOpen();
-    this.phases.end('transport');
     const { transport, peerConnection } = createRecvTransportWithPeerConnection(device, {
       id: params.id,
       iceParameters: params.iceParameters as types.IceParameters,
@@ -241,55 +235,54 @@ export class PlayerSession {
       if (state === 'failed') this.fail('the media connection failed');
     });
 
-    const { consumers } = await signaling.request('consume', { rtpCapabilities: device.recvRtpCapabilities });
+    // The video, the sound, the colors, the rendition and the resume in one request. Resuming before the local
+    // consumers exist is safe: nothing flows before DTLS, which needs the connectTransport that the local consumers'
+    // negotiation sends after their tracks (and frame transforms) are in place; the server asks for the first keyframe then.
+    // From here a rendition or color change goes in a request of its own, which the server takes after this one.
+    this.consumeSent = true;
+    const consumed = await signaling.request('consume', {
+      rtpCapabilities: device.recvRtpCapabilities,
+      audio: true,
+      resume: true,
+      ...(this.colors.length < COLORS.length ? { colors: this.colors } : {}),
+      ...(this.rendition !== 'auto' ? { rendition: this.rendition } : {}),
+    });
     this.checkOpen();
     this.phases.end('consume');
-    const local = await Promise.all(
-      consumers.map((c) =>
-        transport.consume({
-          id: c.id,
-          producerId: c.producerId,
-          kind: c.kind,
-          rtpParameters: c.rtpParameters as types.RtpParameters,
-          // Lets the `track` event tell which color a receiver carries.
-          streamId: msidStreamIdFor(c.color),
-          appData: { color: c.color },
-        }),
+    // A choice the server refuses (e.g. a shared fan-out's viewer) leaves the video playing: the player says so.
+    if (consumed.renditionRefused) this.events.warning(`The server did not change the quality: ${consumed.renditionRefused}`);
+    const { consumers, audio } = consumed;
+    if (!audio) throw new Error('the server did not consume the sound');
+    // In one negotiation (mediasoup-client batches consumers asked for together): its connectTransport is the only round trip.
+    const [local, audioConsumer] = await Promise.all([
+      Promise.all(
+        consumers.map((c) =>
+          transport.consume({
+            id: c.id,
+            producerId: c.producerId,
+            kind: c.kind,
+            rtpParameters: c.rtpParameters as types.RtpParameters,
+            // Lets the `track` event tell which color a receiver carries.
+            streamId: msidStreamIdFor(c.color),
+            appData: { color: c.color },
+          }),
+        ),
       ),
-    );
+      transport.consume({ id: audio.consumer.id, producerId: audio.consumer.producerId, kind: 'audio', rtpParameters: audio.consumer.rtpParameters as types.RtpParameters, streamId: 'pels-audio' }),
+    ]);
     this.checkOpen();
-    // The local consumers' SDP, and the transport's connectTransport round trip inside it.
     this.phases.end('consumeLocal');
     // The server sets retransmission per consumer: an RTX stream in its parameters. Which of them it lets through
     // changes while playing (PELS repairs yellow and red on wire loss only): its viewer state says, once a second.
     const retransmitted = local.flatMap((c, i) => (c.rtpParameters.encodings?.[0]?.rtx ? [consumers[i]!.color] : []));
     const colorOfSsrc = new Map(local.map((c, i) => [c.rtpParameters.encodings?.[0]?.ssrc ?? 0, consumers[i]!.color]));
     this.pollTransportStats(transport, colorOfSsrc, retransmitted);
-    await this.consumeAudio(signaling, transport, device, worker);
-    this.phases.end('audio');
-    if (this.colors.length < COLORS.length) await signaling.request('setColors', { colors: this.colors });
-    this.phases.end('colors');
-    await signaling.request('resume', {});
-    this.checkOpen();
-    this.phases.end('resume');
-    this.resumed = true;
-    // A choice the server refuses (e.g. a shared fan-out's viewer) leaves the video playing: the player says so.
-    if (this.rendition !== 'auto') await signaling.request('setRendition', { rendition: this.rendition }).catch((err: unknown) => this.events.warning(`The server did not change the quality: ${describe(err)}`));
+    this.playSound(audioConsumer, audio, worker);
     if (this.options.mode === 'rlm') this.runRlm(transport, colorOfSsrc);
   }
 
   /** The stream's sound: played by the page (the audioTrack event), its playout timing the worker's display clock. */
-  private async consumeAudio(signaling: SignalingClient, transport: types.Transport, device: Device, worker: Worker): Promise<void> {
-    const audio = await signaling.request('consumeAudio', { rtpCapabilities: device.recvRtpCapabilities });
-    this.checkOpen();
-    const consumer = await transport.consume({
-      id: audio.consumer.id,
-      producerId: audio.consumer.producerId,
-      kind: 'audio',
-      rtpParameters: audio.consumer.rtpParameters as types.RtpParameters,
-      streamId: 'pels-audio',
-    });
-    this.checkOpen();
+  private playSound(consumer: types.Consumer, audio: AudioConsume, worker: Worker): void {
     worker.postMessage({ type: 'audioTiming', timing: { timestampBase: audio.timestampBase, clockRate: audio.clockRate } } satisfies PageToWorker);
     this.audioClockRate = audio.clockRate;
     this.audioReceiver = consumer.rtpReceiver as RTCRtpReceiver;

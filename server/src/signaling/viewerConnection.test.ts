@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { pino } from 'pino';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { Notification, ServerMessage, TransportParams } from '@pels/shared/protocol/signaling';
+import type { ViewerState } from '@pels/shared/protocol/api';
+import type { Notification, ResponseData, ServerMessage, TransportParams } from '@pels/shared/protocol/signaling';
 import { loadConfig } from '../config';
 import { resolveSource } from '../ingest/mediaFiles';
 import { DEFAULT_ENCODE } from '../ingest/sourceSpec';
@@ -246,4 +247,46 @@ test('many viewers listening to one stream raise no listener-leak warning', asyn
   unsubscribe.forEach((u) => u());
   process.off('warning', onWarning);
   assert.deepEqual(warnings.filter((w) => w === 'MaxListenersExceededWarning'), []);
+});
+
+test('a join naming no stream joins the first, lists every stream and, asked, carries the transport; a join naming an unknown one is not_found', async (t) => {
+  const player = await Player.connect();
+  t.after(() => player.ws.close());
+  const joined = (await player.request('join', { transport: true })) as ResponseData['join'];
+  assert.equal(joined.stream.id, 't');
+  assert.deepEqual(joined.streams.map((s) => s.id), ['t']);
+  assert.ok(joined.transport?.id, 'the transport made with the join');
+  assert.deepEqual(joined.transport.iceServers[0], { urls: 'stun:stun.example.org:3478' });
+  // The transport exists: asking again is out of order.
+  await assert.rejects(player.request('createTransport'), /invalid_state.*transport already created/);
+  const plain = (await player.request('join', { streamId: 't' })) as ResponseData['join'];
+  assert.equal(plain.transport, undefined);
+  await assert.rejects(player.request('join', { streamId: 'nope', transport: true }), /not_found/);
+});
+
+test('one consume takes the video, the sound, the colors, the rendition and the resume; a refused rendition is said, not failed; out of order it is a clear error', async (t) => {
+  await until('stream running', () => stream.publicInfo().state === 'running', 15_000);
+  const player = await Player.connect();
+  t.after(() => player.ws.close());
+  const joined = (await player.request('join', { streamId: 't' })) as ResponseData['join'];
+  const rtpCapabilities = joined.routerRtpCapabilities;
+  await assert.rejects(player.request('consume', { rtpCapabilities, audio: true, resume: true }), /invalid_state.*create a transport first/);
+  await player.request('createTransport');
+  await assert.rejects(player.request('consume', { rtpCapabilities, colors: ['red'] }), /bad_request.*green/);
+  const consumed = (await player.request('consume', { rtpCapabilities, audio: true, resume: true, colors: ['green'], rendition: 1 })) as ResponseData['consume'];
+  assert.deepEqual(consumed.consumers.map((c) => c.color), ['green', 'yellow', 'red']);
+  assert.equal(consumed.audio?.consumer.kind, 'audio');
+  assert.match(consumed.renditionRefused ?? '', /no rendition 1/);
+  const state = () => {
+    let out: ViewerState | undefined;
+    streams.forEachViewer((v) => {
+      if (v.id === joined.viewerId) out = v.state();
+    });
+    return out!;
+  };
+  assert.deepEqual(state().colors, ['green']);
+  // Resumed: the viewer's flow takes the stream's frames.
+  await until('frames sent to the viewer', () => state().framesSent.tid0 > 0, 10_000);
+  await assert.rejects(player.request('consume', { rtpCapabilities }), /invalid_state.*already consuming/);
+  await assert.rejects(player.request('consumeAudio', { rtpCapabilities }), /invalid_state.*already consuming the sound/);
 });

@@ -9,6 +9,7 @@ import {
   type Request,
   type Response,
   type ResponseData,
+  type TransportParams,
 } from '@pels/shared/protocol/signaling';
 import { RequestError } from '../errors';
 import type { Limits } from '../limits/limits';
@@ -97,7 +98,10 @@ export class ViewerConnection {
       case 'getStreams':
         return { streams: this.streams.publicList() };
       case 'join': {
-        const stream = this.streams.get(r.data.streamId);
+        const streams = this.streams.publicList();
+        const streamId = r.data.streamId ?? streams[0]?.id;
+        if (streamId === undefined) throw new RequestError('not_found', 'the server has no streams');
+        const stream = this.streams.get(streamId);
         const controller = r.data.controller === undefined ? undefined : controllerNamed(r.data.controller);
         const routerRtpCapabilities = stream.routerRtpCapabilities;
         this.viewer?.close('joined another stream');
@@ -125,17 +129,24 @@ export class ViewerConnection {
           state: () => viewer.state(),
           notify: (n) => this.notify(n),
         });
-        return { viewerId: id, stream: stream.publicInfo(), routerRtpCapabilities, timestampBase: viewer.timestampBase };
+        const transport = r.data.transport ? await this.createTransport(viewer) : undefined;
+        return { viewerId: id, stream: stream.publicInfo(), streams, routerRtpCapabilities, timestampBase: viewer.timestampBase, ...(transport ? { transport } : {}) };
       }
-      case 'createTransport': {
-        const viewer = this.requireViewer();
-        return { ...(await viewer.createTransport()), iceServers: this.iceServers(viewer.id) };
-      }
+      case 'createTransport':
+        return await this.createTransport(this.requireViewer());
       case 'connectTransport':
         await this.requireViewer().connectTransport(r.data.dtlsParameters);
         return {};
-      case 'consume':
-        return { consumers: await this.requireViewer().consume(r.data.rtpCapabilities) };
+      case 'consume': {
+        const viewer = this.requireViewer();
+        const { rtpCapabilities, audio, colors, resume, rendition } = r.data;
+        const consumers = await viewer.consume(rtpCapabilities);
+        const sound = audio ? await viewer.consumeAudio(rtpCapabilities) : undefined;
+        if (colors) await viewer.setColors(colors);
+        if (resume) await viewer.resume();
+        const renditionRefused = rendition === undefined ? undefined : refusalOf(() => viewer.pinRendition(rendition));
+        return { consumers, ...(sound ? { audio: sound } : {}), ...(renditionRefused ? { renditionRefused } : {}) };
+      }
       case 'consumeAudio':
         return await this.requireViewer().consumeAudio(r.data.rtpCapabilities);
       case 'resume':
@@ -159,6 +170,10 @@ export class ViewerConnection {
       case 'clock':
         return { serverMs: Date.now() };
     }
+  }
+
+  private async createTransport(viewer: ViewerSession): Promise<TransportParams> {
+    return { ...(await viewer.createTransport()), iceServers: this.iceServers(viewer.id) };
   }
 
   /** The ICE servers; a TURN credential only while this address mints fewer than its limit (a flood of joins would otherwise mint relays for anyone). */
@@ -201,6 +216,17 @@ function controllerNamed(name: string): RateControllerName {
     return parseRateControllerName(name);
   } catch (err) {
     throw new RequestError('bad_request', (err as Error).message);
+  }
+}
+
+/** A request's refusal (a RequestError) as its message, undefined when it was taken; other errors pass. */
+function refusalOf(apply: () => void): string | undefined {
+  try {
+    apply();
+    return undefined;
+  } catch (err) {
+    if (err instanceof RequestError) return err.message;
+    throw err;
   }
 }
 

@@ -65,6 +65,12 @@ export interface StreamOptions {
 /** MKC may probe above the stream's measured rate by this much (the rate is an average; frames vary). */
 const CEILING_HEADROOM = 1.25;
 const BOUNDS_UPDATE_MS = 1000;
+/**
+ * A join while no worker has this stream's router (each restarting after a kill) waits this long for one, rather
+ * than failing: the dead worker's viewers all rejoin at once, and a failure each would put them on ever longer
+ * backoffs (soak: worker kills recovered in 12.5-25 s).
+ */
+const ROUTER_WAIT_MS = 10_000;
 /** PSNR table rows kept and sent: a 30 s window, batches twice a second, 2 s of backlog for a new viewer. */
 const QUALITY_WINDOW_S = 30;
 const QUALITY_BATCH_MS = 500;
@@ -103,6 +109,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   private readonly viewers = new Map<string, { session: ViewerSession; worker: number }>();
   private framesIngested = 0;
   private closed = false;
+  /** Joins waiting for a router (ROUTER_WAIT_MS): woken when one is made, or the stream closes. */
+  private readonly routerWaiters = new Set<() => void>();
   /** The operator's rate controller for this stream; null: RATE_CONTROLLER's. */
   private controllerChoice: RateControllerName | null = null;
   private readonly ticksPerFrame: number;
@@ -235,6 +243,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     await this.audio.attach(index, router, `pels-${this.id}`);
     if (this.opts.fanout === 'shared') slot.fanout = await SharedFanout.create(router, this.id, (reason) => this.pipelines[0]!.keyframes.request(reason), this.pacerClock);
     slot.router = router;
+    this.wakeRouterWaiters();
   }
 
   /**
@@ -367,6 +376,34 @@ export class Stream extends EventEmitter<StreamEvents> {
     return this.controllerChoice ?? this.opts.control.controller ?? 'mkc';
   }
 
+  /**
+   * The least loaded worker with this stream's router: a worker restarting has none yet, and the viewer goes to one
+   * that has. While none has, each join waits on its own for the first router back (none waits behind another's join).
+   */
+  private async workerWithRouter(): Promise<number> {
+    const deadline = Date.now() + ROUTER_WAIT_MS;
+    for (;;) {
+      if (this.closed) throw new ClosedError(`stream ${this.id}`);
+      const worker = this.opts.media.leastLoaded((i) => this.workers[i]?.router?.closed === false);
+      if (this.workers[worker]?.router?.closed === false) return worker;
+      const leftMs = deadline - Date.now();
+      if (leftMs <= 0) throw new RequestError('unavailable', 'media router is not available, try again');
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          clearTimeout(timer);
+          this.routerWaiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, leftMs);
+        this.routerWaiters.add(wake);
+      });
+    }
+  }
+
+  private wakeRouterWaiters(): void {
+    for (const wake of [...this.routerWaiters]) wake();
+  }
+
   /** The operator's choice for this stream's next viewers (viewers already watching keep theirs). */
   setController(controller: RateControllerName): void {
     this.controllerChoice = controller;
@@ -383,8 +420,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   ): Promise<ViewerSession> {
     if (this.closed) throw new ClosedError(`stream ${this.id}`);
     const { media } = this.opts;
-    // A worker restarting has no router for this stream yet: the viewer goes to one that has.
-    const worker = media.leastLoaded((i) => this.workers[i]?.router?.closed === false);
+    const worker = await this.workerWithRouter();
     const { router, fanout } = this.workers[worker]!;
     if (!router || router.closed) throw new RequestError('unavailable', 'media router is not available, try again');
     const releasePlace = this.opts.limits.viewers.take(this.id, address);
@@ -440,6 +476,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.ingest.close();
     for (const p of this.pipelines) p.close();
     for (const w of this.workers) w.router?.close();
+    this.wakeRouterWaiters();
     this.audio.close();
     this.pacerClock.close();
   }

@@ -1,8 +1,8 @@
 /**
  * A stream on two media workers (MEDIA_WORKERS=2): real FFmpeg, two real
  * mediasoup workers. Viewers are spread over the workers, each worker's
- * viewers reach it on its own port, and one worker's restart closes only its
- * viewers.
+ * viewers reach it on its own port, one worker's restart closes only its
+ * viewers, and a join while no worker has a router waits for one.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -82,5 +82,16 @@ test('viewers go to the least loaded worker, each worker on its own port; a rest
   const e = await join('e');
   assert.equal(await mediaPort(e), rtcPort + 1);
   for (const v of [a, c, e]) v.close();
+  assert.deepEqual(pool.viewerCounts, [0, 0]);
+});
+
+test('a join while every worker is being restarted waits for the first router back, rather than failing', async () => {
+  // Both routers are being made again from here on: for a moment no worker has one.
+  const restarts = [stream.onMediaWorkerRestarted(0), stream.onMediaWorkerRestarted(1)];
+  const v = await stream.addViewer('f', 'pels', () => {});
+  assert.equal(v.isClosed, false);
+  assert.ok([rtcPort, rtcPort + 1].includes(await mediaPort(v)));
+  await Promise.all(restarts);
+  v.close();
   assert.deepEqual(pool.viewerCounts, [0, 0]);
 });

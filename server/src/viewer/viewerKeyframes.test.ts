@@ -13,10 +13,17 @@ function pliPacket(mediaSsrc: number): Buffer {
   return b;
 }
 
-function keyframes(sending = true) {
+function keyframes(sending = true, transport = { connected: true }) {
   const requests: KeyframeReason[] = [];
   const synthetic: Color[] = [];
-  const k = new ViewerKeyframes({ ssrcs, request: (r) => requests.push(r), sendSynthetic: (c) => synthetic.push(c), sending: () => sending, closed: () => false });
+  const k = new ViewerKeyframes({
+    ssrcs,
+    request: (r) => requests.push(r),
+    sendSynthetic: (c) => synthetic.push(c),
+    sending: () => sending,
+    connected: () => transport.connected,
+    closed: () => false,
+  });
   return { k, requests, synthetic };
 }
 
@@ -39,4 +46,16 @@ test('PLIs on yellow and red get synthetic keyframes, at most one per burst; a r
   k.resumed('yellow');
   assert.deepEqual(synthetic, ['yellow', 'red', 'yellow']);
   assert.deepEqual(requests, []);
+});
+
+test("a join before the transport connected asks for its keyframe when it connects, once; a later connect asks nothing", () => {
+  const transport = { connected: false };
+  const { k, requests } = keyframes(true, transport);
+  k.join();
+  assert.deepEqual(requests, []);
+  transport.connected = true;
+  k.transportConnected();
+  assert.deepEqual(requests, ['join']);
+  k.transportConnected();
+  assert.deepEqual(requests, ['join']);
 });

@@ -14,6 +14,8 @@ export interface ViewerKeyframesOptions {
   sendSynthetic(color: Color): void;
   /** Whether the viewer is sending (resumed and open). */
   sending(): boolean;
+  /** Whether the viewer's transport carries media (its DTLS is up). */
+  connected(): boolean;
   closed(): boolean;
 }
 
@@ -25,14 +27,27 @@ export interface ViewerKeyframesOptions {
 export class ViewerKeyframes {
   /** Resumed, and no keyframe sent on green since: its first frame is one on the way. */
   private awaiting = false;
+  /** The join's keyframe waits for the transport: sent before DTLS is up it would go nowhere, and the player wait for the next. */
+  private joinOnConnect = false;
   private readonly lastSynthetic: Record<Color, number> = { green: 0, yellow: 0, red: 0 };
 
   constructor(private readonly o: ViewerKeyframesOptions) {}
 
-  /** The green consumer starts at a keyframe: ask for one rather than wait for the periodic one. */
+  /**
+   * The green consumer starts at a keyframe: ask for one rather than wait for the periodic one, once the transport
+   * carries it (a player that resumes in its consume request has not even sent its connectTransport yet).
+   */
   join(): void {
     this.awaiting = true;
-    this.o.request('join');
+    if (this.o.connected()) this.o.request('join');
+    else this.joinOnConnect = true;
+  }
+
+  /** The viewer's transport connected: the join's keyframe, if one waits for it. */
+  transportConnected(): void {
+    if (!this.joinOnConnect) return;
+    this.joinOnConnect = false;
+    if (this.o.sending() && !this.o.closed()) this.o.request('join');
   }
 
   /** A consumer resumed waits for a keyframe: open its gate now (green's after UPTA paused it: a real one, as at a join). */

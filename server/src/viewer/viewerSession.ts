@@ -90,6 +90,7 @@ export class ViewerSession {
       request: (reason) => stream.onKeyframeRequest(reason, control.keyframeRendition),
       sendSynthetic: (color) => this.paced.send(color, flow.syntheticKeyframe(color)),
       sending: () => this.sending,
+      connected: () => this.webRtcTransport?.dtlsState === 'connected',
       closed: () => this.closed,
     });
     this.marks = new DscpMarks(server.dscp, () => this.closed);
@@ -158,7 +159,10 @@ export class ViewerSession {
     }
     this.webRtcTransport = t;
     t.on('dtlsstatechange', (state) => {
-      if (state === 'connected') clearTimeout(this.dtlsDeadline);
+      if (state === 'connected') {
+        clearTimeout(this.dtlsDeadline);
+        this.keyframes.transportConnected();
+      }
       if (state === 'failed' || state === 'closed') this.close(`DTLS ${state}`);
     });
     t.on('icestatechange', (state) => {
@@ -187,22 +191,30 @@ export class ViewerSession {
     const { worker } = this.opts;
     const caps = withoutCongestionControl(rtpCapabilities as ms.RtpCapabilities);
     // Fixed from here on, even while the consumers are being made (see modeSwitchRefusal).
+    if (COLORS.some((color) => !worker.router.canConsume({ producerId: this.producers[color].id, rtpCapabilities: caps }))) {
+      throw new RequestError('bad_request', 'the player cannot receive VP8');
+    }
     const retransmitted = this.repair.begin(this.path.mode);
     const out: ConsumerParams[] = [];
     try {
-      for (const color of COLORS) {
-        const producer = this.producers[color];
-        if (!worker.router.canConsume({ producerId: producer.id, rtpCapabilities: caps })) {
-          throw new RequestError('bad_request', 'the player cannot receive VP8');
-        }
-        // Paused until the player has attached its frame transforms.
-        const enableRtx = retransmitted.includes(color);
-        const consumer = await worker.requests.timed('consume', () => t.consume({ producerId: producer.id, rtpCapabilities: caps, paused: true, enableRtx, appData: { color } }));
-        this.consumers.set(color, consumer);
-        // Closed meanwhile (the player left): mediasoup still made the consumer, on a transport already closed, so nothing else would close it.
-        this.assertOpen();
+      // The three at once: one wait on the worker's channel, not three in turn (a join's time under load).
+      const made = await Promise.allSettled(
+        COLORS.map((color) => {
+          // Paused until the player has attached its frame transforms.
+          const enableRtx = retransmitted.includes(color);
+          return worker.requests.timed('consume', () => t.consume({ producerId: this.producers[color].id, rtpCapabilities: caps, paused: true, enableRtx, appData: { color } }));
+        }),
+      );
+      made.forEach((m, i) => {
+        if (m.status === 'fulfilled') this.consumers.set(COLORS[i]!, m.value);
+      });
+      const failed = made.find((m) => m.status === 'rejected');
+      if (failed) throw failed.reason;
+      // Closed meanwhile (the player left): mediasoup still made the consumers, on a transport already closed, so nothing else would close them.
+      this.assertOpen();
+      for (const [color, consumer] of this.consumers) {
         this.encodings.set(color, consumer.rtpParameters.encodings?.[0] ?? {});
-        out.push({ id: consumer.id, producerId: producer.id, kind: 'video', rtpParameters: consumer.rtpParameters, color });
+        out.push({ id: consumer.id, producerId: this.producers[color].id, kind: 'video', rtpParameters: consumer.rtpParameters, color });
       }
     } catch (err) {
       // All three or none: a half-made set would leave the viewer unable to try again.

@@ -41,3 +41,22 @@ test('parseRequest: setRendition takes a rendition index or auto', () => {
     if (!r.ok) assert.match(r.error.message, /at data\.rendition:/);
   }
 });
+
+test("parseRequest: a join may name no stream and ask for the transport; a consume's sound, colors, resume and rendition are checked as their own requests' are", () => {
+  const caps = { codecs: [vp8] };
+  const cases: Array<[string, unknown, string | null]> = [
+    ['join', {}, null],
+    ['join', { transport: true, mode: 'pels' }, null],
+    ['join', { streamId: '' }, 'data.streamId'],
+    ['join', { transport: 'yes' }, 'data.transport'],
+    ['consume', { rtpCapabilities: caps, audio: true, resume: true, colors: ['green', 'red'], rendition: 'auto' }, null],
+    ['consume', { rtpCapabilities: caps, colors: ['yellow'] }, 'data.colors'],
+    ['consume', { rtpCapabilities: caps, rendition: -1 }, 'data.rendition'],
+    ['consume', { rtpCapabilities: caps, resume: 1 }, 'data.resume'],
+  ];
+  for (const [method, data, badAt] of cases) {
+    const r = parseRequest(JSON.stringify({ id: 3, method, data }));
+    assert.equal(r.ok, badAt === null, `${method} ${JSON.stringify(data)}`);
+    if (!r.ok && badAt !== null) assert.match(r.error.message, new RegExp(`at ${badAt.replace(/\./g, '\\.')}:`), r.error.message);
+  }
+});

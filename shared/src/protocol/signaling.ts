@@ -56,22 +56,51 @@ export type DtlsParametersData = z.infer<typeof dtlsParametersSchema>;
 const renditionChoiceSchema = z.union([z.literal('auto'), z.number().int().nonnegative().max(63)]);
 export type RenditionChoice = z.infer<typeof renditionChoiceSchema>;
 
+const colorsSchema = z.array(colorSchema).min(1).refine((c) => c.includes('green'), 'green (the base layer) cannot be dropped');
+
+/**
+ * A join takes two requests where it once took eight (decision 015): `join` may name no stream (the server's first)
+ * and may ask for the transport at once; `consume` may take the sound, the colors, the rendition and the resume with
+ * the video. The single-step requests (getStreams, createTransport, consumeAudio, setColors, resume) stay for the
+ * synthetic receivers and any player that uses them.
+ */
 export const requestSchema = z.discriminatedUnion('method', [
   z.object({ id: z.number().int(), method: z.literal('getStreams'), data: z.object({}).optional() }),
   z.object({
     id: z.number().int(),
     method: z.literal('join'),
-    data: z.object({ streamId: z.string().min(1).max(64), mode: z.enum(FLOW_MODES).optional(), controller: z.string().min(1).max(32).optional() }),
+    data: z.object({
+      /** Absent: the server's first stream (the answer's `streams` lists them all). */
+      streamId: z.string().min(1).max(64).optional(),
+      mode: z.enum(FLOW_MODES).optional(),
+      controller: z.string().min(1).max(32).optional(),
+      /** Create the viewer's transport in the same request: the answer carries its parameters. */
+      transport: z.boolean().optional(),
+    }),
   }),
   z.object({ id: z.number().int(), method: z.literal('createTransport'), data: z.object({}).optional() }),
   z.object({ id: z.number().int(), method: z.literal('connectTransport'), data: z.object({ dtlsParameters: dtlsParametersSchema }) }),
-  z.object({ id: z.number().int(), method: z.literal('consume'), data: z.object({ rtpCapabilities: rtpCapabilitiesSchema }) }),
+  z.object({
+    id: z.number().int(),
+    method: z.literal('consume'),
+    data: z.object({
+      rtpCapabilities: rtpCapabilitiesSchema,
+      /** The sound too, as consumeAudio would (the answer's `audio`). */
+      audio: z.boolean().optional(),
+      /** The colors wanted, as setColors would, before sending starts. */
+      colors: colorsSchema.optional(),
+      /** Start sending once consumed, as resume would; the server asks the encoder for a keyframe once the transport is connected. */
+      resume: z.boolean().optional(),
+      /** The quality menu's choice, as setRendition would; a refusal does not fail the request (the answer's `renditionRefused`). */
+      rendition: renditionChoiceSchema.optional(),
+    }),
+  }),
   z.object({ id: z.number().int(), method: z.literal('consumeAudio'), data: z.object({ rtpCapabilities: rtpCapabilitiesSchema }) }),
   z.object({ id: z.number().int(), method: z.literal('resume'), data: z.object({}).optional() }),
   z.object({
     id: z.number().int(),
     method: z.literal('setColors'),
-    data: z.object({ colors: z.array(colorSchema).min(1).refine((c) => c.includes('green'), 'green (the base layer) cannot be dropped') }),
+    data: z.object({ colors: colorsSchema }),
   }),
   z.object({ id: z.number().int(), method: z.literal('leave'), data: z.object({}).optional() }),
   // What the viewer's display scored, for the operator (the server cannot see what was shown).
@@ -167,12 +196,27 @@ export interface AudioConsumerParams {
   rtpParameters: unknown;
 }
 
+/**
+ * The sound, and how its RTP timestamps meet the video's: the stream's frame
+ * `index` starts at audio timestamp (timestampBase + index * clockRate / frameRate)
+ * mod 2^32, the instant the video's timestamp for `index` stands for.
+ */
+export interface AudioConsume {
+  consumer: AudioConsumerParams;
+  timestampBase: number;
+  clockRate: number;
+}
+
 /** What each method answers with. */
 export interface ResponseData {
   getStreams: { streams: StreamInfo[] };
   join: {
     viewerId: string;
     stream: StreamInfo;
+    /** Every stream of the server, as getStreams answers. */
+    streams: StreamInfo[];
+    /** The viewer's transport, when the join asked for it. */
+    transport?: TransportParams;
     routerRtpCapabilities: unknown;
     /**
      * Random start of this viewer's RTP timestamps: the stream's frame `index` has RTP
@@ -183,13 +227,14 @@ export interface ResponseData {
   };
   createTransport: TransportParams;
   connectTransport: Record<string, never>;
-  consume: { consumers: ConsumerParams[] };
-  /**
-   * The sound, and how its RTP timestamps meet the video's: the stream's frame
-   * `index` starts at audio timestamp (timestampBase + index * clockRate / frameRate)
-   * mod 2^32, the instant the video's timestamp for `index` stands for.
-   */
-  consumeAudio: { consumer: AudioConsumerParams; timestampBase: number; clockRate: number };
+  consume: {
+    consumers: ConsumerParams[];
+    /** The sound, when asked for. */
+    audio?: AudioConsume;
+    /** Why the rendition asked for was not taken (the video plays on regardless). */
+    renditionRefused?: string;
+  };
+  consumeAudio: AudioConsume;
   resume: Record<string, never>;
   setColors: { colors: Color[] };
   leave: Record<string, never>;
