@@ -1,6 +1,6 @@
 /** Malformed signaling messages, for the fault tests and the soak: none is a valid request the server could act on. */
 
-/** Twenty kinds of malformed signaling message; none is a valid request the server could act on. */
+/** Twenty-two kinds of malformed signaling message; none is a valid request the server could act on. */
 export const MALFORMED: Array<string | object> = [
   '{not json',
   '',
@@ -22,6 +22,8 @@ export const MALFORMED: Array<string | object> = [
   { id: 1, method: 'createTransport' },
   { id: 1, method: 'resume' },
   { id: 1, method: 'consume', data: { rtpCapabilities: { codecs: [{ kind: 'video', mimeType: 'video/VP8', clockRate: 90000 }] } } },
+  { id: 1, method: 'join', data: { streamId: 'default', transport: 'yes' } },
+  { id: 1, method: 'consume', data: { rtpCapabilities: {}, resume: true, colors: ['red'] } },
 ];
 
 /** `n` of them, cycling through the kinds; numeric ids made unique so each gets its own answer. */
