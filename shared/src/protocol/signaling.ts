@@ -59,7 +59,7 @@ export type RenditionChoice = z.infer<typeof renditionChoiceSchema>;
 const colorsSchema = z.array(colorSchema).min(1).refine((c) => c.includes('green'), 'green (the base layer) cannot be dropped');
 
 /**
- * A join takes two requests where it once took eight (decision 015): `join` may name no stream (the server's first)
+ * A join takes two requests where it once took eight (decision 016): `join` may name no stream (the server's first)
  * and may ask for the transport at once; `consume` may take the sound, the colors, the rendition and the resume with
  * the video. The single-step requests (getStreams, createTransport, consumeAudio, setColors, resume) stay for the
  * synthetic receivers and any player that uses them.
