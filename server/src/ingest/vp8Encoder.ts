@@ -114,7 +114,8 @@ export class Vp8Encoder extends EventEmitter<Vp8EncoderEvents> {
   }
 
   kill(): void {
-    this.proc.kill('SIGKILL');
+    // One that did not start has no process: node's kill would signal whatever pid its handle holds, measured as 0 (this process's whole group) and garbage.
+    if (this.proc.pid !== undefined) this.proc.kill('SIGKILL');
   }
 
   private send(line: string): void {
