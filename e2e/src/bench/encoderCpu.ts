@@ -10,15 +10,17 @@
  * against its source as the server's quality module measures it.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import type { QualityFrame } from '@pels/shared/protocol/signaling';
 import { FfmpegIngest } from '../../../server/src/ingest/ffmpegIngest';
 import { IvfReader, type IvfFrame } from '../../../server/src/ingest/ivfReader';
 import { resolveSource } from '../../../server/src/ingest/mediaFiles';
-import { DEFAULT_ENCODE, ffmpegArgs, REFERENCE_FD, type EncodeSettings, type ReadableSource, type SourceSpec } from '../../../server/src/ingest/sourceSpec';
+import { openReferencePipe } from '../../../server/src/ingest/referencePipe';
+import { DEFAULT_ENCODE, ffmpegArgs, type EncodeSettings, type ReadableSource, type SourceSpec } from '../../../server/src/ingest/sourceSpec';
 import { FrameLayering } from '../../../server/src/layering/layeredFrame';
 import { QualityAnalyzer } from '../../../server/src/quality/qualityAnalyzer';
+import { ReferenceReader } from '../../../server/src/quality/referenceReader';
 import { childProcesses } from '../processResources';
 import { mean, round } from '../testbed/metrics';
 
@@ -71,12 +73,21 @@ export function ffmpegOnlyArgs(spec: ReadableSource, enc: EncodeSettings): strin
 class Measurement {
   private readonly layering = new FrameLayering(3000);
   private readonly rows: QualityFrame[] = [];
+  private readonly reference: ReferenceReader;
   private readonly quality: QualityAnalyzer;
   frames = 0;
   bytes = 0;
 
   constructor(enc: EncodeSettings) {
-    this.quality = new QualityAnalyzer({ width: enc.width, height: enc.height, frameRate: enc.frameRate, onRows: (rows) => this.rows.push(...rows), log });
+    const size = { width: enc.width, height: enc.height, frameRate: enc.frameRate };
+    this.reference = new ReferenceReader({ ...size, log });
+    this.quality = new QualityAnalyzer({ ...size, reference: this.reference, onRows: (rows) => this.rows.push(...rows), log });
+  }
+
+  /** The (one) run's reference pipe, its read end. */
+  run(fd: number): void {
+    this.quality.newRun(1);
+    this.reference.read(1, fd);
   }
 
   frame(f: IvfFrame): void {
@@ -85,14 +96,11 @@ class Measurement {
     this.quality.onFrame(this.layering.next(f.data), Number(f.pts));
   }
 
-  reference(chunk: Buffer): void {
-    this.quality.onReference(chunk);
-  }
-
   /** Closes the quality module once its rows have come (the worker scores in batches). */
   async finish(enc: EncodeSettings): Promise<Pick<EncoderRun, 'frames' | 'kbps' | 'psnrDb' | 'psnrFrames'>> {
     await new Promise((r) => setTimeout(r, 1500));
     this.quality.close();
+    this.reference.close();
     const own = this.rows.flatMap((r) => (typeof r.psnr[0] === 'number' ? [r.psnr[0]] : []));
     return {
       frames: this.frames,
@@ -106,9 +114,11 @@ class Measurement {
 async function runFfmpegOnly(spec: ReadableSource, enc: EncodeSettings, seconds: number): Promise<Omit<EncoderRun, 'pipeline' | 'repeat'>> {
   const m = new Measurement(enc);
   const reader = new IvfReader();
-  const proc: ChildProcess = spawn('ffmpeg', ffmpegOnlyArgs(spec, enc), { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const reference = openReferencePipe();
+  const proc: ChildProcess = spawn('ffmpeg', ffmpegOnlyArgs(spec, enc), { stdio: ['ignore', 'pipe', 'pipe', reference.writeFd] });
+  closeSync(reference.writeFd);
+  m.run(reference.readFd);
   proc.stdout!.on('data', (chunk: Buffer) => reader.push(chunk).forEach((f) => m.frame(f)));
-  proc.stdio[REFERENCE_FD]!.on('data', (chunk: Buffer) => m.reference(chunk));
   proc.stderr!.resume();
   await new Promise((r) => setTimeout(r, seconds * 1000));
   if (proc.exitCode !== null) throw new Error(`ffmpeg exited early (code ${proc.exitCode})`);
@@ -121,7 +131,7 @@ async function runIngest(spec: SourceSpec, enc: EncodeSettings, seconds: number)
   const m = new Measurement(enc);
   const ingest = new FfmpegIngest(spec, enc, log);
   ingest.on('frame', (f) => m.frame(f));
-  ingest.on('reference', (chunk) => m.reference(chunk));
+  ingest.on('reference', (fd) => m.run(fd));
   ingest.start();
   await new Promise((r) => setTimeout(r, seconds * 1000));
   const children = childProcesses(process.pid);

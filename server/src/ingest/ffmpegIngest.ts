@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { childEnv } from '../process/childEnv';
 import { EventEmitter } from 'node:events';
 import type { StreamState } from '@pels/shared/protocol/signaling';
@@ -8,8 +9,9 @@ import type { IvfFrame } from './ivfReader';
 import { probeAudio } from './audioProbe';
 import { resolveMediaFile } from './mediaFiles';
 import { OggOpusReader, type OpusPacket } from './oggOpusReader';
+import { openReferencePipe, type ReferencePipe } from './referencePipe';
 import { operatorSourceText, redactCredentials } from './sourceRedaction';
-import { audioFd, audioPlan, ffmpegArgs, ffmpegStdin, REFERENCE_FD, renditionEncode, type AudioPlan, type EncodeSettings, type LiveSource, type PublishedInput, type Rendition, type SourceSpec } from './sourceSpec';
+import { audioFd, audioPlan, ffmpegArgs, ffmpegStdin, renditionEncode, type AudioPlan, type EncodeSettings, type LiveSource, type PublishedInput, type Rendition, type SourceSpec } from './sourceSpec';
 import { ENCODER_PATH, Vp8Encoder } from './vp8Encoder';
 
 export type IngestState = StreamState;
@@ -81,8 +83,13 @@ export type IngestEvents = {
   run: [AudioPlan];
   /** An Opus packet of the run's sound, its start in the run's 48 kHz timeline (frame pts p starts at p / frameRate s). */
   audio: [OpusPacket];
-  /** Bytes of the run's reference output: the scaled source's raw Y planes, for quality measurement. */
-  reference: [Buffer];
+  /**
+   * Right after `run`, when FFmpeg started and this event has a listener: the read
+   * end of the run's reference output (the scaled source's raw Y planes, for quality
+   * measurement), a pipe the listener owns and must read to its end (FFmpeg waits on
+   * a full pipe) and close. Without a listener FFmpeg writes the planes to /dev/null.
+   */
+  reference: [fd: number];
 };
 
 /**
@@ -249,8 +256,19 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     // Started first: FFmpeg writes its raw frames straight into the encoders' inputs (rendition k > 0 on renditionFd(k)).
     const allStarted = encoders.every((e) => e.pid !== undefined);
     const stdin = spec.kind === 'published' ? undefined : ffmpegStdin(spec);
-    const stdio = [publisher || stdin !== undefined ? 'pipe' : 'ignore', encoder.input, 'pipe', 'pipe', ...lower.map((e) => e.input), ...(audio === 'none' ? [] : ['pipe' as const])] as const;
-    const ffmpeg: ChildProcess | null = allStarted ? spawn(this.opts.ffmpegPath, ffmpegArgs(spec, this.encode, this.renditions, audio), { stdio: [...stdio], env: childEnv() }) : null;
+    // The reference planes go to a pipe of their own, read off the main thread (referencePipe.ts); to /dev/null when nobody measures
+    // ('ignore' would leave FFmpeg's fd 3 closed, and its writes failing).
+    const reference: ReferencePipe | null = allStarted && this.listenerCount('reference') > 0 ? openReferencePipe() : null;
+    const referenceOut = !allStarted ? null : reference ? reference.writeFd : openSync('/dev/null', 'w');
+    const stdio = [publisher || stdin !== undefined ? 'pipe' : 'ignore', encoder.input, 'pipe', referenceOut ?? 'ignore', ...lower.map((e) => e.input), ...(audio === 'none' ? [] : ['pipe' as const])] as const;
+    let spawned: ChildProcess | null = null;
+    try {
+      if (allStarted) spawned = spawn(this.opts.ffmpegPath, ffmpegArgs(spec, this.encode, this.renditions, audio), { stdio: [...stdio], env: childEnv() });
+    } finally {
+      // FFmpeg holds its own copy: the reader sees the end of the pipe when FFmpeg ends.
+      if (referenceOut !== null) closeSync(referenceOut);
+    }
+    const ffmpeg = spawned;
     if (ffmpeg?.stdin && !publisher) {
       ffmpeg.stdin.on('error', () => {}); // FFmpeg gone before it read: its exit is reported below
       ffmpeg.stdin.end(stdin);
@@ -272,6 +290,7 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     this.log.info({ source: spec.kind === 'published' ? `${publisher?.protocol} publisher ${publisher?.address}` : operatorSourceText(spec), audio, ffmpegPid: ffmpeg?.pid, encoderPids: encoders.map((e) => e.pid) }, 'ingest started');
     this.armStallTimer(run);
     this.emit('run', audio);
+    if (reference) this.emit('reference', reference.readFd);
 
     // Rendition 0's frames keep the run alive: the others come from the same decode.
     encoders.forEach((e, rendition) =>
@@ -290,8 +309,6 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     );
     const ffmpegStderr: string[] = [];
     if (ffmpeg) {
-      // Always read: FFmpeg would block on a full reference pipe, and stop decoding.
-      ffmpeg.stdio[REFERENCE_FD]!.on('data', (chunk: Buffer) => this.emit('reference', chunk));
       if (audio !== 'none') this.readAudio(ffmpeg.stdio[audioFd(this.renditions.length)]! as NodeJS.ReadableStream);
       ffmpeg.stderr!.setEncoding('utf8').on('data', (text: string) => {
         for (const line of text.split('\n')) if (line.trim()) ffmpegStderr.push(line.trim());

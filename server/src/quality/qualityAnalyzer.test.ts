@@ -2,11 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import type { QualityFrame } from '@pels/shared/protocol/signaling';
-import { FfmpegIngest } from '../ingest/ffmpegIngest';
 import { resolveSource } from '../ingest/mediaFiles';
 import { DEFAULT_ENCODE } from '../ingest/sourceSpec';
-import { FrameLayering } from '../layering/layeredFrame';
-import { QualityAnalyzer } from './qualityAnalyzer';
+import { measuredIngest } from './measuredIngest';
 
 const log = pino({ level: 'silent' });
 const small = { ...DEFAULT_ENCODE, width: 160, height: 90, bitrateKbps: 200 };
@@ -19,20 +17,11 @@ async function until(pred: () => boolean, ms: number): Promise<void> {
   }
 }
 
-/** Real FFmpeg ingest, decoder and worker thread, as the stream wires them. */
+/** Real FFmpeg ingest, reference reader, decoder and worker threads, as the stream wires them. */
 async function run(source: string, onRows: (rows: QualityFrame[]) => void) {
   // Every row is asserted: none dropped, however busy the machine running the tests.
-  const analyzer = new QualityAnalyzer({ width: small.width, height: small.height, frameRate: small.frameRate, onRows, log, queueLimitMs: 60_000 });
-  const ingest = new FfmpegIngest(await resolveSource(source, []), small, log, { initialBackoffMs: 100, maxBackoffMs: 200 });
-  const layering = new FrameLayering(3000);
-  ingest.on('run', () => analyzer.newRun());
-  ingest.on('reference', (chunk) => analyzer.onReference(chunk));
-  ingest.on('frame', (f) => analyzer.onFrame(layering.next(f.data), Number(f.pts)));
-  ingest.start();
-  return () => {
-    ingest.close();
-    analyzer.close();
-  };
+  const { close } = measuredIngest(await resolveSource(source, []), small, { onRows, log, queueLimitMs: 60_000, ingest: { initialBackoffMs: 100, maxBackoffMs: 200 } });
+  return close;
 }
 
 test('a row for every frame, live: the frame itself scores best, its layer and decode checksum come along', async () => {

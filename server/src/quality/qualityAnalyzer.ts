@@ -2,9 +2,8 @@ import type { QualityFrame } from '@pels/shared/protocol/signaling';
 import type { LayeredFrame } from '../layering/layeredFrame';
 import type { Logger } from '../log';
 import { LibvpxDecoder } from './libvpxDecoder';
-import { PlaneSplitter } from './planeSplitter';
 import { QualityThread } from './qualityThread';
-import { SourceAlignment } from './sourceAlignment';
+import type { ReferenceSource } from './referenceReader';
 
 export interface QualityAnalyzerOptions {
   /** The source's (display) size: the reference planes'. */
@@ -14,6 +13,8 @@ export interface QualityAnalyzerOptions {
   rendition?: { index: number; width: number; height: number };
   frameRate: number;
   ffmpegPath?: string;
+  /** The stream's reference planes (the scaled source), read off the main thread. */
+  reference: ReferenceSource;
   /** How long a plane may wait for the quality thread before it is dropped (QUEUE_LIMIT_MS). */
   queueLimitMs?: number;
   /** Rows of the stream's PSNR table, in index order. */
@@ -22,46 +23,35 @@ export interface QualityAnalyzerOptions {
 }
 
 /**
- * Builds a stream's PSNR table live: the ingest's reference planes (the scaled
- * source), paired with stream indexes, and the server's own libvpx decode of the
- * encoded frames go to the quality worker thread, which scores them.
+ * Builds a rendition's PSNR table live: the quality worker thread gets the ingest's
+ * reference planes (the scaled source) from the stream's reference reader thread,
+ * and from here each encoded frame's stream index and the server's own libvpx
+ * decode of it; it pairs and scores them.
  *
  * Nothing here sits in the send path: the stream hands a frame over after sending it
  * to every viewer, and this only queues work for other processes and threads.
  */
 export class QualityAnalyzer {
   private readonly thread: QualityThread;
-  private splitter: PlaneSplitter;
-  private alignment = new SourceAlignment();
+  /** The ingest run the frames come from, as the stream numbers them. */
+  private run = 0;
   private decoder: LibvpxDecoder | null = null;
   private closed = false;
 
   constructor(private readonly opts: QualityAnalyzerOptions) {
     const r = opts.rendition;
-    this.thread = new QualityThread(r ? (rows) => opts.onRows(rows.map((row) => ({ ...row, rendition: r.index }))) : opts.onRows, opts.log, opts.queueLimitMs, opts.frameRate);
-    this.splitter = new PlaneSplitter(opts.width * opts.height);
+    this.thread = new QualityThread(r ? (rows) => opts.onRows(rows.map((row) => ({ ...row, rendition: r.index }))) : opts.onRows, opts.reference, opts.log, opts.queueLimitMs, opts.frameRate);
   }
 
-  /** A new FFmpeg ingest run: its reference planes and pts count from the start again. */
-  newRun(): void {
-    this.splitter = new PlaneSplitter(this.opts.width * this.opts.height);
-    this.alignment = new SourceAlignment();
-  }
-
-  /** Bytes of the ingest's reference output (raw gray planes of the scaled source). */
-  onReference(chunk: Uint8Array): void {
-    if (this.closed) return;
-    for (const plane of this.splitter.push(chunk)) {
-      const aligned = this.alignment.source(plane);
-      if (aligned) this.thread.post({ type: 'source', ...aligned });
-    }
+  /** A new FFmpeg ingest run, `run` as the reference reader got it: its reference planes and pts count from the start again. */
+  newRun(run: number): void {
+    this.run = run;
   }
 
   /** An encoded frame as sent, with the IVF pts it had in its ingest run. */
   onFrame(frame: LayeredFrame, pts: number): void {
     if (this.closed) return;
-    const aligned = this.alignment.encoded(pts, frame.index);
-    if (aligned) this.thread.post({ type: 'source', ...aligned });
+    this.thread.post({ type: 'frame', run: this.run, pts, index: frame.index });
     // A (re)started decoder begins at a keyframe: the frames before it would not decode.
     if (!this.decoder && frame.keyframe) this.decoder = this.startDecoder();
     this.decoder?.decode(frame.index, frame.temporalId, frame.data);

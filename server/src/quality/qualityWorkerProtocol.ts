@@ -1,10 +1,14 @@
 /**
- * Messages between the server's main thread and the quality worker thread, which
- * turns planes into PSNR table rows (psnrTable.ts). Planes are transferred, not copied.
+ * Messages of the quality measurement's threads. The reference reader thread
+ * (referenceReaderWorker.ts) reads FFmpeg's reference planes and posts each to
+ * every rendition's quality worker thread on a port of its own; the main thread
+ * posts each worker the server's decode of its rendition and which stream index
+ * each encoded frame got. Planes are transferred, not copied.
  */
 import type { QualityFrame } from '@pels/shared/protocol/signaling';
 import type { PlaneSize } from './planeScale';
 import type { TemporalId } from './psnrTable';
+import type { MessagePort } from 'node:worker_threads';
 
 /**
  * A plane that waited longer than this in the worker's queue is dropped unscored.
@@ -33,15 +37,44 @@ export function pendingSourcesFor(queueLimitMs: number, frameRate: number): numb
   return Math.max(Math.ceil(frameRate), Math.ceil((queueLimitMs / 1000) * frameRate));
 }
 
-/** What the main thread hands over; QualityThread stamps each with when it was posted. */
+/**
+ * What the main thread hands over; QualityThread stamps each with when it was posted.
+ * Runs are the ingest's FFmpeg runs, numbered by the stream; `pts` counts a run's
+ * frames from 0, as the reference planes' `k` does (sourceAlignment.ts).
+ */
 export type QualityWork =
-  /** The scaled source frame `index`, Y plane. */
-  | { type: 'source'; index: number; plane: Uint8Array }
+  /** Encoded frame `pts` of run `run` is stream frame `index`. */
+  | { type: 'frame'; run: number; pts: number; index: number }
   /** The server's decode of frame `index`, Y plane; `scale`: a lower rendition, scored scaled up to the source's size. */
   | { type: 'decoded'; index: number; tid: TemporalId; plane: Uint8Array; scale?: { from: PlaneSize; to: PlaneSize } };
 
 /** `sentAt`: when it was posted (ms since the epoch, the same clock in every thread). */
-export type ToQualityWorker = QualityWork & { sentAt: number };
+export type ToQualityWorker =
+  | (QualityWork & { sentAt: number })
+  /** Where the reference planes come from now (the reader thread's port) and the count of them queued, which the worker lowers. */
+  | { type: 'reference'; port: MessagePort; backlog: SharedArrayBuffer };
 
 /** Rows made, and the planes dropped unscored since the last message because they waited too long. */
 export type FromQualityWorker = { type: 'rows'; frames: QualityFrame[]; dropped: number };
+
+/** A reference plane, from the reader thread to a quality worker: plane `k` (from 0) of run `run`, read at `sentAt`. */
+export type ReferencePlane = { type: 'plane'; run: number; k: number; plane: Uint8Array; sentAt: number };
+
+/** The reader thread's settings; `counts`: Int32Array [planes read, plane copies dropped], for the main thread to read. */
+export interface ReferenceReaderData {
+  planeBytes: number;
+  /** Planes a quality worker may have queued; past it the reader drops its copy. */
+  maxQueued: number;
+  counts: SharedArrayBuffer;
+}
+
+/** From the main thread to the reader thread. */
+export type ToReferenceReader =
+  /** A run's pipe: the reader owns `fd` from now on. */
+  | { type: 'run'; run: number; fd: number }
+  /** A quality worker's port and its queued count (Int32Array [queued]). */
+  | { type: 'consumer'; port: MessagePort; backlog: SharedArrayBuffer }
+  | { type: 'close' };
+
+/** Plane copies the reader dropped since its last message (a quality worker had `maxQueued` waiting). */
+export type FromReferenceReader = { type: 'dropped'; planes: number };

@@ -3,7 +3,8 @@
  * the stream indexes of the encoded frames made from them. The encoder's IVF pts
  * counts the raw frames it read in the run from 0 (pels-vp8enc), and FFmpeg writes
  * the same frames, in the same order, to the reference output: the k-th reference
- * plane belongs to the encoded frame of pts k.
+ * plane belongs to the encoded frame of pts k. The reader numbers the planes, so a
+ * plane it dropped shifts none after it.
  *
  * Counted from pts 0, not from the first frame seen here: the stream drops the
  * frame sets of a run's start when one rendition's encoder is far behind another's
@@ -21,15 +22,13 @@ export interface AlignedPlane {
 const MAX_UNPAIRED = 30;
 
 export class SourceAlignment {
-  private planesSeen = 0;
   /** Reference planes by their position in the run, waiting for their encoded frame. */
   private readonly planes = new Map<number, Uint8Array>();
   /** Stream indexes by position in the run, waiting for their reference plane. */
   private readonly indexes = new Map<number, number>();
 
-  /** The next reference plane of the run. */
-  source(plane: Uint8Array): AlignedPlane | null {
-    const k = this.planesSeen++;
+  /** Reference plane `k` (from 0) of the run. */
+  source(k: number, plane: Uint8Array): AlignedPlane | null {
     const index = this.indexes.get(k);
     if (index === undefined) {
       put(this.planes, k, plane);
@@ -51,7 +50,7 @@ export class SourceAlignment {
   }
 }
 
-/** Positions only grow, so the first key is the oldest. */
+/** Positions grow (a consumer's planes come in order; frames too), so the first key is the oldest. */
 function put<V>(map: Map<number, V>, k: number, v: V): void {
   map.set(k, v);
   for (const old of map.keys()) {

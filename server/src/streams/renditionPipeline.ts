@@ -5,6 +5,7 @@ import type { Logger } from '../log';
 import { IntelligibilityCache } from '../quality/intelligibilityCache';
 import { QualityAnalyzer } from '../quality/qualityAnalyzer';
 import { QualityFeed } from '../quality/qualityFeed';
+import type { ReferenceSource } from '../quality/referenceReader';
 import { KeyframeRequests } from './keyframeRequests';
 
 export interface RenditionPipelineOptions {
@@ -22,8 +23,8 @@ export interface RenditionPipelineOptions {
   requestKeyframe(): void;
   /** Adds each row's entry time at the server (the players' latency). */
   stampRows(rows: QualityFrame[]): QualityFrame[];
-  /** The PSNR table is measured here (false: an edge's rows come from its origin, added to `qualityFeed`). */
-  measured: boolean;
+  /** The stream's reference planes: the PSNR table is measured here (absent: an edge's rows come from its origin, added to `qualityFeed`). */
+  reference: ReferenceSource | undefined;
   /** The PSNR table's window and its batches: rows kept, a new subscriber's backlog, how often they go out. */
   quality: { windowFrames: number; backlogFrames: number; intervalMs: number };
   log: Logger;
@@ -46,11 +47,12 @@ export class RenditionPipeline {
     this.keyframes = new KeyframeRequests(o.keyframeMinGapMs, o.requestKeyframe);
     this.qualityFeed = new QualityFeed(o.quality);
     this.intelligibility = new IntelligibilityCache(() => this.qualityFeed.recentRows());
-    this.quality = !o.measured ? null : new QualityAnalyzer({
+    this.quality = !o.reference ? null : new QualityAnalyzer({
       width: o.width,
       height: o.height,
       ...(o.lower ? { rendition: { index: o.index, ...o.lower } } : {}),
       frameRate: o.frameRate,
+      reference: o.reference,
       onRows: (rows) => this.qualityFeed.add(o.stampRows(rows)),
       log: o.log,
     });
@@ -67,14 +69,9 @@ export class RenditionPipeline {
     this.quality?.onFrame(frame, pts);
   }
 
-  /** A new ingest run: the source's frames start again. */
-  newRun(): void {
-    this.quality?.newRun();
-  }
-
-  /** A chunk of the ingest's reference planes (the scaled source). */
-  onReference(chunk: Buffer): void {
-    this.quality?.onReference(chunk);
+  /** A new ingest run (`run`: the stream's count of them): the source's frames start again. */
+  newRun(run: number): void {
+    this.quality?.newRun(run);
   }
 
   /** After the encoders are gone (their requests first, so none reaches a closed ingest). */

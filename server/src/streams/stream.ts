@@ -19,6 +19,7 @@ import type { Logger } from '../log';
 import type { DscpMarker } from '../net/dscpMarker';
 import { FrameEntryTimes } from './frameEntryTimes';
 import type { QualityListener } from '../quality/qualityFeed';
+import { ReferenceReader } from '../quality/referenceReader';
 import type { MediaWorkerPool } from '../sfu/mediaWorkerPool';
 import { SharedFanout } from '../viewer/sharedFanout';
 import { ViewerSession } from '../viewer/viewerSession';
@@ -125,6 +126,10 @@ export class Stream extends EventEmitter<StreamEvents> {
   /** The sound, one producer per router; and what the current run does with the source's sound. */
   readonly audio: StreamAudio;
   private audioPlan: AudioPlan = 'none';
+  /** Reads the ingest's reference planes for every rendition's quality measurement; null on an edge (its rows are the origin's). */
+  private readonly reference: ReferenceReader | null;
+  /** The ingest's runs so far: the reference reader and the quality measurement pair each run's planes and frames. */
+  private runs = 0;
 
   constructor(private readonly opts: StreamOptions) {
     super();
@@ -140,6 +145,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.probeBoard = probeBoardFor(opts.renditionPolicy);
     const fps = opts.encode.frameRate;
     this.entryTimes = new FrameEntryTimes(QUALITY_WINDOW_S * fps);
+    this.reference = opts.upstream ? null : new ReferenceReader({ width: opts.encode.width, height: opts.encode.height, frameRate: fps, log: opts.log.child({ stream: opts.id, component: 'quality' }) });
     this.pipelines = Array.from({ length: count }, (_, r) => {
       const lower = r === 0 ? undefined : opts.renditions[r - 1]!;
       return new RenditionPipeline({
@@ -152,7 +158,7 @@ export class Stream extends EventEmitter<StreamEvents> {
         requestKeyframe: () => this.ingest.requestKeyframe(r),
         stampRows: (rows) => this.entryTimes.stamp(rows),
         // An edge's rows are the origin's.
-        measured: !opts.upstream,
+        reference: this.reference ?? undefined,
         quality: { windowFrames: QUALITY_WINDOW_S * fps, backlogFrames: QUALITY_BACKLOG_S * fps, intervalMs: QUALITY_BATCH_MS },
         log: opts.log.child({ stream: opts.id, component: 'quality', rendition: r }),
       });
@@ -163,16 +169,17 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.ingest.on('run', (audio) => {
       this.renditionFrames.newRun();
       this.audio.onRun(this.renditionFrames.runStartIndex);
-      for (const p of this.pipelines) p.newRun();
+      this.runs++;
+      for (const p of this.pipelines) p.newRun(this.runs);
       if (audio !== this.audioPlan) {
         this.audioPlan = audio;
         this.emit('info', this.publicInfo());
       }
     });
     this.ingest.on('audio', (p) => this.audio.send(p));
-    this.ingest.on('reference', (chunk) => {
-      for (const p of this.pipelines) p.onReference(chunk);
-    });
+    // Emitted right after its run's 'run'. Not listened to on an edge: the ingest closes the pipe.
+    const reference = this.reference;
+    if (reference) this.ingest.on('reference', (fd) => reference.read(this.runs, fd));
     this.ingest.on('frame', (f, rendition, ingestMs, captureMs) => {
       if (rendition === 0) this.entryTimes.note(this.renditionFrames.runStartIndex + Number(f.pts), { ingestMs, encodedMs: Date.now(), ...(captureMs === undefined ? {} : { captureMs }) });
       let sets;
@@ -475,6 +482,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     for (const p of this.pipelines) p.keyframes.close();
     this.ingest.close();
     for (const p of this.pipelines) p.close();
+    this.reference?.close();
     for (const w of this.workers) w.router?.close();
     this.wakeRouterWaiters();
     this.audio.close();
