@@ -6,7 +6,8 @@
  * main thread held FFmpeg's one output thread after a pipe's worth (about a plane).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import type { QualityFrame } from '@pels/shared/protocol/signaling';
@@ -27,10 +28,7 @@ async function until(pred: () => boolean, ms: number): Promise<void> {
 
 /** This process's FFmpeg ingest (the one with a filter graph). */
 function ffmpegPid(): number {
-  const children = readdirSync('/proc/self/task').flatMap((t) => readFileSync(`/proc/self/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
-  const pid = children.find((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('-filter_complex'));
-  if (pid === undefined) throw new Error('no FFmpeg child');
-  return pid;
+  return Number(execFileSync('pgrep', ['-P', String(process.pid), '-f', 'filter_complex'], { encoding: 'utf8' }).trim());
 }
 
 /** Bytes the process has written so far (its outputs: the encoders' frames, the reference planes, the sound). */

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import type { QualityFrame } from '@pels/shared/protocol/signaling';
@@ -41,6 +42,8 @@ test('a row for every frame, live: the frame itself scores best, its layer and d
     assert.ok(own > 25 && own > previous, `frame ${r.index}: ${own} dB, previous frame ${previous} dB`);
   }
   assert.equal(new Set(rows.map((r) => r.crc)).size, rows.length, 'testsrc2 changes every frame');
+  // The decoders the quality threads started end with them.
+  await until(() => spawnSync('pgrep', ['-P', String(process.pid), '-f', 'libvpx -i pipe:0']).status === 1, 10_000);
 });
 
 test('indexes go on across FFmpeg restarts, and each run pairs its own source planes', async () => {

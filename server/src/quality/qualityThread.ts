@@ -8,9 +8,20 @@ import { workerBootstrap } from './workerBootstrap';
 
 const RESTART_DELAY_MS = 1000;
 
+export interface QualityThreadOptions {
+  onRows(frames: QualityFrame[]): void;
+  /** The stream's reference planes. */
+  reference: ReferenceSource;
+  /** The rendition's decode (QualityWorkerData). */
+  decode: QualityWorkerData['decode'];
+  log: Logger;
+  /** How long a plane may wait in the worker's queue (QUEUE_LIMIT_MS; a test's own). */
+  queueLimitMs?: number;
+}
+
 /**
- * The main thread's handle on a quality worker: posts the server's decode and the
- * frames' indexes, hands back rows, subscribes each worker it starts to the
+ * The main thread's handle on a quality worker: posts the encoded frames with
+ * their indexes, hands back rows, subscribes each worker it starts to the
  * stream's reference planes, and starts a new worker if one dies (its table
  * restarts empty; rows resume).
  */
@@ -20,24 +31,19 @@ export class QualityThread {
   private restartTimer: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly drops: DropWarning;
+  private readonly queueLimitMs: number;
 
-  constructor(
-    private readonly onRows: (frames: QualityFrame[]) => void,
-    private readonly reference: ReferenceSource,
-    private readonly log: Logger,
-    /** How long a plane may wait in the worker's queue (QUEUE_LIMIT_MS; a test's own). */
-    private readonly queueLimitMs = QUEUE_LIMIT_MS,
-    /** The stream's frame rate: how many source planes come within the queue limit. */
-    private readonly frameRate = 30,
-  ) {
-    this.drops = new DropWarning(log, { at: 'quality thread', queueLimitMs });
+  constructor(private readonly opts: QualityThreadOptions) {
+    this.queueLimitMs = opts.queueLimitMs ?? QUEUE_LIMIT_MS;
+    this.drops = new DropWarning(opts.log, { at: 'quality thread', queueLimitMs: this.queueLimitMs });
     this.start();
   }
 
   /** `sentAt`: when it was handed over (now; a test's own time). */
   post(work: QualityWork, sentAt = Date.now()): void {
-    // A plane's buffer moves to the worker: the caller does not use it again.
-    this.worker?.postMessage({ ...work, sentAt } satisfies ToQualityWorker, work.type === 'decoded' ? [work.plane.buffer as ArrayBuffer] : []);
+    // The frame's bytes are copied out of the buffer they share (the encoder's output), and the copy moves to the worker.
+    const data = work.data.slice();
+    this.worker?.postMessage({ ...work, data, sentAt } satisfies ToQualityWorker, [data.buffer]);
   }
 
   close(): void {
@@ -50,24 +56,26 @@ export class QualityThread {
   }
 
   private start(): void {
-    const worker = new Worker(workerBootstrap(new URL('./qualityWorker.ts', import.meta.url)), { eval: true, name: 'pels-quality', workerData: { queueLimitMs: this.queueLimitMs, maxPendingSources: pendingSourcesFor(this.queueLimitMs, this.frameRate) } satisfies QualityWorkerData });
+    const workerData: QualityWorkerData = { queueLimitMs: this.queueLimitMs, maxPendingSources: pendingSourcesFor(this.queueLimitMs, this.opts.decode.frameRate), decode: this.opts.decode };
+    const worker = new Worker(workerBootstrap(new URL('./qualityWorker.ts', import.meta.url)), { eval: true, name: 'pels-quality', workerData });
     this.worker = worker;
     // The worker's end of a reference channel, now and after each restart of the reader.
-    this.unsubscribe = this.reference.subscribe((port, backlog) => {
+    this.unsubscribe = this.opts.reference.subscribe((port, backlog) => {
       if (this.worker === worker) worker.postMessage({ type: 'reference', port, backlog } satisfies ToQualityWorker, [port]);
       else port.close();
     });
     worker.on('message', (m: FromQualityWorker) => {
+      if (m.type === 'decoder-stopped') return this.opts.log.warn({ reason: m.reason }, 'quality decoder stopped; restarting it at the next keyframe');
       if (m.dropped) this.drops.note(m.dropped);
-      if (m.frames.length) this.onRows(m.frames);
+      if (m.frames.length) this.opts.onRows(m.frames);
     });
-    worker.on('error', (err) => this.log.error({ err }, 'quality worker failed'));
+    worker.on('error', (err) => this.opts.log.error({ err }, 'quality worker failed'));
     worker.on('exit', (code) => {
       if (this.closed || this.worker !== worker) return;
       this.worker = null;
       this.unsubscribe?.();
       this.unsubscribe = null;
-      this.log.warn({ code }, 'quality worker exited; restarting it');
+      this.opts.log.warn({ code }, 'quality worker exited; restarting it');
       this.restartTimer = setTimeout(() => {
         this.restartTimer = null;
         if (!this.closed) this.start();

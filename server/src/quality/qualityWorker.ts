@@ -1,22 +1,25 @@
 /**
- * Worker thread entry: builds the PSNR table off the main thread, which sends every
- * viewer's frames (about 10 ms of arithmetic per source frame and rendition at 640x360).
- * Reference planes come straight from the reference reader thread; the main thread
- * sends the server's decode and each encoded frame's stream index.
+ * Worker thread entry: builds a rendition's PSNR table off the main thread, which
+ * sends every viewer's frames (about 10 ms of arithmetic per source frame and
+ * rendition at 640x360). Reference planes come straight from the reference reader
+ * thread; the main thread sends each encoded frame with its stream index, which
+ * this thread decodes itself (a libvpx decoder process), so no picture passes
+ * through the main thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { QualityFrame } from '@pels/shared/protocol/signaling';
+import { lowerThisThread } from '../process/measurementPriority';
+import { LibvpxDecoder } from './libvpxDecoder';
 import { scalePlane } from './planeScale';
 import { PsnrTableBuilder } from './psnrTable';
-import type { FromQualityWorker, QualityWorkerData, ReferencePlane, ToQualityWorker } from './qualityWorkerProtocol';
+import type { FromQualityWorker, QualityWork, QualityWorkerData, ReferencePlane, ToQualityWorker } from './qualityWorkerProtocol';
 import { SourceAlignment } from './sourceAlignment';
-import { lowerThisThread } from '../process/measurementPriority';
-import type { QualityFrame } from '@pels/shared/protocol/signaling';
 
 const port = parentPort;
 if (!port) throw new Error('qualityWorker.ts runs as a worker thread');
 // The measurement yields the CPU to the stream and its viewers (where it cannot, it runs as the rest).
 lowerThisThread();
-const { queueLimitMs, maxPendingSources } = workerData as QualityWorkerData;
+const { queueLimitMs, maxPendingSources, decode } = workerData as QualityWorkerData;
 /** Planes posted while the worker started waited for that, not for a backlog: their wait counts from here. */
 const readyAt = Date.now();
 const table = new PsnrTableBuilder({ maxPending: maxPendingSources });
@@ -24,12 +27,13 @@ let dropped = 0;
 /** The newest run seen and its pairing of reference planes with stream indexes. */
 let run = -1;
 let alignment = new SourceAlignment();
+let decoder: LibvpxDecoder | null = null;
+/** When each frame in the decoder was posted: its decode is scored only if it comes within the queue limit. */
+const postedAt = new Map<number, number>();
 
-/** A machine short of CPU: the stale plane costs nothing, so the queue drains and rows stay timely for the players. */
+/** A machine short of CPU: what waited too long is dropped, so the queue drains and rows stay timely for the players. */
 function stale(sentAt: number): boolean {
-  if (Date.now() - Math.max(sentAt, readyAt) <= queueLimitMs) return false;
-  dropped++;
-  return true;
+  return Date.now() - Math.max(sentAt, readyAt) > queueLimitMs;
 }
 
 /** Run `r`'s pairing; null for an older run's late message. */
@@ -49,26 +53,53 @@ function send(frames: QualityFrame[]): void {
 }
 
 function onPlane(m: ReferencePlane): void {
-  if (stale(m.sentAt)) return;
+  if (stale(m.sentAt)) {
+    dropped++;
+    return send([]);
+  }
   const aligned = alignmentOf(m.run)?.source(m.k, m.plane);
   if (aligned) send(table.addSource(aligned.index, aligned.plane));
 }
 
+function startDecoder(): LibvpxDecoder {
+  const d: LibvpxDecoder = new LibvpxDecoder({
+    ...decode,
+    onPlane: ({ index, tid, plane }) => {
+      const sentAt = postedAt.get(index) ?? 0;
+      postedAt.delete(index);
+      if (stale(sentAt)) {
+        dropped++;
+        return send([]);
+      }
+      send(table.addDecoded(index, tid, plane, decode.scale ? scalePlane(plane, decode.scale.from, decode.scale.to) : plane));
+    },
+    onFailure: (reason) => {
+      if (decoder !== d) return;
+      decoder = null;
+      postedAt.clear();
+      port!.postMessage({ type: 'decoder-stopped', reason } satisfies FromQualityWorker);
+    },
+  });
+  return d;
+}
+
+function onFrame(m: QualityWork & { sentAt: number }): void {
+  const aligned = alignmentOf(m.run)?.encoded(m.pts, m.index);
+  if (aligned) send(table.addSource(aligned.index, aligned.plane));
+  // A (re)started decoder begins at a keyframe: the frames before it would not decode. Every frame is decoded, however late
+  // (each is the next one's reference); only a late one's scoring is dropped.
+  if (!decoder && m.keyframe) decoder = startDecoder();
+  if (!decoder) return;
+  postedAt.set(m.index, m.sentAt);
+  decoder.decode(m.index, m.tid, m.data);
+}
+
 port.on('message', (m: ToQualityWorker) => {
-  if (m.type === 'reference') {
-    const backlog = new Int32Array(m.backlog);
-    m.port.on('message', (p: ReferencePlane) => {
-      // Handled, scored or not: the reader may queue another.
-      Atomics.sub(backlog, 0, 1);
-      onPlane(p);
-    });
-    return;
-  }
-  if (m.type === 'frame') {
-    const aligned = alignmentOf(m.run)?.encoded(m.pts, m.index);
-    if (aligned) send(table.addSource(aligned.index, aligned.plane));
-    return;
-  }
-  if (stale(m.sentAt)) return send([]);
-  send(table.addDecoded(m.index, m.tid, m.plane, m.scale ? scalePlane(m.plane, m.scale.from, m.scale.to) : m.plane));
+  if (m.type === 'frame') return onFrame(m);
+  const backlog = new Int32Array(m.backlog);
+  m.port.on('message', (p: ReferencePlane) => {
+    // Handled, scored or not: the reader may queue another.
+    Atomics.sub(backlog, 0, 1);
+    onPlane(p);
+  });
 });

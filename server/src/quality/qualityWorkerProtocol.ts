@@ -2,8 +2,8 @@
  * Messages of the quality measurement's threads. The reference reader thread
  * (referenceReaderWorker.ts) reads FFmpeg's reference planes and posts each to
  * every rendition's quality worker thread on a port of its own; the main thread
- * posts each worker the server's decode of its rendition and which stream index
- * each encoded frame got. Planes are transferred, not copied.
+ * posts each worker its rendition's encoded frames with the stream index each got,
+ * and the worker decodes them itself. Planes and frames are transferred, not copied.
  */
 import type { QualityFrame } from '@pels/shared/protocol/signaling';
 import type { PlaneSize } from './planeScale';
@@ -30,6 +30,8 @@ export interface QualityWorkerData {
    * stream's first frames whatever the limit (measured at load 27: the first 1-12).
    */
   maxPendingSources: number;
+  /** The rendition's decode: its encoded size, the frame rate, FFmpeg; `scale`: a lower rendition, scored scaled up to the source's size. */
+  decode: { width: number; height: number; frameRate: number; ffmpegPath: string; scale?: { from: PlaneSize; to: PlaneSize } };
 }
 
 /** Source planes that come within `queueLimitMs` at `frameRate`, and never fewer than a second's. */
@@ -38,15 +40,12 @@ export function pendingSourcesFor(queueLimitMs: number, frameRate: number): numb
 }
 
 /**
- * What the main thread hands over; QualityThread stamps each with when it was posted.
- * Runs are the ingest's FFmpeg runs, numbered by the stream; `pts` counts a run's
- * frames from 0, as the reference planes' `k` does (sourceAlignment.ts).
+ * What the main thread hands over: each encoded frame as sent, which the worker
+ * decodes (libvpxDecoder.ts, a process of its own) and pairs with its reference
+ * plane. Runs are the ingest's FFmpeg runs, numbered by the stream; `pts` counts a
+ * run's frames from 0, as the reference planes' `k` does (sourceAlignment.ts).
  */
-export type QualityWork =
-  /** Encoded frame `pts` of run `run` is stream frame `index`. */
-  | { type: 'frame'; run: number; pts: number; index: number }
-  /** The server's decode of frame `index`, Y plane; `scale`: a lower rendition, scored scaled up to the source's size. */
-  | { type: 'decoded'; index: number; tid: TemporalId; plane: Uint8Array; scale?: { from: PlaneSize; to: PlaneSize } };
+export type QualityWork = { type: 'frame'; run: number; pts: number; index: number; tid: TemporalId; keyframe: boolean; data: Uint8Array };
 
 /** `sentAt`: when it was posted (ms since the epoch, the same clock in every thread). */
 export type ToQualityWorker =
@@ -54,8 +53,8 @@ export type ToQualityWorker =
   /** Where the reference planes come from now (the reader thread's port) and the count of them queued, which the worker lowers. */
   | { type: 'reference'; port: MessagePort; backlog: SharedArrayBuffer };
 
-/** Rows made, and the planes dropped unscored since the last message because they waited too long. */
-export type FromQualityWorker = { type: 'rows'; frames: QualityFrame[]; dropped: number };
+/** Rows made, and the planes dropped unscored since the last message because they waited too long; or why the decoder stopped (it restarts at the next keyframe). */
+export type FromQualityWorker = { type: 'rows'; frames: QualityFrame[]; dropped: number } | { type: 'decoder-stopped'; reason: string };
 
 /** A reference plane, from the reader thread to a quality worker: plane `k` (from 0) of run `run`, read at `sentAt`. */
 export type ReferencePlane = { type: 'plane'; run: number; k: number; plane: Uint8Array; sentAt: number };
