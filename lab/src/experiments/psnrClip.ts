@@ -127,8 +127,10 @@ export async function buildClipTable(clip = CLIP_PATH): Promise<ClipTable> {
     const proc = spawn('ffmpeg', encodeArgs(clip), { stdio: ['ignore', encoder.input, 'pipe', 'pipe'] });
     encoder.releaseInput();
     let stderr = '';
+    // Offline: reading on this thread paces only this build.
+    let k = 0;
     proc.stdio[REFERENCE_FD]!.on('data', (chunk: Buffer) => {
-      for (const plane of splitter.push(chunk)) put(alignment.source(plane));
+      for (const plane of splitter.push(chunk)) put(alignment.source(k++, plane));
     });
     proc.stderr!.setEncoding('utf8').on('data', (t: string) => (stderr += t));
     proc.on('error', reject);
