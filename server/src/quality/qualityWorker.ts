@@ -28,8 +28,8 @@ let dropped = 0;
 let run = -1;
 let alignment = new SourceAlignment();
 let decoder: LibvpxDecoder | null = null;
-/** When each frame in the decoder was posted: its decode is scored only if it comes within the queue limit. */
-const postedAt = new Map<number, number>();
+/** Frames in the decoder that waited past the queue limit here: decoded (the next ones need them), not scored. */
+const late = new Set<number>();
 
 /** A machine short of CPU: what waited too long is dropped, so the queue drains and rows stay timely for the players. */
 function stale(sentAt: number): boolean {
@@ -65,9 +65,7 @@ function startDecoder(): LibvpxDecoder {
   const d: LibvpxDecoder = new LibvpxDecoder({
     ...decode,
     onPlane: ({ index, tid, plane }) => {
-      const sentAt = postedAt.get(index) ?? 0;
-      postedAt.delete(index);
-      if (stale(sentAt)) {
+      if (late.delete(index)) {
         dropped++;
         return send([]);
       }
@@ -76,7 +74,7 @@ function startDecoder(): LibvpxDecoder {
     onFailure: (reason) => {
       if (decoder !== d) return;
       decoder = null;
-      postedAt.clear();
+      late.clear();
       port!.postMessage({ type: 'decoder-stopped', reason } satisfies FromQualityWorker);
     },
   });
@@ -86,11 +84,11 @@ function startDecoder(): LibvpxDecoder {
 function onFrame(m: QualityWork & { sentAt: number }): void {
   const aligned = alignmentOf(m.run)?.encoded(m.pts, m.index);
   if (aligned) send(table.addSource(aligned.index, aligned.plane));
-  // A (re)started decoder begins at a keyframe: the frames before it would not decode. Every frame is decoded, however late
-  // (each is the next one's reference); only a late one's scoring is dropped.
+  // A (re)started decoder begins at a keyframe: the frames before it would not decode. Every frame is decoded, however long it
+  // waited here (each is the next one's reference); only a late one's scoring is dropped. The decoder's own time does not count.
   if (!decoder && m.keyframe) decoder = startDecoder();
   if (!decoder) return;
-  postedAt.set(m.index, m.sentAt);
+  if (stale(m.sentAt)) late.add(m.index);
   decoder.decode(m.index, m.tid, m.data);
 }
 
