@@ -258,7 +258,7 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     const stdin = spec.kind === 'published' ? undefined : ffmpegStdin(spec);
     // The reference planes go to a pipe of their own, read off the main thread (referencePipe.ts); to /dev/null when nobody measures
     // ('ignore' would leave FFmpeg's fd 3 closed, and its writes failing).
-    const reference: ReferencePipe | null = allStarted && this.listenerCount('reference') > 0 ? openReferencePipe() : null;
+    const reference: ReferencePipe | null = allStarted && this.listenerCount('reference') > 0 ? this.openReference() : null;
     const referenceOut = !allStarted ? null : reference ? reference.writeFd : openSync('/dev/null', 'w');
     const stdio = [publisher || stdin !== undefined ? 'pipe' : 'ignore', encoder.input, 'pipe', referenceOut ?? 'ignore', ...lower.map((e) => e.input), ...(audio === 'none' ? [] : ['pipe' as const])] as const;
     let spawned: ChildProcess | null = null;
@@ -365,6 +365,16 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     this.log.warn({ code, signal, ranMs: Date.now() - startedAt }, message);
     this.setStatus(gotFrame ? 'restarting' : 'failed', message);
     this.scheduleRestart();
+  }
+
+  /** A run's reference pipe; null when it cannot be made (the run goes on, its planes to /dev/null, unmeasured). */
+  private openReference(): ReferencePipe | null {
+    try {
+      return openReferencePipe();
+    } catch (err) {
+      this.log.warn({ err }, 'no reference pipe: this run\'s quality is not measured');
+      return null;
+    }
   }
 
   /** The run's Ogg Opus output, packet by packet; always read, as the reference. Bytes that are not Ogg end the sound of the run, not the run. */
