@@ -42,10 +42,16 @@ export class LibvpxDecoder {
   private readonly inFlight: { index: number; tid: TemporalId }[] = [];
   private framesWritten = 0;
   private done = false;
+  /** Settles once the process has exited (and node has reaped it) or never started. */
+  private readonly exited: Promise<void>;
 
   constructor(private readonly opts: LibvpxDecoderOptions) {
     this.splitter = new PlaneSplitter(opts.width * opts.height);
     this.proc = spawn(opts.ffmpegPath, decoderArgs(), { stdio: ['pipe', 'pipe', 'pipe'], env: childEnv() });
+    this.exited = new Promise((resolve) => {
+      this.proc.once('exit', () => resolve());
+      this.proc.once('error', () => resolve());
+    });
     // A measurement, off the stream's path: it yields the CPU to the ingest and the viewers.
     lowerProcess(this.proc.pid);
     this.proc.stdin!.on('error', (err) => this.fail(`decoder input: ${err.message}`));
@@ -73,15 +79,21 @@ export class LibvpxDecoder {
     stdin.write(ivfFrame(this.framesWritten++, data));
   }
 
-  close(): void {
-    if (this.done) return;
-    this.done = true;
-    this.proc.kill('SIGKILL');
+  /**
+   * Kills the decoder; settles once it has exited. The thread that spawned it must live until then: a process
+   * whose thread ended first is never reaped (a zombie, or a decoder left running).
+   */
+  close(): Promise<void> {
+    if (!this.done) {
+      this.done = true;
+      this.proc.kill('SIGKILL');
+    }
+    return this.exited;
   }
 
   private fail(reason: string): void {
     if (this.done) return;
-    this.close();
+    void this.close();
     this.opts.onFailure(reason);
   }
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { pino } from 'pino';
@@ -69,4 +70,37 @@ test('planes and frames that waited past the queue limit are dropped unscored an
   } finally {
     thread.close();
   }
+});
+
+/** This process's child processes that run FFmpeg, running or exited and not yet reaped (zombies). */
+function ffmpegChildren(): string[] {
+  const out: string[] = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // pid (comm) state ppid ...: comm may hold spaces, so the fields after it are read from the last ')'.
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (comm === 'ffmpeg' && Number(ppid) === process.pid) out.push(`${pid} ${state}`);
+  }
+  return out;
+}
+
+test("a closed thread's decoder is killed and reaped: no FFmpeg of it is left, running or as a zombie", async () => {
+  const reference = new TestReference();
+  const rows: QualityFrame[] = [];
+  const thread = new QualityThread({ onRows: (r) => rows.push(...r), reference, decode: { ...SIZE, frameRate: 30, ffmpegPath: 'ffmpeg' }, log: pino({ level: 'silent' }) });
+  try {
+    reference.send(0);
+    thread.post({ type: 'frame', run: 1, pts: 0, index: 100, tid: 0, keyframe: true, data: encoded[0]! });
+    await until(() => rows.length > 0, 20_000);
+    assert.equal(ffmpegChildren().length, 1, 'the worker runs its decoder');
+  } finally {
+    thread.close();
+  }
+  await until(() => ffmpegChildren().length === 0, 10_000).catch(() => assert.fail(`left behind: ${ffmpegChildren().join(', ')}`));
 });

@@ -7,6 +7,8 @@ import type { ReferenceSource } from './referenceReader';
 import { workerBootstrap } from './workerBootstrap';
 
 const RESTART_DELAY_MS = 1000;
+/** How long a closed worker has to end by itself (its decoder killed and reaped) before it is terminated. */
+const CLOSE_TIMEOUT_MS = 5000;
 
 export interface QualityThreadOptions {
   onRows(frames: QualityFrame[]): void;
@@ -42,7 +44,8 @@ export class QualityThread {
   /** `sentAt`: when it was handed over (now; a test's own time). */
   post(work: QualityWork, sentAt = Date.now()): void {
     // The frame's bytes are copied out of the buffer they share (the encoder's output), and the copy moves to the worker.
-    const data = work.data.slice();
+    // A Uint8Array made from it always copies; a Buffer's slice() would share, and the transfer would detach the original.
+    const data = new Uint8Array(work.data);
     this.worker?.postMessage({ ...work, data, sentAt } satisfies ToQualityWorker, [data.buffer]);
   }
 
@@ -51,8 +54,13 @@ export class QualityThread {
     this.closed = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.unsubscribe?.();
-    void this.worker?.terminate();
+    const worker = this.worker;
     this.worker = null;
+    if (!worker) return;
+    // The worker kills its decoder and waits for it to exit, then ends: terminated at once, it would leave the decoder unreaped.
+    const timer = setTimeout(() => void worker.terminate(), CLOSE_TIMEOUT_MS).unref();
+    worker.once('exit', () => clearTimeout(timer));
+    worker.postMessage({ type: 'close' } satisfies ToQualityWorker);
   }
 
   private start(): void {
@@ -65,6 +73,7 @@ export class QualityThread {
       else port.close();
     });
     worker.on('message', (m: FromQualityWorker) => {
+      if (this.closed) return;
       if (m.type === 'decoder-stopped') return this.opts.log.warn({ reason: m.reason }, 'quality decoder stopped; restarting it at the next keyframe');
       if (m.dropped) this.drops.note(m.dropped);
       if (m.frames.length) this.opts.onRows(m.frames);

@@ -92,8 +92,17 @@ function onFrame(m: QualityWork & { sentAt: number }): void {
   decoder.decode(m.index, m.tid, m.data);
 }
 
+/** Ends the thread once its decoder is gone (the main thread terminates it only if this takes too long). */
+async function close(): Promise<void> {
+  const d = decoder;
+  decoder = null;
+  await d?.close();
+  process.exit(0);
+}
+
 port.on('message', (m: ToQualityWorker) => {
   if (m.type === 'frame') return onFrame(m);
+  if (m.type === 'close') return void close();
   const backlog = new Int32Array(m.backlog);
   m.port.on('message', (p: ReferencePlane) => {
     // Handled, scored or not: the reader may queue another.

@@ -51,7 +51,9 @@ export type QualityWork = { type: 'frame'; run: number; pts: number; index: numb
 export type ToQualityWorker =
   | (QualityWork & { sentAt: number })
   /** Where the reference planes come from now (the reader thread's port) and the count of them queued, which the worker lowers. */
-  | { type: 'reference'; port: MessagePort; backlog: SharedArrayBuffer };
+  | { type: 'reference'; port: MessagePort; backlog: SharedArrayBuffer }
+  /** The thread ends once its decoder has exited: a terminated thread would leave its decoder unreaped. */
+  | { type: 'close' };
 
 /** Rows made, and the planes dropped unscored since the last message because they waited too long; or why the decoder stopped (it restarts at the next keyframe). */
 export type FromQualityWorker = { type: 'rows'; frames: QualityFrame[]; dropped: number } | { type: 'decoder-stopped'; reason: string };
