@@ -123,7 +123,9 @@ test("PELS repairs green always (RTX marked AF41), yellow once the loss reads as
   const { before, after, dscpBySsrc } = await captureUnderLoss(page, viewer, () =>
     expect.poll(async () => (await viewerState(page, viewer.id)).rtx.repaired, { timeout: 30_000 }).toContain('yellow'),
   );
-  expect(after.congestion.diagnosis).toBe('wire-loss');
+  // The diagnosis when yellow was repaired, under the loss: `after` is read once the loss has stopped, and a CI run read
+  // 'congestion' there.
+  expect(before.congestion.diagnosis, `the loss read as wire loss when yellow was repaired; after it: ${after.congestion.diagnosis}`).toBe('wire-loss');
   const rtx = after.rtx.ssrcs;
   for (const c of COLORS) {
     expect([...(dscpBySsrc.get(viewer.ssrcs[c]) ?? [])], `${c} DSCP`).toEqual([DSCP[c]]);
