@@ -29,6 +29,7 @@ export interface UptaAgentOptions {
 export interface UptaChange {
   /** `udp:PORT`: the viewer's media port. */
   flow: string;
+  /** From the origin `changesFrom` was given (the testbed: its run's start, the clock of its per-second figures). */
   atMs: number;
   dropping: boolean;
   rateKbps: number;
@@ -85,8 +86,8 @@ export class UptaAgent {
   private readonly gates = new Map<string, UselessFlowGate>();
   private prev = new Map<string, number>();
   private dropped = new Set<string>();
-  private startedAt = 0;
-  readonly changes: UptaChange[] = [];
+  /** Each change, timed by performance.now(). */
+  private readonly changes: UptaChange[] = [];
   errors = 0;
 
   constructor(private readonly o: UptaAgentOptions) {}
@@ -94,7 +95,6 @@ export class UptaAgent {
   async start(): Promise<void> {
     await run('nft', ['delete', 'table', 'inet', TABLE], this.o.ns).catch(() => {});
     await this.nft(uptaRuleset(this.o.dev, this.o.tcpPort));
-    this.startedAt = performance.now();
     this.timer = setInterval(() => void this.tick(), this.o.intervalMs);
   }
 
@@ -103,6 +103,11 @@ export class UptaAgent {
     this.timer = null;
     await this.applyDrops(new Set()).catch(() => {});
     await run('nft', ['delete', 'table', 'inet', TABLE], this.o.ns).catch(() => {});
+  }
+
+  /** The starts and stops of dropping so far, timed from `originMs` (a performance.now() reading; earlier ones are negative). */
+  changesFrom(originMs: number): UptaChange[] {
+    return this.changes.map((c) => ({ ...c, atMs: Math.round(c.atMs - originMs) }));
   }
 
   /** Video flows being dropped now. */
@@ -125,7 +130,7 @@ export class UptaAgent {
     this.busy = true;
     try {
       const cur = parseFlowCounters(await run('nft', ['-j', 'list', 'set', 'inet', TABLE, 'flows'], this.o.ns));
-      const now = performance.now() - this.startedAt;
+      const now = performance.now();
       for (const [flow, bytes] of cur) {
         let r = this.rates.get(flow);
         if (!r) this.rates.set(flow, (r = new ArrivalRate(AVERAGING_MS)));
@@ -141,7 +146,7 @@ export class UptaAgent {
         if (!gate) this.gates.set(flow, (gate = new UselessFlowGate(this.o.threshold)));
         const was = gate.isDropping;
         if (gate.update(lossAtShare(rate, share), now)) next.add(flow);
-        if (gate.isDropping !== was) this.changes.push({ flow, atMs: Math.round(now), dropping: gate.isDropping, rateKbps: Math.round(rate), shareKbps: Math.round(share) });
+        if (gate.isDropping !== was) this.changes.push({ flow, atMs: now, dropping: gate.isDropping, rateKbps: Math.round(rate), shareKbps: Math.round(share) });
       }
       await this.applyDrops(next);
     } catch {

@@ -146,6 +146,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     // A run that fails still stops tcpdump.
     if (capture) res.add(async () => void (captured ?? (await capture.stop().catch(() => []))));
     const t0 = Date.now();
+    const t0Perf = performance.now();
     for (const p of pages) p.signaling.bytes = 0;
     const steps = startCapacitySteps(o, bottleneckKind, topo, agent, t0, progress);
     res.add(async () => steps.cancel());
@@ -180,7 +181,7 @@ export async function runTestbed(o: TestbedOptions, progress: Progress, stopWhen
     const result = summarize(o, bottleneckKind, samples, pages.map((p) => p.pageErrors), cpuUse, agent?.deliveryErrors ?? 0, display, await steps.applied(), tcpSummary, receivers);
     if (udpAtStart && udpAtEnd) result.clientUdp = udpCountersSince(udpAtStart, udpAtEnd);
     if (captured && o.captureFile) result.capture = { file: o.captureFile, streams: streamLosses(captured) };
-    if (upta) result.upta = { threshold: o.upta!, changes: upta.changes, errors: upta.errors };
+    if (upta) result.upta = { threshold: o.upta!, changes: upta.changesFrom(t0Perf), errors: upta.errors };
     if (cluster) result.nodes = nodeResults(cluster.nodes, lastSeen, cpuUse, t0);
     if (receivers && o.killEdgeS !== undefined) result.rejoin = rejoinResult(receivers, killed?.id);
     const counters = await readServerCounters(src);
