@@ -19,12 +19,11 @@ import type { Logger } from '../log';
 import type { DscpMarker } from '../net/dscpMarker';
 import { FrameEntryTimes } from './frameEntryTimes';
 import type { QualityListener } from '../quality/qualityFeed';
-import { ReferenceReader } from '../quality/referenceReader';
 import type { MediaWorkerPool } from '../sfu/mediaWorkerPool';
 import { SharedFanout } from '../viewer/sharedFanout';
 import { ViewerSession } from '../viewer/viewerSession';
 import type { KeyframeReason } from './keyframeRequests';
-import { RenditionFrames } from './renditionFrames';
+import { IngestFrames } from './ingestFrames';
 import { RenditionPipeline } from './renditionPipeline';
 import { StreamAudio } from './streamAudio';
 import { PacerClock } from '../flow/pacerClock';
@@ -105,7 +104,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   /** By media worker. */
   private readonly workers: WorkerSlot[];
   private readonly ingest: StreamIngest;
-  private readonly renditionFrames: RenditionFrames;
+  /** The ingest's frames in layered sets, and each rendition's quality measured (not on an edge). */
+  private readonly ingestFrames: IngestFrames;
   /** Each viewer and the media worker it is on. */
   private readonly viewers = new Map<string, { session: ViewerSession; worker: number }>();
   private framesIngested = 0;
@@ -126,10 +126,6 @@ export class Stream extends EventEmitter<StreamEvents> {
   /** The sound, one producer per router; and what the current run does with the source's sound. */
   readonly audio: StreamAudio;
   private audioPlan: AudioPlan = 'none';
-  /** Reads the ingest's reference planes for every rendition's quality measurement; null on an edge (its rows are the origin's). */
-  private readonly reference: ReferenceReader | null;
-  /** The ingest's runs so far: the reference reader and the quality measurement pair each run's planes and frames. */
-  private runs = 0;
 
   constructor(private readonly opts: StreamOptions) {
     super();
@@ -139,38 +135,28 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.ticksPerFrame = Math.round(90000 / opts.encode.frameRate);
     this.workers = Array.from({ length: opts.media.size }, () => ({ router: null, fanout: null }));
     const count = 1 + opts.renditions.length;
-    this.renditionFrames = new RenditionFrames(count, this.ticksPerFrame);
     this.ingest = opts.upstream?.ingest ?? new FfmpegIngest(opts.source, opts.encode, opts.log.child({ stream: opts.id }), { renditions: opts.renditions, ...(opts.reconnectMs !== undefined ? { reconnectMs: opts.reconnectMs } : {}) });
     this.ingest.on('status', () => this.emit('info', this.publicInfo()));
     this.probeBoard = probeBoardFor(opts.renditionPolicy);
     const fps = opts.encode.frameRate;
     this.entryTimes = new FrameEntryTimes(QUALITY_WINDOW_S * fps);
-    this.reference = opts.upstream ? null : new ReferenceReader({ width: opts.encode.width, height: opts.encode.height, frameRate: fps, log: opts.log.child({ stream: opts.id, component: 'quality' }) });
-    this.pipelines = Array.from({ length: count }, (_, r) => {
-      const lower = r === 0 ? undefined : opts.renditions[r - 1]!;
-      return new RenditionPipeline({
-        index: r,
-        width: opts.encode.width,
-        height: opts.encode.height,
-        lower: lower && { width: lower.width, height: lower.height },
-        frameRate: fps,
-        keyframeMinGapMs: opts.keyframeMinGapMs,
-        requestKeyframe: () => this.ingest.requestKeyframe(r),
-        stampRows: (rows) => this.entryTimes.stamp(rows),
-        // An edge's rows are the origin's.
-        reference: this.reference ?? undefined,
-        quality: { windowFrames: QUALITY_WINDOW_S * fps, backlogFrames: QUALITY_BACKLOG_S * fps, intervalMs: QUALITY_BATCH_MS },
-        log: opts.log.child({ stream: opts.id, component: 'quality', rendition: r }),
-      });
+    this.pipelines = Array.from({ length: count }, (_, r) => new RenditionPipeline({
+      keyframeMinGapMs: opts.keyframeMinGapMs,
+      requestKeyframe: () => this.ingest.requestKeyframe(r),
+      quality: { windowFrames: QUALITY_WINDOW_S * fps, backlogFrames: QUALITY_BACKLOG_S * fps, intervalMs: QUALITY_BATCH_MS },
+    }));
+    this.ingestFrames = new IngestFrames({
+      encode: opts.encode,
+      renditions: opts.renditions,
+      // An edge's rows are the origin's.
+      ...(opts.upstream ? {} : { measure: { onRows: (r, rows) => this.pipelines[r]!.qualityFeed.add(this.entryTimes.stamp(rows)), log: opts.log.child({ stream: opts.id, component: 'quality' }) } }),
     });
     // An upstream's rows count their frames as its frames do (the run's pts): here they take the stream's index.
-    opts.upstream?.onQualityRows((r, rows) => this.pipelines[r]?.qualityFeed.add(rows.map((row) => ({ ...row, index: this.renditionFrames.runStartIndex + row.index }))));
+    opts.upstream?.onQualityRows((r, rows) => this.pipelines[r]?.qualityFeed.add(rows.map((row) => ({ ...row, index: this.ingestFrames.runStartIndex + row.index }))));
     this.audio = new StreamAudio(opts.encode.frameRate, opts.media.size);
     this.ingest.on('run', (audio) => {
-      this.renditionFrames.newRun();
-      this.audio.onRun(this.renditionFrames.runStartIndex);
-      this.runs++;
-      for (const p of this.pipelines) p.newRun(this.runs);
+      this.ingestFrames.onRun();
+      this.audio.onRun(this.ingestFrames.runStartIndex);
       if (audio !== this.audioPlan) {
         this.audioPlan = audio;
         this.emit('info', this.publicInfo());
@@ -178,13 +164,12 @@ export class Stream extends EventEmitter<StreamEvents> {
     });
     this.ingest.on('audio', (p) => this.audio.send(p));
     // Emitted right after its run's 'run'. Not listened to on an edge: the ingest closes the pipe.
-    const reference = this.reference;
-    if (reference) this.ingest.on('reference', (fd) => reference.read(this.runs, fd));
+    if (this.ingestFrames.measured) this.ingest.on('reference', (fd) => this.ingestFrames.onReference(fd));
     this.ingest.on('frame', (f, rendition, ingestMs, captureMs) => {
-      if (rendition === 0) this.entryTimes.note(this.renditionFrames.runStartIndex + Number(f.pts), { ingestMs, encodedMs: Date.now(), ...(captureMs === undefined ? {} : { captureMs }) });
+      if (rendition === 0) this.entryTimes.note(this.ingestFrames.runStartIndex + Number(f.pts), { ingestMs, encodedMs: Date.now(), ...(captureMs === undefined ? {} : { captureMs }) });
       let sets;
       try {
-        sets = this.renditionFrames.push(rendition, f.data, Number(f.pts));
+        sets = this.ingestFrames.push(rendition, f.data, Number(f.pts));
       } catch (err) {
         this.opts.log.warn({ stream: this.id, rendition, err }, 'skipping a frame whose VP8 header cannot be read');
         return;
@@ -198,7 +183,7 @@ export class Stream extends EventEmitter<StreamEvents> {
         else for (const v of this.viewers.values()) v.session.sendFrame(frames, now);
         this.emit('frames', frames);
         // After the viewers: measuring quality never delays a frame.
-        frames.forEach((frame, r) => this.pipelines[r]!.measure(frame, pts));
+        this.ingestFrames.measure(frames, pts);
       }
     });
     this.boundsTimer = setInterval(() => this.updateRateBounds(), BOUNDS_UPDATE_MS);
@@ -481,8 +466,8 @@ export class Stream extends EventEmitter<StreamEvents> {
     for (const v of [...this.viewers.values()]) v.session.close('stream closed');
     for (const p of this.pipelines) p.keyframes.close();
     this.ingest.close();
+    this.ingestFrames.close();
     for (const p of this.pipelines) p.close();
-    this.reference?.close();
     for (const w of this.workers) w.router?.close();
     this.wakeRouterWaiters();
     this.audio.close();
