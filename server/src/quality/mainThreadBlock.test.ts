@@ -43,10 +43,10 @@ test('with node\'s main thread blocked 2 s, FFmpeg goes on writing its frames, p
   try {
     await until(() => rows.length >= 30, 30_000);
     const pid = ffmpegPid();
-    const [planesBefore, writtenBefore] = [m.reference.planes.read, bytesWritten(pid)];
+    const [planesBefore, writtenBefore] = [m.referencePlanes().read, bytesWritten(pid)];
     const started = Date.now();
     while (Date.now() - started < BLOCK_MS); // the main thread busy, as a burst of work blocks it
-    const [planes, written] = [m.reference.planes.read - planesBefore, bytesWritten(pid) - writtenBefore];
+    const [planes, written] = [m.referencePlanes().read - planesBefore, bytesWritten(pid) - writtenBefore];
     t.diagnostic(`during the block: ${planes} planes read, FFmpeg wrote ${written} bytes`);
     // 60 frames come in 2 s at 30 fps; FFmpeg held would have written about one plane.
     assert.ok(planes >= 30, `${planes} reference planes read during the block`);
