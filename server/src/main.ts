@@ -11,6 +11,7 @@ import { BottleneckFeedbackHub } from './feedback/bottleneckFeedbackHub';
 import { apiRoutes } from './http/apiRoutes';
 import { clientAddress } from './http/clientAddress';
 import { httpHandler, REQUEST_TIMEOUTS, routeUpgrades, type UpgradeHandler } from './http/httpServer';
+import { playerPage } from './http/playerPage';
 import { keepCertificateCurrent, readTlsPair, TlsFilesError } from './http/tlsCertificate';
 import { resolveSource } from './ingest/mediaFiles';
 import { SourceError } from './ingest/sourcePolicy';
@@ -177,7 +178,12 @@ async function main(): Promise<void> {
         throw err instanceof TlsFilesError ? new ConfigError(err.message) : err;
       }) }
     : undefined;
-  const handler = httpHandler(routes, config.clientDir, log, { tls: tls !== undefined, connectOrigins: () => clusterOrigins() });
+  const handler = httpHandler(routes, config.clientDir, log, {
+    tls: tls !== undefined,
+    connectOrigins: () => clusterOrigins(),
+    // As placementRoutes: a node with a registry places viewers, a single server does not.
+    page: playerPage(config.registry ? 'registry' : 'none'),
+  });
   const https = tls ? createHttpsServer({ ...tls.pair, ...REQUEST_TIMEOUTS }, handler) : undefined;
   const http: Server = https ?? createServer(REQUEST_TIMEOUTS, handler);
   await new Promise<void>((resolve, reject) => {

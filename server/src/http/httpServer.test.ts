@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { createLogger } from '../log';
 import { createHttpServer, routeUpgrades } from './httpServer';
+import { playerPage } from './playerPage';
 
 const PLAYER_JS = Buffer.from('console.log("player");\n'.repeat(200));
 const dir = mkdtempSync(join(tmpdir(), 'pels-http-'));
@@ -127,4 +128,36 @@ test('the player goes precompressed to clients that accept it, Brotli first, and
     assert.deepEqual(plain.body, PLAYER_JS, String(none));
   }
   assert.equal((await fetchJs('*')).encoding, 'br');
+});
+
+test("the player's page says whether its node places viewers, on every path that serves it, and no stale precompressed copy goes instead", async () => {
+  const pageDir = mkdtempSync(join(tmpdir(), 'pels-page-'));
+  const html = '<!doctype html><html><head><title>player</title></head><body></body></html>';
+  writeFileSync(join(pageDir, 'index.html'), html);
+  writeFileSync(join(pageDir, 'index.html.br'), brotliCompressSync(html));
+  const served = async (placement: 'registry' | 'none', path: string, method = 'GET') => {
+    const s = createHttpServer([], pageDir, createLogger('silent'), playerPage(placement));
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    try {
+      const r = await fetch(`http://127.0.0.1:${(s.address() as { port: number }).port}${path}`, { method, headers: { 'accept-encoding': 'br' } });
+      return { status: r.status, encoding: r.headers.get('content-encoding'), length: r.headers.get('content-length'), body: await r.text() };
+    } finally {
+      await new Promise((r) => s.close(r));
+    }
+  };
+  try {
+    for (const path of ['/', '/index.html', '/watch?stream=a']) {
+      const single = await served('none', path);
+      assert.equal(single.status, 200, path);
+      assert.equal(single.encoding, null, path);
+      assert.match(single.body, /<meta name="pels-placement" content="none" \/>\n<\/head>/, path);
+      assert.equal(Number(single.length), Buffer.byteLength(single.body), path);
+    }
+    assert.match((await served('registry', '/')).body, /<meta name="pels-placement" content="registry" \/>/);
+    const head = await served('none', '/', 'HEAD');
+    assert.equal(head.body, '');
+    assert.equal(Number(head.length), Buffer.byteLength((await served('none', '/')).body));
+  } finally {
+    rmSync(pageDir, { recursive: true, force: true });
+  }
 });

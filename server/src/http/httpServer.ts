@@ -77,16 +77,22 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
 export const REQUEST_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000 } as const;
 
 /** A plain HTTP server answering with httpHandler. */
-export function createHttpServer(routes: readonly Route[], clientDir: string, log: Logger): Server {
-  return createServer(REQUEST_TIMEOUTS, httpHandler(routes, clientDir, log, { tls: false }));
+export function createHttpServer(routes: readonly Route[], clientDir: string, log: Logger, page?: (html: string) => string): Server {
+  return createServer(REQUEST_TIMEOUTS, httpHandler(routes, clientDir, log, { tls: false, page }));
 }
 
 /**
  * The HTTP side, for an HTTP or HTTPS server: the JSON API under /api (errors
  * as `{ error: { code, message } }` with the matching status) and the built
- * player for everything else. `connectOrigins`: the other nodes of a cluster, which its pages may connect to.
+ * player for everything else. `connectOrigins`: the other nodes of a cluster, which its pages may connect to;
+ * `page`: the player's page (index.html) as this node serves it.
  */
-export function httpHandler(routes: readonly Route[], clientDir: string, log: Logger, o: { tls: boolean; connectOrigins?: () => readonly string[] }): RequestListener {
+export function httpHandler(
+  routes: readonly Route[],
+  clientDir: string,
+  log: Logger,
+  o: { tls: boolean; connectOrigins?: () => readonly string[]; page?: (html: string) => string },
+): RequestListener {
   const fixed = securityHeaders(o.tls);
   return (req, res) => {
     const other = o.connectOrigins?.() ?? [];
@@ -125,7 +131,7 @@ export function httpHandler(routes: readonly Route[], clientDir: string, log: Lo
         }
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { error: { code: 'bad_request', message: 'use GET' } });
-      return serveStatic(clientDir, target.decodedPath, req, res);
+      return serveStatic(clientDir, target.decodedPath, req, res, o.page);
     };
     handle().catch((err: unknown) => {
       log.error({ err, path: target?.path }, 'http request failed');

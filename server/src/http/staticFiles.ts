@@ -1,10 +1,11 @@
-import { open, realpath, type FileHandle } from 'node:fs/promises';
+import { open, readFile, realpath, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 
+const HTML_TYPE = 'text/html; charset=utf-8';
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
+  '.html': HTML_TYPE,
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
@@ -54,8 +55,9 @@ export function acceptsEncoding(header: string | undefined, encoding: string): b
 /**
  * Serves the built player; unknown paths get index.html (client-side routes).
  * `decodedPath` is the request path with %-escapes decoded (see requestTarget.ts).
+ * `page`: index.html as this node serves it (it says what the node is, playerPage.ts).
  */
-export async function serveStatic(root: string, decodedPath: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function serveStatic(root: string, decodedPath: string, req: IncomingMessage, res: ServerResponse, page?: (html: string) => string): Promise<void> {
   const rel = normalize(decodedPath).replace(/^([/\\])+/, '');
   let file = join(root, rel);
   if (!file.startsWith(root + sep) && file !== root) {
@@ -72,6 +74,7 @@ export async function serveStatic(root: string, decodedPath: string, req: Incomi
     res.writeHead(503, { 'content-type': 'text/plain' }).end('The player is not built: run `npm run build -w client`.\n');
     return;
   }
+  if (page && file === join(root, 'index.html')) return servePage(found.fh, page, req, res);
   // A precompressed copy the client accepts goes instead, in its fewer bytes; caches are told the answer varies.
   let encoding: string | undefined;
   for (const c of PRECOMPRESSED) {
@@ -102,4 +105,11 @@ export async function serveStatic(root: string, decodedPath: string, req: Incomi
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw err;
   }
+}
+
+/** index.html rewritten by `page`, uncompressed: its precompressed copies (if any) lack what the node adds, and it is small. */
+async function servePage(fh: FileHandle, page: (html: string) => string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const html = Buffer.from(page(await readFile(fh, 'utf8').finally(() => fh.close())));
+  res.writeHead(200, { 'content-type': HTML_TYPE, 'content-length': html.length, 'cache-control': 'no-cache' });
+  res.end(req.method === 'HEAD' ? undefined : html);
 }

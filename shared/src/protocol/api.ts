@@ -15,6 +15,14 @@ export const FLOW_MODES = ['pels', 'best-effort', 'nack', 'rlm'] as const;
 export type FlowModeName = (typeof FLOW_MODES)[number];
 
 /**
+ * The player page's `<meta name="pels-placement" content="...">`, written by the node that serves it:
+ * `registry` when the node places viewers (`/api/place`), `none` on a single server, whose player opens
+ * its own `/ws` without asking. A page without it (e.g. from `vite dev`) asks.
+ */
+export const PLACEMENT_META = 'pels-placement';
+export type PagePlacement = 'registry' | 'none';
+
+/**
  * How a viewer's media reaches it: `udp` straight from the server's RTC port,
  * `tcp` over ICE-TCP, `relay` through a TURN server. Only over `udp` can each
  * packet carry its color's DSCP to the viewer; over tcp and relay the viewer is
