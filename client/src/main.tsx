@@ -1,7 +1,7 @@
 import '@pels/shared/zodWithoutEval';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { placeViewer } from './player/placement';
+import { pagePlacer } from './player/placement';
 import { browserFeatures, unsupportedReason } from './player/browserSupport';
 import { PlayerController } from './player/controller';
 import { parsePlayerParams } from './player/urlParams';
@@ -11,8 +11,8 @@ import { ComparePage } from './ui/ComparePage';
 import './ui/app.css';
 
 const params = parsePlayerParams(location.search);
-/** Each session asks the page's own node where to play (a cluster's edge, or this server). */
-const place = (streamId: string | undefined, exclude: readonly string[]) => placeViewer(location, streamId, exclude);
+/** Each session plays where the page's own node says (a cluster's edge), or on this server when its page says it places no viewers. */
+const place = pagePlacer(location, document);
 // Checked once, before any connection: a page that cannot play says why instead of retrying.
 const unsupported = unsupportedReason(browserFeatures(globalThis), location);
 const root = document.getElementById('root');

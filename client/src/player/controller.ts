@@ -14,7 +14,7 @@ import { QualityStore } from '../quality/qualityStore';
 import { AudioOutput } from './audioOutput';
 import { PlayerSession, type SessionEvents } from './session';
 import { emptyStats, type PlayerStats } from './stats';
-import { LostEdges, type Placed } from './placement';
+import { LostEdges, type Placer } from './placement';
 import { normalizeColors, withPlayerParams } from './urlParams';
 import type { FlowModeName, MediaTransport, UptaStatus } from '@pels/shared/protocol/api';
 
@@ -57,7 +57,7 @@ export interface PlayerView {
 
 export interface ControllerConfig {
   /** Where a session's signaling goes (placement.ts): the stream asked for, the edges to avoid. */
-  place: (streamId: string | undefined, exclude: readonly string[]) => Promise<Placed>;
+  place: Placer;
   streamId: string | undefined;
   colors: Color[];
   playoutDeadlineMs: number;

@@ -1,9 +1,10 @@
 /**
- * Where the player's signaling goes (docs/api.md, "Moving to another edge"): the page's own node (the front)
- * is asked `/api/place`, which names an edge of a cluster; a single server answers 404, and the player
- * opens its own `/ws`. An edge the player lost is excluded for a while, as its registry
- * record outlives it by up to 6 s.
+ * Where the player's signaling goes (docs/api.md, "Placement"): the page's own node (the front) is asked
+ * `/api/place`, which names an edge of a cluster. A single server's page says it places no viewers: its
+ * player opens its own `/ws` without asking (a 404 from `/api/place` means the same). An edge the player
+ * lost is excluded for a while, as its registry record outlives it by up to 6 s.
  */
+import { PLACEMENT_META } from '@pels/shared/protocol/api';
 import { signalingUrl } from '../signaling/signalingClient';
 
 export interface Placed {
@@ -11,6 +12,9 @@ export interface Placed {
   node: string | undefined;
   signalingUrl: string;
 }
+
+/** Where a session's signaling goes: the stream asked for, the edges to avoid. */
+export type Placer = (streamId: string | undefined, exclude: readonly string[]) => Promise<Placed>;
 
 /** How long a lost edge is not asked for again: longer than a dead node's record lives in the registry (6 s). */
 export const LOST_EDGE_MS = 10_000;
@@ -46,4 +50,16 @@ export async function placeViewer(front: Location, streamId: string | undefined,
   const body = (await res.json().catch(() => null)) as { node?: unknown; ws?: unknown; error?: { message?: unknown } } | null;
   if (res.ok && typeof body?.node === 'string' && typeof body.ws === 'string') return { node: body.node, signalingUrl: body.ws };
   throw new Error(typeof body?.error?.message === 'string' ? body.error.message : `placement answered HTTP ${res.status}`);
+}
+
+/**
+ * The placer of a page's sessions: its own `/ws` at once when the page says its node places no viewers,
+ * else the front's `/api/place` each time (a page that does not say asks).
+ */
+export function pagePlacer(front: Location, page: Pick<ParentNode, 'querySelector'>): Placer {
+  if (page.querySelector(`meta[name="${PLACEMENT_META}"]`)?.getAttribute('content') === 'none') {
+    const here: Placed = { node: undefined, signalingUrl: signalingUrl(front) };
+    return () => Promise.resolve(here);
+  }
+  return (streamId, exclude) => placeViewer(front, streamId, exclude);
 }
