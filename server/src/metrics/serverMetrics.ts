@@ -5,7 +5,7 @@
  * control path.
  *
  * Label cardinality is bounded: `stream` (operator-made, a handful), `color`
- * (3), `layer` (3), `mode` (3), `controller` (8), `state` (8), `protocol` (2), `limit` (6), `kind` (2), `reason` (2). Per-viewer series carry a
+ * (3), `layer` (3), `mode` (3), `controller` (8), `state` (8), `protocol` (2), `limit` (6), `kind` (2), `reason` (2), `at` (2). Per-viewer series carry a
  * `viewer` label for at most VIEWER_SERIES_LIMIT viewers per scrape (see
  * viewerSeries.ts); the aggregates by stream and color cover every viewer.
  */
@@ -22,6 +22,7 @@ import type { DscpMarker } from '../net/dscpMarker';
 import { REFUSAL_REASONS, type PublishGate } from '../live/publishGate';
 import { PUBLISH_PROTOCOLS } from '../live/publisher';
 import type { ControlSettings } from '../operator/controlSettings';
+import { DROP_SITES } from '../quality/dropWarning';
 import type { Stream } from '../streams/stream';
 import { KEYFRAME_REASONS } from '../streams/keyframeRequests';
 import type { StreamRegistry } from '../streams/streamRegistry';
@@ -72,6 +73,7 @@ export class ServerMetrics {
       streamState: gauge('pels_stream_state', 'Ingest state of each source (1 for its current state)', ['stream', 'state']),
       framesIngested: counter('pels_stream_frames_ingested_total', 'Encoded frames read from the ingest', ['stream']),
       audioPackets: counter('pels_stream_audio_packets_total', "Sound packets (Opus) sent to the stream's viewers, each counted once (not its copy)", ['stream']),
+      qualityDropped: counter('pels_quality_planes_dropped_total', 'Planes the quality measurement dropped unscored because it fell behind (the machine short of CPU): their frames get no PSNR row; at: the reference reader (a quality worker had a queue full) or a quality thread (a plane or frame waited past the queue limit)', ['stream', 'at']),
       restarts: counter('pels_stream_restarts_total', 'Ingest restarts of the source (FFmpeg and the encoder)', ['stream']),
       layerKbps: gauge('pels_stream_layer_bitrate_kbps', 'Measured bitrate of each temporal layer, kb/s', ['stream', 'layer']),
       keyframeRequests: counter('pels_keyframe_requests_total', "Keyframe requests of a stream's viewers: join (a viewer starts) or pli (a player lost its base chain)", ['stream', 'reason']),
@@ -170,6 +172,7 @@ export class ServerMetrics {
       m.framesIngested.inc({ stream }, info.framesIngested);
       m.audioPackets.inc({ stream }, s.audio.packetsSent);
       m.restarts.inc({ stream }, info.restarts);
+      for (const at of DROP_SITES) m.qualityDropped.inc({ stream, at }, s.qualityDrops()[at]);
       const keyframes = s.keyframeCounts();
       for (const reason of KEYFRAME_REASONS) m.keyframeRequests.inc({ stream, reason }, keyframes.requests[reason]);
       m.keyframesForced.inc({ stream }, keyframes.forced);

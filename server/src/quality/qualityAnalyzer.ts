@@ -2,6 +2,7 @@ import type { QualityFrame } from '@pels/shared/protocol/signaling';
 import type { LayeredFrame } from '../layering/layeredFrame';
 import type { Logger } from '../log';
 import { QualityThread } from './qualityThread';
+import type { QualityDrops } from './dropWarning';
 import type { ReferenceSource } from './referenceReader';
 
 export interface QualityAnalyzerOptions {
@@ -19,6 +20,8 @@ export interface QualityAnalyzerOptions {
   /** Rows of the stream's PSNR table, in index order. */
   onRows(frames: QualityFrame[]): void;
   log: Logger;
+  /** Where the planes its thread drops are counted (the stream's, for /metrics). */
+  drops?: QualityDrops;
 }
 
 /**
@@ -50,6 +53,7 @@ export class QualityAnalyzer {
       },
       log: opts.log,
       ...(opts.queueLimitMs === undefined ? {} : { queueLimitMs: opts.queueLimitMs }),
+      drops: opts.drops,
     });
   }
 

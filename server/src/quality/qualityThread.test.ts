@@ -6,6 +6,7 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { pino } from 'pino';
 import type { QualityFrame } from '@pels/shared/protocol/signaling';
 import { IvfReader } from '../ingest/ivfReader';
+import { noQualityDrops } from './dropWarning';
 import type { ReferencePlane } from './qualityWorkerProtocol';
 import type { ReferenceSource } from './referenceReader';
 import { QualityThread } from './qualityThread';
@@ -41,12 +42,13 @@ class TestReference implements ReferenceSource {
   }
 }
 
-test('planes and frames that waited past the queue limit are dropped unscored and logged; a fresh frame is decoded and scored', async () => {
+test('planes and frames that waited past the queue limit are dropped unscored, logged and counted for /metrics; a fresh frame is decoded and scored', async () => {
   const rows: QualityFrame[] = [];
   const warnings: string[] = [];
   const log = pino({ level: 'warn' }, { write: (line: string) => warnings.push(line) });
   const reference = new TestReference();
-  const thread = new QualityThread({ onRows: (r) => rows.push(...r), reference, decode: { ...SIZE, frameRate: 30, ffmpegPath: 'ffmpeg' }, log, queueLimitMs: 1000 });
+  const drops = noQualityDrops();
+  const thread = new QualityThread({ onRows: (r) => rows.push(...r), reference, decode: { ...SIZE, frameRate: 30, ffmpegPath: 'ffmpeg' }, log, queueLimitMs: 1000, drops });
   const frame = (k: number, sentAt?: number) => thread.post({ type: 'frame', run: 1, pts: k, index: 100 + k, tid: 0, keyframe: true, data: encoded[k]! }, sentAt);
   try {
     // A first frame: once it is scored the worker runs (a plane posted while it started waits from its start).
@@ -67,6 +69,8 @@ test('planes and frames that waited past the queue limit are dropped unscored an
     assert.deepEqual(rows.map((r) => r.index), [100, 106]);
     assert.ok(rows[1]!.psnr[0]! > 25, `the frame decoded and scored against its source: ${rows[1]!.psnr[0]} dB`);
     assert.match((JSON.parse(warnings[0]!) as { msg: string }).msg, /quality measurement fell behind/);
+    // The 5 stale planes, and the 5 stale frames' decoded planes (told before the fresh frame's row).
+    assert.deepEqual(drops, { 'reference reader': 0, 'quality thread': 10 });
   } finally {
     thread.close();
   }

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { QualityFrame } from '@pels/shared/protocol/signaling';
 import type { Logger } from '../log';
-import { DropWarning } from './dropWarning';
+import { DropWarning, noQualityDrops, type QualityDrops } from './dropWarning';
 import { QUEUE_LIMIT_MS, pendingSourcesFor, type FromQualityWorker, type QualityWork, type QualityWorkerData, type ToQualityWorker } from './qualityWorkerProtocol';
 import type { ReferenceSource } from './referenceReader';
 import { workerBootstrap } from './workerBootstrap';
@@ -19,6 +19,8 @@ export interface QualityThreadOptions {
   log: Logger;
   /** How long a plane may wait in the worker's queue (QUEUE_LIMIT_MS; a test's own). */
   queueLimitMs?: number;
+  /** Where the planes dropped are counted (the stream's, for /metrics); absent: a count of its own. */
+  drops?: QualityDrops;
 }
 
 /**
@@ -37,7 +39,7 @@ export class QualityThread {
 
   constructor(private readonly opts: QualityThreadOptions) {
     this.queueLimitMs = opts.queueLimitMs ?? QUEUE_LIMIT_MS;
-    this.drops = new DropWarning(opts.log, { at: 'quality thread', queueLimitMs: this.queueLimitMs });
+    this.drops = new DropWarning(opts.log, 'quality thread', { queueLimitMs: this.queueLimitMs }, opts.drops ?? noQualityDrops());
     this.start();
   }
 

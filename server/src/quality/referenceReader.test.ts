@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import type { MessagePort } from 'node:worker_threads';
 import { pino } from 'pino';
 import { openReferencePipe } from '../ingest/referencePipe';
+import { noQualityDrops } from './dropWarning';
 import type { ReferencePlane } from './qualityWorkerProtocol';
 import { ReferenceReader } from './referenceReader';
 
@@ -68,9 +69,10 @@ test('every consumer gets whole planes in order; a plane cut short when its writ
   }
 });
 
-test('a consumer that falls behind gets its queue\'s worth and no more; the writer is never held', async () => {
+test('a consumer that falls behind gets its queue\'s worth and no more, the drops counted for /metrics; the writer is never held', async () => {
   const warnings: string[] = [];
-  const reader = new ReferenceReader({ ...size, frameRate: 30, queueLimitMs: 1000, log: pino({ level: 'warn' }, { write: (l: string) => warnings.push(l) }) });
+  const drops = noQualityDrops();
+  const reader = new ReferenceReader({ ...size, frameRate: 30, queueLimitMs: 1000, log: pino({ level: 'warn' }, { write: (l: string) => warnings.push(l) }), drops });
   const behind = consumer(reader, false);
   try {
     // 300 planes as fast as FFmpeg makes them (no -re): 30 queue (a second's at 30 fps), the rest are dropped.
@@ -81,6 +83,10 @@ test('a consumer that falls behind gets its queue\'s worth and no more; the writ
     assert.deepEqual(reader.planes, { read: 300, dropped: 270 });
     assert.equal(behind.length, 30);
     assert.match((JSON.parse(warnings[0]!) as { msg: string }).msg, /quality measurement fell behind/);
+    assert.equal((JSON.parse(warnings[0]!) as { at: string }).at, 'reference reader');
+    // Told by the reader thread at most a second late.
+    await until(() => drops['reference reader'] === 270, 5000);
+    assert.deepEqual(drops, { 'reference reader': 270, 'quality thread': 0 });
     assert.ok(writerMs < 15_000, `the writer took ${writerMs} ms`);
   } finally {
     reader.close();

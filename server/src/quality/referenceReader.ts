@@ -1,7 +1,7 @@
 import { closeSync } from 'node:fs';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from '../log';
-import { DropWarning } from './dropWarning';
+import { DropWarning, noQualityDrops, type QualityDrops } from './dropWarning';
 import { QUEUE_LIMIT_MS, pendingSourcesFor, type FromReferenceReader, type ReferenceReaderData, type ToReferenceReader } from './qualityWorkerProtocol';
 import { workerBootstrap } from './workerBootstrap';
 
@@ -24,6 +24,8 @@ export interface ReferenceReaderOptions {
   /** The quality threads' queue limit: a quality worker may have this long's planes queued. */
   queueLimitMs?: number;
   log: Logger;
+  /** Where the plane copies dropped are counted (the stream's, for /metrics); absent: a count of its own. */
+  drops?: QualityDrops;
 }
 
 /**
@@ -44,7 +46,7 @@ export class ReferenceReader implements ReferenceSource {
   private readonly drops: DropWarning;
 
   constructor(private readonly opts: ReferenceReaderOptions) {
-    this.drops = new DropWarning(opts.log, { at: 'reference reader', queueLimitMs: opts.queueLimitMs ?? QUEUE_LIMIT_MS });
+    this.drops = new DropWarning(opts.log, 'reference reader', { queueLimitMs: opts.queueLimitMs ?? QUEUE_LIMIT_MS }, opts.drops ?? noQualityDrops());
     this.start();
   }
 

@@ -11,6 +11,7 @@ test("an edge's frames (not measured): sets by index across runs, no reference r
   const f = new IngestFrames({ encode: DEFAULT_ENCODE, renditions: [{ width: 320, height: 180, bitrateKbps: 200 }] });
   assert.equal(f.measured, false);
   assert.equal(f.referencePlanes, null);
+  assert.deepEqual(f.qualityDrops, { 'reference reader': 0, 'quality thread': 0 });
   f.onRun();
   assert.deepEqual(f.push(0, frames[0]!, 0), []);
   const [set] = f.push(1, frames[0]!, 0);

@@ -2,6 +2,7 @@ import type { QualityFrame } from '@pels/shared/protocol/signaling';
 import type { EncodeSettings, Rendition } from '../ingest/sourceSpec';
 import type { LayeredFrame } from '../layering/layeredFrame';
 import type { Logger } from '../log';
+import { noQualityDrops, type QualityDrops } from '../quality/dropWarning';
 import { QualityAnalyzer } from '../quality/qualityAnalyzer';
 import { ReferenceReader } from '../quality/referenceReader';
 import { RenditionFrames, type FrameSet } from './renditionFrames';
@@ -38,6 +39,7 @@ export class IngestFrames {
   private readonly analyzers: QualityAnalyzer[] = [];
   /** The ingest's runs so far: the reference reader and the analyzers pair each run's planes and frames. */
   private runs = 0;
+  private readonly drops = noQualityDrops();
 
   constructor(o: IngestFramesOptions) {
     const { width, height, frameRate } = o.encode;
@@ -45,7 +47,7 @@ export class IngestFrames {
     const m = o.measure;
     if (!m) return;
     const queueLimit = m.queueLimitMs === undefined ? {} : { queueLimitMs: m.queueLimitMs };
-    const reference = new ReferenceReader({ width, height, frameRate, ...queueLimit, log: m.log });
+    const reference = new ReferenceReader({ width, height, frameRate, ...queueLimit, log: m.log, drops: this.drops });
     this.reference = reference;
     this.analyzers = [undefined, ...o.renditions].map(
       (lower, index) =>
@@ -58,6 +60,7 @@ export class IngestFrames {
           onRows: (rows) => m.onRows(index, rows),
           log: m.log.child({ rendition: index }),
           ...queueLimit,
+          drops: this.drops,
         }),
     );
   }
@@ -70,6 +73,11 @@ export class IngestFrames {
   /** Planes the reference reader has read and dropped (null: not measured). */
   get referencePlanes(): { read: number; dropped: number } | null {
     return this.reference?.planes ?? null;
+  }
+
+  /** Planes the measurement dropped unscored so far (the reader and every analyzer's thread, across their restarts), by where; all 0 when not measured. */
+  get qualityDrops(): Readonly<QualityDrops> {
+    return this.drops;
   }
 
   /** The stream index of the current run's pts 0. */

@@ -18,6 +18,7 @@ import type { Publisher } from '../live/publisher';
 import type { Logger } from '../log';
 import type { DscpMarker } from '../net/dscpMarker';
 import { FrameEntryTimes } from './frameEntryTimes';
+import type { QualityDrops } from '../quality/dropWarning';
 import type { QualityListener } from '../quality/qualityFeed';
 import type { MediaWorkerPool } from '../sfu/mediaWorkerPool';
 import { SharedFanout } from '../viewer/sharedFanout';
@@ -297,6 +298,11 @@ export class Stream extends EventEmitter<StreamEvents> {
   /** Ends a live stream's publisher, if any (its key was revoked). */
   dropPublisher(reason: string): void {
     this.ingest.detachPublisher(reason);
+  }
+
+  /** Quality planes dropped unscored so far, by where (the reader, the renditions' threads): for /metrics. */
+  qualityDrops(): Readonly<QualityDrops> {
+    return this.ingestFrames.qualityDrops;
   }
 
   /** Measured bitrate of each layer of the top rendition; null until a second of frames has come. */
