@@ -2,7 +2,7 @@
  * A cluster for the testbed and the load test (--edges N): Redis (with a password, bound to the cluster's
  * network), one origin and N edges, each on a host of its own (a namespace and address of a LAN,
  * lanTopology.ts) or, without namespaces, all on loopback on ports of their own. Viewers join through the
- * front (the origin: its player page redirects to an edge, its /api/place names one); the edge with the most
+ * front (the origin: its player page says it places viewers, and its /api/place names an edge); the edge with the most
  * viewers can be killed (SIGKILL) during a run.
  */
 import { randomBytes } from 'node:crypto';

@@ -5,7 +5,7 @@
  * control path.
  *
  * Label cardinality is bounded: `stream` (operator-made, a handful), `color`
- * (3), `layer` (3), `mode` (3), `controller` (8), `state` (8), `protocol` (2), `limit` (6), `kind` (2), `reason` (2), `at` (2). Per-viewer series carry a
+ * (3), `layer` (3), `mode` (3), `controller` (8), `state` (8), `protocol` (3), `limit` (6), `kind` (2), `reason` (3 for keyframes, 5 for refusals), `at` (2). Per-viewer series carry a
  * `viewer` label for at most VIEWER_SERIES_LIMIT viewers per scrape (see
  * viewerSeries.ts); the aggregates by stream and color cover every viewer.
  */
@@ -76,7 +76,7 @@ export class ServerMetrics {
       qualityDropped: counter('pels_quality_planes_dropped_total', 'Planes the quality measurement dropped unscored because it fell behind (the machine short of CPU): their frames get no PSNR row; at: the reference reader (a quality worker had a queue full) or a quality thread (a plane or frame waited past the queue limit)', ['stream', 'at']),
       restarts: counter('pels_stream_restarts_total', 'Ingest restarts of the source (FFmpeg and the encoder)', ['stream']),
       layerKbps: gauge('pels_stream_layer_bitrate_kbps', 'Measured bitrate of each temporal layer, kb/s', ['stream', 'layer']),
-      keyframeRequests: counter('pels_keyframe_requests_total', "Keyframe requests of a stream's viewers: join (a viewer starts) or pli (a player lost its base chain)", ['stream', 'reason']),
+      keyframeRequests: counter('pels_keyframe_requests_total', "Keyframe requests of a stream's viewers: join (a viewer starts), pli (a player lost its base chain) or switch (a viewer moves to another rendition)", ['stream', 'reason']),
       keyframesForced: counter('pels_keyframes_forced_total', "Keyframes the viewers' requests forced (throttled: at most one per KEYFRAME_MIN_GAP_MS)", ['stream']),
       viewers: gauge('pels_viewers', 'Viewers connected', ['stream', 'mode']),
       viewersUpta: gauge('pels_viewers_upta', 'Viewers by what useless-packet avoidance lets out: every layer, the base layer only, or nothing (all 0 with UPTA off)', ['stream', 'state']),
