@@ -161,3 +161,19 @@ test("the player's page says whether its node places viewers, on every path that
     rmSync(pageDir, { recursive: true, force: true });
   }
 });
+
+test('an idle kept-alive connection still takes a request 8 s later (Node closes it after 5-6 s by default)', async () => {
+  const s = connect(port, '127.0.0.1');
+  let text = '';
+  s.on('data', (d: Buffer) => (text += d.toString()));
+  const closed = new Promise<void>((r) => s.once('close', () => r()));
+  const ping = 'GET /api/ping HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n';
+  s.write(ping);
+  await new Promise((r) => setTimeout(r, 8_000));
+  assert.equal(s.destroyed, false, 'the server closed the idle connection');
+  s.write(ping);
+  await new Promise((r) => setTimeout(r, 500));
+  s.end();
+  await closed;
+  assert.equal(text.match(/HTTP\/1\.1 200/g)?.length, 2, text);
+});

@@ -73,8 +73,11 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
  * each second. Node's defaults (60 s and 300 s, checked every 30 s) let a
  * client that sends its headers a byte at a time hold a connection, and one of
  * the server's fds, for minutes. A WebSocket, once upgraded, is not bound by them.
+ * An idle kept-alive connection is closed after 30 s, not Node's 5: a client
+ * that sends its next request on it as the server closes it gets a reset, and an
+ * API client (a script, a test) calling every few seconds met that race.
  */
-export const REQUEST_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000 } as const;
+export const REQUEST_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 30_000 } as const;
 
 /** A plain HTTP server answering with httpHandler. */
 export function createHttpServer(routes: readonly Route[], clientDir: string, log: Logger, page?: (html: string) => string): Server {
