@@ -116,7 +116,8 @@ export interface SoakResult {
   faultsInjected: number;
   faults: FaultRecord[];
   recovery: Partial<Record<FaultKind, { count: number; maxMs: number | null; medianMs: number | null; unrecovered: number; ingestPeakX: number | null }>>;
-  leaks: { start: LeakCounts; end: LeakCounts; grew: string[] };
+  /** `children`: the server's child processes by name, at the start and the end, to name what a process leak left. */
+  leaks: { start: LeakCounts; end: LeakCounts; grew: string[]; children: { start: Record<string, number>; end: Record<string, number> } };
   liveHeapGrowthPct: number | null;
   greenDeliveryMin: number | null;
   greenDelivery: number | null;
@@ -136,6 +137,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Another run's namespaces (a test beside the soak) come and go: not this run's leak. */
 async function namespaceCount(): Promise<number> {
   return (await namespacesOfThisRun()).length;
+}
+
+/** How many of the server's children have each name. */
+function childNames(r: ProcessResources): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const name of r.children) out[name] = (out[name] ?? 0) + 1;
+  return out;
 }
 
 function leakCounts(r: ProcessResources, namespaces: number): LeakCounts {
@@ -224,7 +232,9 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     const edges = await edgesStarting;
     const edgeLeaks: string[] = [];
     await sleep(2000);
-    const start = leakCounts(await resources(), await namespaceCount());
+    const atStart = await resources();
+    const start = leakCounts(atStart, await namespaceCount());
+    let atEnd = atStart;
     progress(`server up; start counts ${JSON.stringify(start)}`);
 
     const browser = await launchBrowser(topo, viewerBase, res);
@@ -434,7 +444,8 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     if (!crashed) {
       const back = (c: LeakCounts) => c.transports === start.transports && c.consumers === start.consumers && c.nftElements === start.nftElements && c.processes === start.processes && c.fds <= start.fds;
       for (const deadline = Date.now() + 30_000; ; await sleep(500)) {
-        end = leakCounts(await resources(), await namespaceCount());
+        atEnd = await resources();
+        end = leakCounts(atEnd, await namespaceCount());
         if (back(end) || Date.now() > deadline) break;
       }
     }
@@ -462,7 +473,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       faultsInjected: faults.filter((f) => f.error === undefined).length,
       faults,
       recovery,
-      leaks: { start, end, grew },
+      leaks: { start, end, grew, children: { start: childNames(atStart), end: childNames(atEnd) } },
       liveHeapGrowthPct: heap.length >= 2 ? Math.round(((heap.at(-1)! - heap[0]!) / heap[0]!) * 1000) / 10 : null,
       greenDeliveryMin: cleanRows.length ? Math.min(...cleanRows.map((m) => m.greenDelivery!)) : null,
       greenDelivery: greenSent > 0 ? Math.round((allClean.reduce((n, l) => n + l.green.received, 0) / greenSent) * 10000) / 10000 : null,
