@@ -7,8 +7,11 @@ import type { ReferenceSource } from './referenceReader';
 import { workerBootstrap } from './workerBootstrap';
 
 const RESTART_DELAY_MS = 1000;
-/** How long a closed worker has to end by itself (its decoder killed and reaped) before it is terminated. */
-const CLOSE_TIMEOUT_MS = 5000;
+/**
+ * How long a closed worker has to end by itself (its decoder killed and reaped) before it is terminated, which
+ * leaves the decoder unreaped. Generous: at load 25 on 2 cores the lower-priority thread can wait seconds for the CPU.
+ */
+const CLOSE_TIMEOUT_MS = 30_000;
 
 export interface QualityThreadOptions {
   onRows(frames: QualityFrame[]): void;
@@ -34,6 +37,8 @@ export class QualityThread {
   private unsubscribe: (() => void) | null = null;
   private restartTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** The current worker's flag (QualityWorkerData.closing). */
+  private closing = new Int32Array(new SharedArrayBuffer(4));
   private readonly drops: DropWarning;
   private readonly queueLimitMs: number;
 
@@ -60,13 +65,15 @@ export class QualityThread {
     this.worker = null;
     if (!worker) return;
     // The worker kills its decoder and waits for it to exit, then ends: terminated at once, it would leave the decoder unreaped.
+    Atomics.store(this.closing, 0, 1);
     const timer = setTimeout(() => void worker.terminate(), CLOSE_TIMEOUT_MS).unref();
     worker.once('exit', () => clearTimeout(timer));
     worker.postMessage({ type: 'close' } satisfies ToQualityWorker);
   }
 
   private start(): void {
-    const workerData: QualityWorkerData = { queueLimitMs: this.queueLimitMs, maxPendingSources: pendingSourcesFor(this.queueLimitMs, this.opts.decode.frameRate), decode: this.opts.decode };
+    this.closing = new Int32Array(new SharedArrayBuffer(4));
+    const workerData: QualityWorkerData = { queueLimitMs: this.queueLimitMs, maxPendingSources: pendingSourcesFor(this.queueLimitMs, this.opts.decode.frameRate), decode: this.opts.decode, closing: this.closing.buffer as SharedArrayBuffer };
     const worker = new Worker(workerBootstrap(new URL('./qualityWorker.ts', import.meta.url)), { eval: true, name: 'pels-quality', workerData });
     this.worker = worker;
     // The worker's end of a reference channel, now and after each restart of the reader.

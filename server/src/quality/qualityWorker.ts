@@ -19,7 +19,14 @@ const port = parentPort;
 if (!port) throw new Error('qualityWorker.ts runs as a worker thread');
 // The measurement yields the CPU to the stream and its viewers (where it cannot, it runs as the rest).
 lowerThisThread();
-const { queueLimitMs, maxPendingSources, decode } = workerData as QualityWorkerData;
+const { queueLimitMs, maxPendingSources, decode, closing } = workerData as QualityWorkerData;
+const closingFlag = new Int32Array(closing);
+/** The main thread has closed this worker: what is still queued is not worth the CPU (see QualityWorkerData.closing). */
+function closed(): boolean {
+  if (Atomics.load(closingFlag, 0) !== 1) return false;
+  void close();
+  return true;
+}
 /** Planes posted while the worker started waited for that, not for a backlog: their wait counts from here. */
 const readyAt = Date.now();
 const table = new PsnrTableBuilder({ maxPending: maxPendingSources });
@@ -53,6 +60,7 @@ function send(frames: QualityFrame[]): void {
 }
 
 function onPlane(m: ReferencePlane): void {
+  if (closed()) return;
   if (stale(m.sentAt)) {
     dropped++;
     return send([]);
@@ -65,6 +73,7 @@ function startDecoder(): LibvpxDecoder {
   const d: LibvpxDecoder = new LibvpxDecoder({
     ...decode,
     onPlane: ({ index, tid, plane }) => {
+      if (closed()) return;
       if (late.delete(index)) {
         dropped++;
         return send([]);
@@ -82,6 +91,7 @@ function startDecoder(): LibvpxDecoder {
 }
 
 function onFrame(m: QualityWork & { sentAt: number }): void {
+  if (closed()) return;
   const aligned = alignmentOf(m.run)?.encoded(m.pts, m.index);
   if (aligned) send(table.addSource(aligned.index, aligned.plane));
   // A (re)started decoder begins at a keyframe: the frames before it would not decode. Every frame is decoded, however long it
@@ -92,8 +102,11 @@ function onFrame(m: QualityWork & { sentAt: number }): void {
   decoder.decode(m.index, m.tid, m.data);
 }
 
+let ending = false;
 /** Ends the thread once its decoder is gone (the main thread terminates it only if this takes too long). */
 async function close(): Promise<void> {
+  if (ending) return;
+  ending = true;
   const d = decoder;
   decoder = null;
   await d?.close();

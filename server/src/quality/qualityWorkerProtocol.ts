@@ -32,6 +32,13 @@ export interface QualityWorkerData {
   maxPendingSources: number;
   /** The rendition's decode: its encoded size, the frame rate, FFmpeg; `scale`: a lower rendition, scored scaled up to the source's size. */
   decode: { width: number; height: number; frameRate: number; ffmpegPath: string; scale?: { from: PlaneSize; to: PlaneSize } };
+  /**
+   * Int32Array [1]: the main thread sets it to 1 when it closes the worker. The close message queues behind the
+   * frames and planes already posted, which a thread short of CPU (it runs at a lower priority) took more than
+   * the close's time to work through, and a terminated thread leaves its decoder unreaped: with the flag the
+   * worker skips that work and ends at its next message.
+   */
+  closing: SharedArrayBuffer;
 }
 
 /** Source planes that come within `queueLimitMs` at `frameRate`, and never fewer than a second's. */
