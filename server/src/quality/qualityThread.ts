@@ -37,8 +37,8 @@ export class QualityThread {
   private unsubscribe: (() => void) | null = null;
   private restartTimer: NodeJS.Timeout | null = null;
   private closed = false;
-  /** The current worker's flag (QualityWorkerData.closing). */
-  private closing = new Int32Array(new SharedArrayBuffer(4));
+  /** QualityWorkerData.closing, set once by close(); a worker restarted before that shares it. */
+  private readonly closing = new Int32Array(new SharedArrayBuffer(4));
   private readonly drops: DropWarning;
   private readonly queueLimitMs: number;
 
@@ -72,7 +72,6 @@ export class QualityThread {
   }
 
   private start(): void {
-    this.closing = new Int32Array(new SharedArrayBuffer(4));
     const workerData: QualityWorkerData = { queueLimitMs: this.queueLimitMs, maxPendingSources: pendingSourcesFor(this.queueLimitMs, this.opts.decode.frameRate), decode: this.opts.decode, closing: this.closing.buffer as SharedArrayBuffer };
     const worker = new Worker(workerBootstrap(new URL('./qualityWorker.ts', import.meta.url)), { eval: true, name: 'pels-quality', workerData });
     this.worker = worker;

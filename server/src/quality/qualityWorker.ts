@@ -21,8 +21,8 @@ if (!port) throw new Error('qualityWorker.ts runs as a worker thread');
 lowerThisThread();
 const { queueLimitMs, maxPendingSources, decode, closing } = workerData as QualityWorkerData;
 const closingFlag = new Int32Array(closing);
-/** The main thread has closed this worker: what is still queued is not worth the CPU (see QualityWorkerData.closing). */
-function closed(): boolean {
+/** Whether the main thread has closed this worker, which then ends: what is still queued is not worth the CPU (see QualityWorkerData.closing). */
+function endIfClosed(): boolean {
   if (Atomics.load(closingFlag, 0) !== 1) return false;
   void close();
   return true;
@@ -60,7 +60,7 @@ function send(frames: QualityFrame[]): void {
 }
 
 function onPlane(m: ReferencePlane): void {
-  if (closed()) return;
+  if (endIfClosed()) return;
   if (stale(m.sentAt)) {
     dropped++;
     return send([]);
@@ -73,7 +73,7 @@ function startDecoder(): LibvpxDecoder {
   const d: LibvpxDecoder = new LibvpxDecoder({
     ...decode,
     onPlane: ({ index, tid, plane }) => {
-      if (closed()) return;
+      if (endIfClosed()) return;
       if (late.delete(index)) {
         dropped++;
         return send([]);
@@ -91,7 +91,7 @@ function startDecoder(): LibvpxDecoder {
 }
 
 function onFrame(m: QualityWork & { sentAt: number }): void {
-  if (closed()) return;
+  if (endIfClosed()) return;
   const aligned = alignmentOf(m.run)?.encoded(m.pts, m.index);
   if (aligned) send(table.addSource(aligned.index, aligned.plane));
   // A (re)started decoder begins at a keyframe: the frames before it would not decode. Every frame is decoded, however long it

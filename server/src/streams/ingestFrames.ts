@@ -33,6 +33,8 @@ export interface IngestFramesOptions {
  * to push, then measure for each set once it is sent.
  */
 export class IngestFrames {
+  /** A frame's duration in the 90 kHz RTP clock. */
+  readonly ticksPerFrame: number;
   private readonly sets: RenditionFrames;
   private readonly reference: ReferenceReader | null = null;
   /** By rendition; empty when not measured. */
@@ -43,7 +45,8 @@ export class IngestFrames {
 
   constructor(o: IngestFramesOptions) {
     const { width, height, frameRate } = o.encode;
-    this.sets = new RenditionFrames(1 + o.renditions.length, Math.round(90000 / frameRate));
+    this.ticksPerFrame = Math.round(90000 / frameRate);
+    this.sets = new RenditionFrames(1 + o.renditions.length, this.ticksPerFrame);
     const m = o.measure;
     if (!m) return;
     const queueLimit = m.queueLimitMs === undefined ? {} : { queueLimitMs: m.queueLimitMs };

@@ -115,7 +115,6 @@ export class Stream extends EventEmitter<StreamEvents> {
   private readonly routerWaiters = new Set<() => void>();
   /** The operator's rate controller for this stream; null: RATE_CONTROLLER's. */
   private controllerChoice: RateControllerName | null = null;
-  private readonly ticksPerFrame: number;
   /** By rendition (0: the full size). */
   private readonly pipelines: RenditionPipeline[];
   private readonly boundsTimer: NodeJS.Timeout;
@@ -133,7 +132,6 @@ export class Stream extends EventEmitter<StreamEvents> {
     // Every viewer's connection listens for 'info': as many listeners as viewers is the design, not a leak.
     this.setMaxListeners(0);
     this.id = opts.id;
-    this.ticksPerFrame = Math.round(90000 / opts.encode.frameRate);
     this.workers = Array.from({ length: opts.media.size }, () => ({ router: null, fanout: null }));
     const count = 1 + opts.renditions.length;
     this.ingest = opts.upstream?.ingest ?? new FfmpegIngest(opts.source, opts.encode, opts.log.child({ stream: opts.id }), { renditions: opts.renditions, ...(opts.reconnectMs !== undefined ? { reconnectMs: opts.reconnectMs } : {}) });
@@ -268,7 +266,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       height: enc.height,
       renditions: [enc, ...this.opts.renditions].map(({ width, height, bitrateKbps }) => ({ width, height, bitrateKbps })),
       frameRate: enc.frameRate,
-      ticksPerFrame: this.ticksPerFrame,
+      ticksPerFrame: this.ingestFrames.ticksPerFrame,
       framesIngested: this.framesIngested,
       restarts: s.restarts,
       audio: this.audioPlan === 'none' ? null : { codec: 'opus', passthrough: this.audioPlan === 'copy' },
