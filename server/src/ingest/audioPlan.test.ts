@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseProbe } from './audioProbe';
 import { parseSource } from './sourcePolicy';
-import { audioFd, audioPlan, ffmpegArgs, OPUS_ENCODE_ARGS, type ReadableSource } from './sourceSpec';
+import { audioFd, audioPlan, ffmpegArgs, OPUS_ENCODE_ARGS, soundArgs, type ReadableSource } from './sourceSpec';
 
 const file = parseSource('/media/clip.mkv') as ReadableSource;
 
@@ -18,18 +18,37 @@ test("a source's Opus passes through; other sound is encoded; no sound, no audio
   assert.equal(audioPlan(parseSource('lavfi:testsrc2'), { codec: 'opus', channels: 2 }), 'none');
 });
 
-test('the audio output: Opus 48 kHz with FEC, or a copy, as Ogg on the fd after the renditions', () => {
+test("a URL's sound rides with the video: Opus 48 kHz with FEC, or a copy, as Ogg on the fd after the renditions", () => {
+  const url = parseSource('https://example.com/live.m3u8') as ReadableSource;
   const lower = [{ width: 320, height: 180, bitrateKbps: 200 }];
-  const encoded = ffmpegArgs(parseSource('lavfi:testsrc2|sine=frequency=1000') as ReadableSource, undefined, lower, 'encode');
+  const encoded = ffmpegArgs(url, undefined, lower, 'encode');
   assert.equal(audioFd(1), 5);
-  const tail = encoded.slice(encoded.lastIndexOf('-map'));
-  assert.deepEqual(tail, ['-map', '1:a:0', ...OPUS_ENCODE_ARGS, '-f', 'ogg', '-page_duration', '20000', '-flush_packets', '1', 'pipe:5']);
-  assert.deepEqual(encoded.slice(encoded.indexOf('sine=frequency=1000') - 4, encoded.indexOf('sine=frequency=1000') + 1), ['-re', '-f', 'lavfi', '-i', 'sine=frequency=1000']);
+  assert.deepEqual(encoded.slice(encoded.lastIndexOf('-map')), ['-map', '0:a:0', ...OPUS_ENCODE_ARGS, '-f', 'ogg', '-page_duration', '20000', '-flush_packets', '1', 'pipe:5']);
   for (const [k, v] of [['-ar', '48000'], ['-fec', '1'], ['-c:a', 'libopus']] as const) assert.equal(OPUS_ENCODE_ARGS[OPUS_ENCODE_ARGS.indexOf(k) + 1], v);
-  const copied = ffmpegArgs(file, undefined, [], 'copy');
-  assert.deepEqual(copied.slice(copied.lastIndexOf('-map'), copied.lastIndexOf('-map') + 4), ['-map', '0:a:0', '-c:a', 'copy']);
-  assert.equal(copied.at(-1), 'pipe:4');
+  const copied = ffmpegArgs(url, undefined, [], 'copy');
+  assert.deepEqual(copied.slice(copied.lastIndexOf('-map')), ['-map', '0:a:0', '-c:a', 'copy', '-f', 'ogg', '-page_duration', '20000', '-flush_packets', '1', 'pipe:4']);
+  assert.equal(soundArgs(url, 'encode'), null);
+  assert.equal(soundArgs({ kind: 'published', format: 'flv' }, 'encode'), null);
   assert.ok(!ffmpegArgs(file, undefined, [], 'none').some((a) => a.includes(':a')));
+  assert.equal(soundArgs(file, 'none'), null);
+});
+
+test("a lavfi graph's and a file's sound have an FFmpeg of their own, on its stdout; the file's is decoded by both, so both loop at the same instants", () => {
+  const lavfi = parseSource('lavfi:testsrc2|sine=frequency=1000') as ReadableSource;
+  const video = ffmpegArgs(lavfi, undefined, [], 'encode');
+  assert.ok(!video.includes('sine=frequency=1000') && !video.some((a) => a.includes(':a')), 'no sound in the video\'s FFmpeg');
+  assert.deepEqual(soundArgs(lavfi, 'encode'), ['-hide_banner', '-nostdin', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', 'sine=frequency=1000', '-map', '0:a:0', ...OPUS_ENCODE_ARGS, '-f', 'ogg', '-page_duration', '20000', '-flush_packets', '1', 'pipe:1']);
+  const discarded = ['-map', '0:a:0', '-f', 'null', '-'];
+  for (const plan of ['encode', 'copy'] as const) {
+    const v = ffmpegArgs(file, undefined, [], plan);
+    assert.deepEqual(v.slice(-5), discarded, `${plan}: the video's FFmpeg decodes the sound and throws it away`);
+    assert.ok(!v.includes('ogg'));
+    const a = soundArgs(file, plan)!;
+    assert.deepEqual(a.slice(a.indexOf('-re'), a.indexOf('-i') + 2), ['-re', '-stream_loop', '-1', '-protocol_whitelist', 'file', '-i', 'file:/media/clip.mkv']);
+    assert.equal(a.includes('pipe:1'), true);
+    // A copy is not decoded unless an output decodes it.
+    assert.equal(a.join(' ').endsWith(discarded.join(' ')), plan === 'copy');
+  }
 });
 
 test("ffprobe's answer: the first audio stream, or none", () => {

@@ -214,6 +214,41 @@ test('when the encoder dies, FFmpeg is ended with it and both start again, at th
   assert.ok(readdirSync('/proc/self/fd').length <= fdsBefore, `${readdirSync('/proc/self/fd').length} descriptors open, ${fdsBefore} before`);
 });
 
+test("a lavfi graph's sound has an FFmpeg of its own: a stopped encoder does not stop the sound; that FFmpeg killed ends the run, which starts again with its sound; closing leaves no process", async (t) => {
+  const enc = { ...small, width: 190, height: 106 };
+  const tone = 'sine=frequency=997';
+  const ingest = new FfmpegIngest(await resolveSource(`lavfi:testsrc2=size=190x106:rate=30|${tone}`, []), enc, log, { ...fast, stallTimeoutMs: 60_000 });
+  t.after(() => ingest.close());
+  const statuses: IngestStatus[] = [];
+  ingest.on('status', (s) => statuses.push(s));
+  let packets = 0;
+  ingest.on('audio', () => packets++);
+  ingest.start();
+  await waitFor(ingest, (s) => s.state === 'running');
+  while (packets < 10) await once(ingest, 'audio');
+  // An encoder that gets no CPU: FFmpeg's writes to it block, and with them any output of the same FFmpeg.
+  const encoder = encoderPid(190);
+  process.kill(encoder, 'SIGSTOP');
+  const before = packets;
+  await new Promise((r) => setTimeout(r, 2000));
+  const during = packets - before;
+  process.kill(encoder, 'SIGCONT');
+  // 2 s of 20 ms packets is 100.
+  assert.ok(during >= 60, `${during} sound packets in the 2 s the encoder was stopped`);
+  const [video, sound] = [ffmpegPid('testsrc2=size=190x106'), ffmpegPid(tone)];
+  process.kill(sound, 'SIGKILL');
+  await waitFor(ingest, (s) => s.state === 'running' && s.restarts === 1);
+  assert.match(statuses.find((s) => s.state === 'restarting')?.error ?? '', /^ffmpeg \(sound\) exited \(killed by SIGKILL\)$/);
+  assert.equal(alive(video), false, "the run's video FFmpeg is gone");
+  const again = packets;
+  while (packets < again + 10) await once(ingest, 'audio');
+  ingest.close();
+  const deadline = Date.now() + 5000;
+  const children = () => spawnSync('pgrep', ['-P', String(process.pid), '-x', 'ffmpeg|pels-vp8enc'], { encoding: 'utf8' }).stdout.trim();
+  while (children() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(children(), '', 'no child process left');
+});
+
 test('an encoder that stops sending: stalled, then FFmpeg and the encoder are both replaced', async (t) => {
   const enc = { ...small, width: 186, height: 104 };
   const graph = 'testsrc2=size=186x104:rate=30';

@@ -11,7 +11,7 @@ import { resolveMediaFile } from './mediaFiles';
 import { OggOpusReader, type OpusPacket } from './oggOpusReader';
 import { openReferencePipe, type ReferencePipe } from './referencePipe';
 import { operatorSourceText, redactCredentials } from './sourceRedaction';
-import { audioFd, audioPlan, ffmpegArgs, ffmpegStdin, renditionEncode, type AudioPlan, type EncodeSettings, type LiveSource, type PublishedInput, type Rendition, type SourceSpec } from './sourceSpec';
+import { audioFd, audioPlan, ffmpegArgs, ffmpegStdin, renditionEncode, soundArgs, type AudioPlan, type EncodeSettings, type LiveSource, type PublishedInput, type Rendition, type SourceSpec } from './sourceSpec';
 import { ENCODER_PATH, Vp8Encoder } from './vp8Encoder';
 
 export type IngestState = StreamState;
@@ -44,10 +44,14 @@ export interface IngestOptions {
   reconnectMs?: number;
 }
 
-/** One run: FFmpeg decoding into the encoders, one per rendition. */
+/** One run: FFmpeg decoding into the encoders, one per rendition, and the sound's FFmpeg where it has one. */
 interface Run {
   /** Null when an encoder did not start (FFmpeg is not started then). */
   ffmpeg: ChildProcess | null;
+  /** A file's or lavfi graph's sound (soundArgs); null when the sound rides with the video, or there is none. */
+  sound: ChildProcess | null;
+  /** The sound's FFmpeg was ended by the run (its end, a stall, a close), not by a fault of its own. */
+  soundKilled: boolean;
   /** By rendition: [0] the stream's own encoding. */
   encoders: Vp8Encoder[];
   /** Ended by the ingest (stall, close, drain timeout), not by a fault of its own. */
@@ -95,8 +99,9 @@ export type IngestEvents = {
 /**
  * Runs a source through FFmpeg (decode, scale) and the VP8 encoder
  * (vp8Encoder.ts), one encoder per rendition, and emits the encoded frames as
- * they come. They run as one: any of them exiting for any reason ends the run,
- * the others are ended too,
+ * they come; a file's or lavfi graph's sound comes from an FFmpeg of its own
+ * (soundArgs). They run as one: any of them exiting for any reason ends the
+ * run (a sound that merely ends leaves it silent), the others are ended too,
  * and the ingest restarts both with backoff; a source that cannot be opened
  * is reported as failed (and retried, slower). A running source that sends no
  * frame for a while is reported as stalled at once, and restarted if it stays
@@ -276,7 +281,9 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     for (const e of encoders) e.releaseInput();
     // An encoder that started while another did not has no input writer: ending it ends the run.
     if (!allStarted) for (const e of encoders) e.kill();
-    const run: Run = { ffmpeg, encoders, encoderKilled: false, publisher };
+    const ownSound = ffmpeg ? soundArgs(spec, audio) : null;
+    const sound = ownSound ? spawn(this.opts.ffmpegPath, ownSound, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() }) : null;
+    const run: Run = { ffmpeg, sound, soundKilled: false, encoders, encoderKilled: false, publisher };
     if (publisher && ffmpeg) {
       // FFmpeg reads the publisher's media as it comes, and holds the publisher back when it falls behind.
       ffmpeg.stdin!.on('error', () => undefined);
@@ -287,7 +294,7 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
       });
     } else publisher?.close('the ingest could not start');
     this.current = run;
-    this.log.info({ source: spec.kind === 'published' ? `${publisher?.protocol} publisher ${publisher?.address}` : operatorSourceText(spec), audio, ffmpegPid: ffmpeg?.pid, encoderPids: encoders.map((e) => e.pid) }, 'ingest started');
+    this.log.info({ source: spec.kind === 'published' ? `${publisher?.protocol} publisher ${publisher?.address}` : operatorSourceText(spec), audio, ffmpegPid: ffmpeg?.pid, soundPid: sound?.pid, encoderPids: encoders.map((e) => e.pid) }, 'ingest started');
     this.armStallTimer(run);
     this.emit('run', audio);
     if (reference) this.emit('reference', reference.readFd);
@@ -309,20 +316,27 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
     );
     const ffmpegStderr: string[] = [];
     if (ffmpeg) {
-      if (audio !== 'none') this.readAudio(ffmpeg.stdio[audioFd(this.renditions.length)]! as NodeJS.ReadableStream);
-      ffmpeg.stderr!.setEncoding('utf8').on('data', (text: string) => {
-        for (const line of text.split('\n')) if (line.trim()) ffmpegStderr.push(line.trim());
-        ffmpegStderr.splice(0, Math.max(0, ffmpegStderr.length - 5));
-      });
-      ffmpeg.on('error', (err) => {
-        // spawn failure (ffmpeg missing); 'close' follows.
-        ffmpegStderr.push(err.message);
-      });
+      if (sound) this.readAudio(sound.stdout!);
+      else if (audio !== 'none') this.readAudio(ffmpeg.stdio[audioFd(this.renditions.length)]! as NodeJS.ReadableStream);
+      keepTail(ffmpeg, ffmpegStderr);
     }
+    const soundStderr: string[] = [];
+    // The sound's FFmpeg ending on its own ends the run, as FFmpeg's does; a sound that merely ended (a graph with a duration) leaves the run silent.
+    const soundEnd = sound
+      ? new Promise<RunEnd & { ownFault: boolean }>((resolve) => {
+          keepTail(sound, soundStderr);
+          sound.on('close', (code, signal) => {
+            const ownFault = code !== 0 && !run.soundKilled;
+            if (ownFault) killRun(run);
+            resolve({ ...exitMessage('ffmpeg (sound)', code, signal, soundStderr.map(redactCredentials)), ownFault });
+          });
+        })
+      : null;
     // The run ends when either process ends, and the other one follows.
     const ffmpegEnd = ffmpeg
       ? new Promise<RunEnd>((resolve) =>
           ffmpeg.on('close', (code, signal) => {
+            killSound(run);
             // The encoder sees the end of its input and writes the frames it still has; one that does not, is ended.
             setTimeout(() => killEncoders(run), ENCODER_DRAIN_MS).unref();
             // FFmpeg quotes the URL it was given: mask its credentials before the message reaches the log or the dashboard.
@@ -348,13 +362,14 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
           }),
         ),
     );
-    const [ffmpegExit, ...encoderExits] = await Promise.all([ffmpegEnd, ...encoderEnds]);
+    const [soundExit, ffmpegExit, ...encoderExits] = await Promise.all([soundEnd, ffmpegEnd, ...encoderEnds]);
     const encoderExit = encoderExits.find((x) => x.notStarted) ?? encoderExits.find((x) => x.ownFault) ?? encoderExits[0]!;
     if (this.current === run) this.current = null;
     if (this.stallTimer) clearTimeout(this.stallTimer);
     if (this.closed) return;
-    // FFmpeg fails when the encoder does (a broken pipe), never the other way round: an encoder's own failure is the cause.
-    const { message, code, signal } = ffmpegExit && !encoderExit.ownFault ? ffmpegExit : encoderExit;
+    // FFmpeg fails when the encoder does (a broken pipe), never the other way round: an encoder's own failure is the cause,
+    // then the sound's FFmpeg's (which the run's end followed).
+    const { message, code, signal } = encoderExit.ownFault ? encoderExit : soundExit?.ownFault ? soundExit : (ffmpegExit ?? encoderExit);
     if (publisher) {
       // An encoder's own fault ended the others by our hand (encoderKilled): still a failure of the run.
       const failed = encoderExit.ownFault || (code !== 0 && !run.encoderKilled);
@@ -474,7 +489,23 @@ export class FfmpegIngest extends EventEmitter<IngestEvents> {
 /** SIGKILL ends a stopped process too. */
 function killRun(run: Run): void {
   run.ffmpeg?.kill('SIGKILL');
+  killSound(run);
   killEncoders(run);
+}
+
+function killSound(run: Run): void {
+  if (!run.sound || run.sound.exitCode !== null || run.sound.signalCode !== null) return;
+  run.soundKilled = true;
+  run.sound.kill('SIGKILL');
+}
+
+/** An FFmpeg's last 5 lines on stderr, and why it could not start ('close' follows a spawn failure). */
+function keepTail(proc: ChildProcess, tail: string[]): void {
+  proc.stderr!.setEncoding('utf8').on('data', (text: string) => {
+    for (const line of text.split('\n')) if (line.trim()) tail.push(line.trim());
+    tail.splice(0, Math.max(0, tail.length - 5));
+  });
+  proc.on('error', (err) => tail.push(err.message));
 }
 
 function killEncoders(run: Run): void {

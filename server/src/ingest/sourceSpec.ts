@@ -114,9 +114,42 @@ export function audioPlan(spec: ParsedSource, probed: ProbedAudio | null): Audio
  */
 export const OPUS_ENCODE_ARGS = ['-c:a', 'libopus', '-b:a', '64k', '-ar', '48000', '-ac', '2', '-application', 'audio', '-frame_duration', '20', '-fec', '1', '-packet_loss', '10'];
 
-/** The file descriptor FFmpeg writes the Opus packets to (in Ogg pages), after the lower renditions' pipes. */
+/** The file descriptor the video's FFmpeg writes the Opus packets to (in Ogg pages), after the lower renditions' pipes, when the sound rides with the video (soundArgs is null). */
 export function audioFd(lowerCount: number): number {
   return renditionFd(lowerCount + 1);
+}
+
+/** The sound as Ogg Opus, one 20 ms packet a page so each leaves at once. */
+function oggOpusOutput(input: string, audio: 'encode' | 'copy', fd: number): string[] {
+  return ['-map', input, ...(audio === 'copy' ? ['-c:a', 'copy'] : OPUS_ENCODE_ARGS), '-f', 'ogg', '-page_duration', '20000', '-flush_packets', '1', `pipe:${fd}`];
+}
+
+/**
+ * A file's sound decoded and thrown away. FFmpeg's `-stream_loop` starts each
+ * loop after the decoded sound's length when it decodes sound, and after the
+ * video's (or the packets' timestamps) otherwise: the video's FFmpeg and the
+ * sound's, each decoding the sound, loop at the same instants forever.
+ */
+const DECODED_SOUND_DISCARDED = ['-map', '0:a:0', '-f', 'null', '-'];
+
+/**
+ * The arguments of an FFmpeg of the sound's own, which writes it as Ogg Opus
+ * on its stdout; null when the sound rides with the video in one FFmpeg.
+ *
+ * FFmpeg writes all of its outputs from one thread: an encoder short of CPU
+ * (its full input pipe) holds every output, the sound too. A file's and a
+ * lavfi graph's sound can be read a second time, so it gets a process of its
+ * own, paced in real time by itself, and keeps playing while the video falls
+ * behind. Both start from the same input, so their timelines agree (pts 0 of
+ * one is sample 0 of the other). A URL is opened once (a second connection may
+ * be refused or cost the source twice) and a publisher's media comes once:
+ * their sound stays with the video.
+ */
+export function soundArgs(spec: ReadableSource | PublishedInput, audio: AudioPlan): string[] | null {
+  if (audio === 'none' || (spec.kind !== 'file' && spec.kind !== 'lavfi')) return null;
+  const head = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-re'];
+  if (spec.kind === 'lavfi') return spec.audio ? [...head, '-f', 'lavfi', '-i', spec.audio.graph, ...oggOpusOutput('0:a:0', audio, 1)] : null;
+  return [...head, '-stream_loop', '-1', ...sourceInput(spec), ...oggOpusOutput('0:a:0', audio, 1), ...(audio === 'copy' ? DECODED_SOUND_DISCARDED : [])];
 }
 
 /** The options that open a source, ending `-i NAME`, for FFmpeg and ffprobe alike; a URL is read from stdin (ffmpegStdin). */
@@ -149,9 +182,9 @@ export function ffmpegStdin(spec: ReadableSource): string | undefined {
  * to REFERENCE_FD: the reference the server scores its own decode against.
  * `extractplanes=y` copies the plane exactly (`-pix_fmt gray` would rescale it).
  * `-flush_packets 1`: each frame leaves at once, not when the next fills the buffer.
- * The sound (`audio` not 'none') goes to audioFd() as Ogg Opus, one 20 ms
- * packet a page so each leaves at once; a lavfi source's audio graph is a
- * second input.
+ * The sound (`audio` not 'none') of a URL or a publisher goes to audioFd()
+ * as Ogg Opus; a file's and a lavfi graph's is made by an FFmpeg of its own
+ * (soundArgs).
  *
  * The input may open only the protocols its kind needs (`-protocol_whitelist`,
  * which also binds what playlists and session descriptions inside it open),
@@ -164,12 +197,9 @@ export function ffmpegStdin(spec: ReadableSource): string | undefined {
  */
 export function ffmpegArgs(spec: ReadableSource | PublishedInput, enc: EncodeSettings = DEFAULT_ENCODE, lower: readonly Rendition[] = [], audio: AudioPlan = 'none'): string[] {
   const input = spec.kind === 'published' ? publishedInputArgs(spec) : ['-re', ...(spec.kind === 'file' ? ['-stream_loop', '-1'] : []), ...sourceInput(spec)];
-  const audioGraph = spec.kind === 'lavfi' && audio !== 'none' ? spec.audio?.graph : undefined;
-  const audioInput = audioGraph !== undefined ? ['-re', '-f', 'lavfi', '-i', audioGraph] : [];
-  const audioOutput =
-    audio === 'none'
-      ? []
-      : ['-map', audioGraph !== undefined ? '1:a:0' : '0:a:0', ...(audio === 'copy' ? ['-c:a', 'copy'] : OPUS_ENCODE_ARGS), '-f', 'ogg', '-page_duration', '20000', '-flush_packets', '1', `pipe:${audioFd(lower.length)}`];
+  // The sound: in an FFmpeg of its own (a file's: decoded here too, for the loops' instants), or here, after the video's outputs.
+  const ownSound = soundArgs(spec, audio) !== null;
+  const audioOutput = audio === 'none' ? [] : ownSound ? (spec.kind === 'file' ? DECODED_SOUND_DISCARDED : []) : oggOpusOutput('0:a:0', audio, audioFd(lower.length));
   const { width: w, height: h } = enc;
   const lowerLabels = lower.map((_, i) => `[low${i + 1}]`).join('');
   const lowerScales = lower.map((r, i) => `;[low${i + 1}]scale=${r.width}:${r.height}[enc${i + 1}]`).join('');
@@ -177,7 +207,6 @@ export function ffmpegArgs(spec: ReadableSource | PublishedInput, enc: EncodeSet
   return [
     '-hide_banner', '-nostdin', '-loglevel', 'error',
     ...input,
-    ...audioInput,
     '-an',
     '-filter_complex',
     `[0:v]scale=${w}:${h}:force_original_aspect_ratio=decrease,pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2,fps=${enc.frameRate},format=yuv420p,split=${2 + lower.length}[enc][src]${lowerLabels};[src]extractplanes=y[ref]${lowerScales}`,
