@@ -119,9 +119,9 @@ export function audioFd(lowerCount: number): number {
   return renditionFd(lowerCount + 1);
 }
 
-/** The sound as Ogg Opus, one 20 ms packet a page so each leaves at once. */
-function oggOpusOutput(input: string, audio: 'encode' | 'copy', fd: number): string[] {
-  return ['-map', input, ...(audio === 'copy' ? ['-c:a', 'copy'] : OPUS_ENCODE_ARGS), '-f', 'ogg', '-page_duration', '20000', '-flush_packets', '1', `pipe:${fd}`];
+/** The first sound stream as Ogg Opus on pipe `fd`, one 20 ms packet a page so each leaves at once. */
+function oggOpusOutput(audio: 'encode' | 'copy', fd: number): string[] {
+  return ['-map', '0:a:0', ...(audio === 'copy' ? ['-c:a', 'copy'] : OPUS_ENCODE_ARGS), '-f', 'ogg', '-page_duration', '20000', '-flush_packets', '1', `pipe:${fd}`];
 }
 
 /**
@@ -148,8 +148,8 @@ const DECODED_SOUND_DISCARDED = ['-map', '0:a:0', '-f', 'null', '-'];
 export function soundArgs(spec: ReadableSource | PublishedInput, audio: AudioPlan): string[] | null {
   if (audio === 'none' || (spec.kind !== 'file' && spec.kind !== 'lavfi')) return null;
   const head = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-re'];
-  if (spec.kind === 'lavfi') return spec.audio ? [...head, '-f', 'lavfi', '-i', spec.audio.graph, ...oggOpusOutput('0:a:0', audio, 1)] : null;
-  return [...head, '-stream_loop', '-1', ...sourceInput(spec), ...oggOpusOutput('0:a:0', audio, 1), ...(audio === 'copy' ? DECODED_SOUND_DISCARDED : [])];
+  if (spec.kind === 'lavfi') return spec.audio ? [...head, '-f', 'lavfi', '-i', spec.audio.graph, ...oggOpusOutput(audio, 1)] : null;
+  return [...head, '-stream_loop', '-1', ...sourceInput(spec), ...oggOpusOutput(audio, 1), ...(audio === 'copy' ? DECODED_SOUND_DISCARDED : [])];
 }
 
 /** The options that open a source, ending `-i NAME`, for FFmpeg and ffprobe alike; a URL is read from stdin (ffmpegStdin). */
@@ -199,7 +199,7 @@ export function ffmpegArgs(spec: ReadableSource | PublishedInput, enc: EncodeSet
   const input = spec.kind === 'published' ? publishedInputArgs(spec) : ['-re', ...(spec.kind === 'file' ? ['-stream_loop', '-1'] : []), ...sourceInput(spec)];
   // The sound: in an FFmpeg of its own (a file's: decoded here too, for the loops' instants), or here, after the video's outputs.
   const ownSound = soundArgs(spec, audio) !== null;
-  const audioOutput = audio === 'none' ? [] : ownSound ? (spec.kind === 'file' ? DECODED_SOUND_DISCARDED : []) : oggOpusOutput('0:a:0', audio, audioFd(lower.length));
+  const audioOutput = audio === 'none' ? [] : ownSound ? (spec.kind === 'file' ? DECODED_SOUND_DISCARDED : []) : oggOpusOutput(audio, audioFd(lower.length));
   const { width: w, height: h } = enc;
   const lowerLabels = lower.map((_, i) => `[low${i + 1}]`).join('');
   const lowerScales = lower.map((r, i) => `;[low${i + 1}]scale=${r.width}:${r.height}[enc${i + 1}]`).join('');
