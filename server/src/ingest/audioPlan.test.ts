@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseProbe } from './audioProbe';
+import { OggOpusReader } from './oggOpusReader';
 import { parseSource } from './sourcePolicy';
 import { audioFd, audioPlan, ffmpegArgs, OPUS_ENCODE_ARGS, soundArgs, type ReadableSource } from './sourceSpec';
 
@@ -55,4 +60,34 @@ test("ffprobe's answer: the first audio stream, or none", () => {
   assert.deepEqual(parseProbe('{"programs":[],"streams":[{"codec_name":"opus","channels":2}]}'), { codec: 'opus', channels: 2 });
   assert.equal(parseProbe('{"programs":[],"streams":[]}'), null);
   assert.equal(parseProbe('not json'), null);
+});
+
+test("this machine's FFmpeg loops a file's video and its sound at the same instants, with the arguments the ingest gives them", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'pels-loop-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // 2 s of video and 2.5 s of sound: a loop that followed the video would start 0.5 s early.
+  const clips = { copy: join(dir, 'opus.mkv'), encode: join(dir, 'aac.mkv') };
+  for (const [plan, clip] of Object.entries(clips))
+    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=160x90:rate=30:duration=2', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=2.5', '-c:v', 'mpeg2video', '-c:a', plan === 'copy' ? 'libopus' : 'aac', clip]);
+  const enc = { width: 160, height: 90, frameRate: 30, bitrateKbps: 100, keyframeInterval: 60 };
+  // As the ingest runs them, but LOOPS more plays as fast as FFmpeg goes.
+  const LOOPS = 19;
+  const bounded = (args: string[], loops: number) => args.filter((a) => a !== '-re').map((a, i, all) => (all[i - 1] === '-stream_loop' ? String(loops) : a));
+  const soundEndS = (args: string[]) => {
+    const packets = new OggOpusReader().push(execFileSync('ffmpeg', args, { maxBuffer: 1 << 26 }));
+    return (packets.at(-1)!.startSample + packets.at(-1)!.samples) / 48000;
+  };
+  for (const [plan, clip] of Object.entries(clips) as ['copy' | 'encode', string][]) {
+    const spec = { kind: 'file' as const, path: clip };
+    const soundLoopS = soundEndS(bounded(soundArgs(spec, plan)!, LOOPS)) / (LOOPS + 1);
+    // The reference planes (fd 3) to /dev/null, as when nobody measures.
+    const devNull = openSync('/dev/null', 'w');
+    t.after(() => closeSync(devNull));
+    const video = spawnSync('ffmpeg', bounded(ffmpegArgs(spec, enc, [], plan), LOOPS), { stdio: ['ignore', 'pipe', 'pipe', devNull], maxBuffer: 1 << 28 });
+    assert.equal(video.status, 0, String(video.stderr));
+    // The video ends 2 s into its last play; its frames (30 a second) give its loop to 33 ms / LOOPS.
+    const videoLoopS = (video.stdout.length / (enc.width * enc.height * 1.5) / enc.frameRate - 2) / LOOPS;
+    // A copied sound not decoded loops about 6 ms a loop shorter here, a video whose FFmpeg does not decode it 0.5 s.
+    assert.ok(Math.abs(videoLoopS - soundLoopS) < 0.002, `${plan}: the video's loop ${videoLoopS} s, the sound's ${soundLoopS} s`);
+  }
 });
