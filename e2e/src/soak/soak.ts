@@ -8,6 +8,7 @@
  * gone, a live heap that does not grow, green delivered outside the faults.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { dirname } from 'node:path';
@@ -16,7 +17,7 @@ import { mulberry32 } from '@pels/shared/pels/syntheticStream';
 import { liveMemory } from '../heapAfterGc';
 import { applyBottleneck, changeCapacity, changeLoss, defaultGreenQueueBytes, defaultQueuePackets, BOTTLENECK_DEFAULTS } from '../net/pelsBottleneck';
 import { createTopology, namespacesOfThisRun } from '../net/topology';
-import { getOnce, readResources, type ProcessResources } from '../processResources';
+import { childProcesses, getOnce, readResources, type ProcessResources } from '../processResources';
 import { startServer, type RunningServer } from '../serverProcess';
 import { launchBrowser } from '../testbed/browser';
 import { median } from '../testbed/metrics';
@@ -119,8 +120,8 @@ export interface SoakResult {
   faultsInjected: number;
   faults: FaultRecord[];
   recovery: Partial<Record<FaultKind, { count: number; maxMs: number | null; medianMs: number | null; unrecovered: number; ingestPeakX: number | null }>>;
-  /** `children`: the server's child processes by name, at the start and the end, to name what a process leak left. */
-  leaks: { start: LeakCounts; end: LeakCounts; grew: string[]; children: { start: Record<string, number>; end: Record<string, number> } };
+  /** `children`: the server's child processes by name, at the start and the end, to name what a process leak left; `new`, when processes grew: those not there at the start, as "pid state command line". */
+  leaks: { start: LeakCounts; end: LeakCounts; grew: string[]; children: { start: Record<string, number>; end: Record<string, number>; new: string[] } };
   /** The live heap (each minute the median of its readings), first minute to last. */
   liveHeapGrowthPct: number | null;
   /** The same over the run by a line fitted to every minute: what first-to-last reads without its two readings' swing. */
@@ -150,6 +151,22 @@ function childNames(r: ProcessResources): Record<string, number> {
   const out: Record<string, number> = {};
   for (const name of r.children) out[name] = (out[name] ?? 0) + 1;
   return out;
+}
+
+/** The server's children not among `before`, each as "pid state command line" (state Z: exited, not reaped). */
+function newChildren(serverPid: number, before: ReadonlySet<number>): string[] {
+  return childProcesses(serverPid)
+    .filter(([pid]) => !before.has(pid))
+    .map(([pid, comm, args]) => {
+      let state = '?';
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!;
+      } catch {
+        state = 'gone';
+      }
+      return `${pid} ${state} ${[comm, ...args.slice(1)].join(' ').slice(0, 200)}`;
+    });
 }
 
 function leakCounts(r: ProcessResources, namespaces: number): LeakCounts {
@@ -239,6 +256,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     const edgeLeaks: string[] = [];
     await sleep(2000);
     const atStart = await resources();
+    const pidsAtStart = new Set(childProcesses(server.pid).map(([pid]) => pid));
     const start = leakCounts(atStart, await namespaceCount());
     let atEnd = atStart;
     progress(`server up; start counts ${JSON.stringify(start)}`);
@@ -486,7 +504,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       faultsInjected: faults.filter((f) => f.error === undefined).length,
       faults,
       recovery,
-      leaks: { start, end, grew, children: { start: childNames(atStart), end: childNames(atEnd) } },
+      leaks: { start, end, grew, children: { start: childNames(atStart), end: childNames(atEnd), new: grew.includes('processes') ? newChildren(server.pid, pidsAtStart) : [] } },
       liveHeapGrowthPct: firstToLastPct(heap),
       liveHeapFittedGrowthPct: fittedGrowthPct(heap),
       greenDeliveryMin: cleanRows.length ? Math.min(...cleanRows.map((m) => m.greenDelivery!)) : null,
@@ -551,6 +569,7 @@ export function formatSoakReport(r: SoakResult): string[] {
         ]
       : []),
     `after every viewer left: ${(Object.keys(r.leaks.start) as Array<keyof typeof r.leaks.start>).map((k) => `${k} ${r.leaks.start[k]} -> ${r.leaks.end[k]}`).join(', ')}${r.leaks.grew.length ? `   GREW: ${r.leaks.grew.join(', ')}` : ''}`,
+    ...r.leaks.children.new.map((c) => `  a child not there at the start: ${c}`),
     'fault            count  recovery median  max (ms)  unrecovered  ingest after it, fastest second (x real time)',
   ];
   for (const [kind, v] of Object.entries(r.recovery)) {
