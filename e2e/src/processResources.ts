@@ -61,9 +61,9 @@ function rssKiB(pid: number): number {
   return Number(m[1]);
 }
 
-/** Direct children of pid, as [pid, command name, arguments]. */
-export function childProcesses(pid: number): Array<[number, string, string[]]> {
-  const out: Array<[number, string, string[]]> = [];
+/** Direct children of pid, as [pid, command name, arguments, state (R, S, Z: exited, not reaped...)]. */
+export function childProcesses(pid: number): Array<[number, string, string[], string]> {
+  const out: Array<[number, string, string[], string]> = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     let stat: string;
@@ -74,7 +74,8 @@ export function childProcesses(pid: number): Array<[number, string, string[]]> {
     }
     // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after its last ')'.
     const close = stat.lastIndexOf(')');
-    const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+    const [state, ppidText] = stat.slice(close + 2).split(' ');
+    const ppid = Number(ppidText);
     if (ppid !== pid) continue;
     let args: string[] = [];
     try {
@@ -82,7 +83,7 @@ export function childProcesses(pid: number): Array<[number, string, string[]]> {
     } catch {
       // exited while listed
     }
-    out.push([Number(name), stat.slice(stat.indexOf('(') + 1, close), args]);
+    out.push([Number(name), stat.slice(stat.indexOf('(') + 1, close), args, state!]);
   }
   return out;
 }

@@ -8,7 +8,6 @@
  * gone, a live heap that does not grow, green delivered outside the faults.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { dirname } from 'node:path';
@@ -157,16 +156,7 @@ function childNames(r: ProcessResources): Record<string, number> {
 function newChildren(serverPid: number, before: ReadonlySet<number>): string[] {
   return childProcesses(serverPid)
     .filter(([pid]) => !before.has(pid))
-    .map(([pid, comm, args]) => {
-      let state = '?';
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!;
-      } catch {
-        state = 'gone';
-      }
-      return `${pid} ${state} ${[comm, ...args.slice(1)].join(' ').slice(0, 200)}`;
-    });
+    .map(([pid, comm, args, state]) => `${pid} ${state} ${[comm, ...args.slice(1)].join(' ').slice(0, 200)}`);
 }
 
 function leakCounts(r: ProcessResources, namespaces: number): LeakCounts {

@@ -146,10 +146,15 @@ const DECODED_SOUND_DISCARDED = ['-map', '0:a:0', '-f', 'null', '-'];
  * their sound stays with the video.
  */
 export function soundArgs(spec: ReadableSource | PublishedInput, audio: AudioPlan): string[] | null {
-  if (audio === 'none' || (spec.kind !== 'file' && spec.kind !== 'lavfi')) return null;
+  if (audio === 'none' || !soundHasItsOwnFfmpeg(spec)) return null;
   const head = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-re'];
-  if (spec.kind === 'lavfi') return spec.audio ? [...head, '-f', 'lavfi', '-i', spec.audio.graph, ...oggOpusOutput(audio, 1)] : null;
+  if (spec.kind === 'lavfi') return [...head, '-f', 'lavfi', '-i', spec.audio.graph, ...oggOpusOutput(audio, 1)];
   return [...head, '-stream_loop', '-1', ...sourceInput(spec), ...oggOpusOutput(audio, 1), ...(audio === 'copy' ? DECODED_SOUND_DISCARDED : [])];
+}
+
+/** A file, or a lavfi graph with an audio part: read a second time for its sound (soundArgs says why). */
+function soundHasItsOwnFfmpeg(spec: ReadableSource | PublishedInput): spec is Extract<ReadableSource, { kind: 'file' }> | (LavfiSource & Required<Pick<LavfiSource, 'audio'>>) {
+  return spec.kind === 'file' || (spec.kind === 'lavfi' && spec.audio !== undefined);
 }
 
 /** The options that open a source, ending `-i NAME`, for FFmpeg and ffprobe alike; a URL is read from stdin (ffmpegStdin). */
@@ -198,8 +203,7 @@ export function ffmpegStdin(spec: ReadableSource): string | undefined {
 export function ffmpegArgs(spec: ReadableSource | PublishedInput, enc: EncodeSettings = DEFAULT_ENCODE, lower: readonly Rendition[] = [], audio: AudioPlan = 'none'): string[] {
   const input = spec.kind === 'published' ? publishedInputArgs(spec) : ['-re', ...(spec.kind === 'file' ? ['-stream_loop', '-1'] : []), ...sourceInput(spec)];
   // The sound: in an FFmpeg of its own (a file's: decoded here too, for the loops' instants), or here, after the video's outputs.
-  const ownSound = soundArgs(spec, audio) !== null;
-  const audioOutput = audio === 'none' ? [] : ownSound ? (spec.kind === 'file' ? DECODED_SOUND_DISCARDED : []) : oggOpusOutput(audio, audioFd(lower.length));
+  const audioOutput = audio === 'none' ? [] : soundHasItsOwnFfmpeg(spec) ? (spec.kind === 'file' ? DECODED_SOUND_DISCARDED : []) : oggOpusOutput(audio, audioFd(lower.length));
   const { width: w, height: h } = enc;
   const lowerLabels = lower.map((_, i) => `[low${i + 1}]`).join('');
   const lowerScales = lower.map((r, i) => `;[low${i + 1}]scale=${r.width}:${r.height}[enc${i + 1}]`).join('');
