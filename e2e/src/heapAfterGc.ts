@@ -11,7 +11,11 @@ export interface LiveMemory {
   heapUsedKiB: number;
   /** Memory held outside the heap by JavaScript objects (Buffers, ArrayBuffers). */
   externalKiB: number;
-  /** V8's compiled code (code space and large code objects): part of `heapUsedKiB`, apart because it grows as functions get optimized, not as data is kept. */
+  /**
+   * V8's compiled code with its metadata (machine code, bytecode, deoptimization
+   * data, source positions): part of `heapUsedKiB`, apart because it grows as
+   * the program's paths first run and get optimized, not as data is kept.
+   */
   codeKiB: number;
 }
 
@@ -49,13 +53,13 @@ async function inspect(url: string, commands: Array<{ method: string; params?: o
 
 const READ_MEMORY = `JSON.stringify({
   ...process.memoryUsage(),
-  code: require('v8').getHeapSpaceStatistics().filter((s) => s.space_name === 'code_space' || s.space_name === 'code_large_object_space').reduce((n, s) => n + s.space_used_size, 0),
+  code: ((c) => c.code_and_metadata_size + c.bytecode_and_metadata_size)(require('v8').getHeapCodeStatistics()),
 })`;
 
 export async function liveMemory(inspectorUrl: string): Promise<LiveMemory> {
   const [, evaluated] = await inspect(inspectorUrl, [
     { method: 'HeapProfiler.collectGarbage' },
-    // The command-line API gives `require` in an ES module's process, for v8's space statistics.
+    // The command-line API gives `require` in an ES module's process, for v8's code statistics.
     { method: 'Runtime.evaluate', params: { expression: READ_MEMORY, includeCommandLineAPI: true, returnByValue: true } },
   ]);
   const usage = JSON.parse((evaluated as { result: { value: string } }).result.value) as { heapUsed: number; external: number; code: number };

@@ -99,7 +99,7 @@ export interface MinuteRow {
   ingestPeakX: number | null;
   serverViewers: number;
   liveHeapKiB: number;
-  /** The part of the live heap that is V8's compiled code. */
+  /** The part of the live heap that is V8's compiled code and its metadata (the minute's median). */
   codeKiB: number;
   loadAverage: number;
   rssKiB: number;
@@ -125,6 +125,13 @@ export interface SoakResult {
   liveHeapGrowthPct: number | null;
   /** The same over the run by a line fitted to every minute: what first-to-last reads without its two readings' swing. */
   liveHeapFittedGrowthPct: number | null;
+  /**
+   * The live heap without V8's compiled code (first to last, and fitted): what the
+   * server's data holds. The code grows as paths first run and get optimized
+   * (a fault's recovery, the first time it comes), bounded by the program.
+   */
+  dataHeapGrowthPct: number | null;
+  dataHeapFittedGrowthPct: number | null;
   greenDeliveryMin: number | null;
   greenDelivery: number | null;
   lives: { ended: number; clean: number; failedJoins: number; joinErrors: Record<string, number> };
@@ -387,15 +394,16 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
 
     const minutes: MinuteRow[] = [];
     const heap: number[] = [];
+    const dataHeap: number[] = [];
     let livesSeen = 0;
     const minuteCount = Math.ceil(seconds / 60);
     for (let m = 1; m <= minuteCount && !crashed; m++) {
       const minuteEnd = t0 + Math.min(m * 60, seconds) * 1000;
       // The live heap read every 15 s: the minute's is their median (heapGrowth.ts).
-      const heapReadings: number[] = [];
+      const heapReadings: Array<{ live: number; code: number }> = [];
       for (let at = t0 + ((m - 1) * 60 + HEAP_READING_S) * 1000; at < minuteEnd && !crashed; at += HEAP_READING_S * 1000) {
         while (Date.now() < at && !crashed) await sleep(250);
-        if (!crashed) heapReadings.push((await liveKiB(server)).live);
+        if (!crashed) heapReadings.push(await liveKiB(server));
       }
       while (Date.now() < minuteEnd && !crashed) await sleep(250);
       if (crashed) break;
@@ -407,8 +415,11 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       const received = clean.reduce((n, l) => n + l.green.received, 0);
       const r = await resources();
       const mem = await liveKiB(server);
-      const live = median([...heapReadings, mem.live])!;
+      const readings = [...heapReadings, mem];
+      const live = median(readings.map((x) => x.live))!;
+      const code = median(readings.map((x) => x.code))!;
       heap.push(live);
+      dataHeap.push(median(readings.map((x) => x.live - x.code))!);
       const fps = decoded.reduce((n, f, i) => n + f - decodedAtMinute[i]!, 0) / decoded.length / 60;
       decodedAtMinute = [...decoded];
       const viewersNow = (JSON.parse((await getOnce(`${server.url}/api/viewers`, { authorization: `Bearer ${operatorToken}` })).body) as { viewers: unknown[] }).viewers.length;
@@ -424,7 +435,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
         ingestPeakX: ingestPace(ingest, minuteEnd - 60_000, minuteEnd, SOURCE_FPS)?.peakX ?? null,
         serverViewers: viewersNow,
         liveHeapKiB: live,
-        codeKiB: mem.code,
+        codeKiB: code,
         loadAverage: loadavg()[0]!,
         rssKiB: r.rssKiB,
         fds: r.fds,
@@ -497,6 +508,8 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       leaks: { start, end, grew, children: { start: childNames(atStart), end: childNames(atEnd), new: grew.includes('processes') ? newChildren(server.pid, pidsAtStart) : [] } },
       liveHeapGrowthPct: firstToLastPct(heap),
       liveHeapFittedGrowthPct: fittedGrowthPct(heap),
+      dataHeapGrowthPct: firstToLastPct(dataHeap),
+      dataHeapFittedGrowthPct: fittedGrowthPct(dataHeap),
       greenDeliveryMin: cleanRows.length ? Math.min(...cleanRows.map((m) => m.greenDelivery!)) : null,
       greenDelivery: greenSent > 0 ? Math.round((allClean.reduce((n, l) => n + l.green.received, 0) / greenSent) * 10000) / 10000 : null,
       lives: { ended: lives.length, clean: allClean.length, failedJoins: lives.filter((l) => l.joinedMs === 0 && !l.cut).length, joinErrors: tally(lives.flatMap((l) => (l.joinedMs === 0 && !l.cut ? [l.error ?? 'no error given'] : []))) },
@@ -552,6 +565,7 @@ export function formatSoakReport(r: SoakResult): string[] {
     `green delivery outside faults: lowest minute ${pct(r.greenDeliveryMin)}, overall ${pct(r.greenDelivery)} (${r.lives.clean} of ${r.lives.ended} lives clean, ${r.lives.failedJoins} failed joins)`,
     ...Object.entries(r.lives.joinErrors).map(([m, n]) => `  ${n} x join failed: ${m}`),
     `live heap growth, first minute to last: ${r.liveHeapGrowthPct ?? '-'}%; by a line fitted to every minute: ${r.liveHeapFittedGrowthPct ?? '-'}%`,
+    `  without the compiled code (${r.minutes[0]?.codeKiB ?? '-'} -> ${r.minutes.at(-1)?.codeKiB ?? '-'} KiB): ${r.dataHeapGrowthPct ?? '-'}%, fitted ${r.dataHeapFittedGrowthPct ?? '-'}%`,
     ...(r.faults.some((f) => f.kind === 'worker-kill') ? [`joins started in a worker kill's window: ${joins(r.joins.afterWorkerKill)}; outside every fault: ${joins(r.joins.clean)}`] : []),
     ...(r.faults.some((f) => f.kind === 'edge-loss')
       ? [

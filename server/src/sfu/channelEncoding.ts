@@ -27,17 +27,20 @@ export const SendNotification = require(join(dirname(require.resolve('mediasoup'
 };
 
 /**
- * The builder encodes every string of every request with this (transport and consumer ids,
- * ICE and DTLS parameters: each join's are new, and were kept), and a packet's producer id
- * per packet: the hot few, a few per viewer. A bound a little over the producers of a full
- * server keeps those and lets a join's strings go when it fills (it empties whole: a
- * producer's id is encoded again at its next packet).
+ * The builder encodes every string of every message with its text encoder:
+ * each join's (transport and consumer ids, ICE and DTLS parameters) once, a
+ * packet's producer id per packet. Only the string right after a packet's
+ * vector (`hotNext`) is kept: a producer's id, a few per viewer. A join's
+ * strings, kept too, made the cache a saw of up to a megabyte, filling with
+ * strings never asked for again and emptied when full.
  */
 export const MAX_CACHED_STRINGS = 4096;
 
 export class CachingUtf8Encoder {
   private readonly encoder = new TextEncoder();
   private readonly cache = new Map<string, Uint8Array>();
+  /** The next string is a packet's producer id. */
+  hotNext = false;
 
   constructor(private readonly max = MAX_CACHED_STRINGS) {}
 
@@ -46,8 +49,11 @@ export class CachingUtf8Encoder {
   }
 
   encode(s: string): Uint8Array {
+    if (!this.hotNext) return this.encoder.encode(s);
+    this.hotNext = false;
     let utf8 = this.cache.get(s);
     if (!utf8) {
+      // More producers than the bound (or ids of producers gone): start again, the live ones come back at their next packet.
       if (this.cache.size >= this.max) this.cache.clear();
       utf8 = this.encoder.encode(s);
       this.cache.set(s, utf8);
@@ -57,8 +63,9 @@ export class CachingUtf8Encoder {
 }
 
 const fast: CreateDataVector = (builder, data) => {
-  // The channel's one builder: its strings (the handler id after this vector) are encoded once each.
-  if (!(builder.text_encoder instanceof CachingUtf8Encoder)) builder.text_encoder = new CachingUtf8Encoder();
+  // The channel's one builder: the string it encodes after this vector is the packet's producer id (Channel.notify's handler id).
+  const encoder = builder.text_encoder instanceof CachingUtf8Encoder ? builder.text_encoder : (builder.text_encoder = new CachingUtf8Encoder());
+  encoder.hotNext = true;
   return builder.createByteVector(data);
 };
 
