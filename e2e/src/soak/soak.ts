@@ -46,7 +46,7 @@ export interface SoakOptions {
   faultPeriodS: number;
   /** The kinds of fault injected (default: all); fewer to look at one. */
   kinds?: readonly FaultKind[];
-  /** Per-minute series, CSV; each synthetic viewer's life beside it, one JSON line each (`-lives.jsonl`). */
+  /** Per-minute series, CSV; beside it each synthetic viewer's life, one JSON line each (`-lives.jsonl`), and the server's warnings and errors (`-server.log`). */
   csvFile?: string;
 }
 
@@ -212,6 +212,8 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       : Promise.resolve(undefined);
     res.add(async () => (await edgesStarting.catch(() => undefined))?.stop());
     let serverErrors = 0;
+    /** Warning and error lines, to find after the run what a leak or a slow recovery followed. */
+    const serverWarnings: string[] = [];
     const server = await startServer({
       env: {
         OPERATOR_TOKEN: operatorToken,
@@ -229,6 +231,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       controlHost: topo.serverControlIp,
       inspect: true,
       onLog: (line) => {
+        if (/"level":(40|50|60)/.test(line)) serverWarnings.push(line);
         if (/"level":(50|60)/.test(line)) {
           serverErrors++;
           progress(`server: ${line.slice(0, 300)}`);
@@ -527,6 +530,7 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
       await mkdir(dirname(o.csvFile), { recursive: true });
       await writeFile(o.csvFile, minutesCsv(minutes));
       await writeFile(livesFile(o.csvFile), lives.map((l) => JSON.stringify(l) + '\n').join(''));
+      await writeFile(o.csvFile.replace(/(\.csv)?$/, '-server.log'), serverWarnings.map((l) => l + '\n').join(''));
       result.csvFile = o.csvFile;
     }
     return result;
