@@ -66,7 +66,10 @@ export class QualityThread {
     if (!worker) return;
     // The worker kills its decoder and waits for it to exit, then ends: terminated at once, it would leave the decoder unreaped.
     Atomics.store(this.closing, 0, 1);
-    const timer = setTimeout(() => void worker.terminate(), CLOSE_TIMEOUT_MS).unref();
+    const timer = setTimeout(() => {
+      this.opts.log.warn({ afterMs: CLOSE_TIMEOUT_MS }, 'quality worker did not end after its close; terminated (its decoder may be left unreaped)');
+      void worker.terminate();
+    }, CLOSE_TIMEOUT_MS).unref();
     worker.once('exit', () => clearTimeout(timer));
     worker.postMessage({ type: 'close' } satisfies ToQualityWorker);
   }
