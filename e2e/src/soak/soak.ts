@@ -529,8 +529,8 @@ export async function runSoak(o: SoakOptions, progress: (m: string) => void): Pr
     if (o.csvFile) {
       await mkdir(dirname(o.csvFile), { recursive: true });
       await writeFile(o.csvFile, minutesCsv(minutes));
-      await writeFile(livesFile(o.csvFile), lives.map((l) => JSON.stringify(l) + '\n').join(''));
-      await writeFile(o.csvFile.replace(/(\.csv)?$/, '-server.log'), serverWarnings.map((l) => l + '\n').join(''));
+      await writeFile(besideCsv(o.csvFile, '-lives.jsonl'), lives.map((l) => JSON.stringify(l) + '\n').join(''));
+      await writeFile(besideCsv(o.csvFile, '-server.log'), serverWarnings.map((l) => l + '\n').join(''));
       result.csvFile = o.csvFile;
     }
     return result;
@@ -549,9 +549,9 @@ function tally(messages: readonly string[]): Record<string, number> {
   return out;
 }
 
-/** Where the lives of a run whose per-minute series is `csvFile` go. */
-export function livesFile(csvFile: string): string {
-  return csvFile.replace(/(\.csv)?$/, '-lives.jsonl');
+/** A file beside a run's per-minute series `csvFile`: its name with `suffix` for `.csv`. */
+function besideCsv(csvFile: string, suffix: '-lives.jsonl' | '-server.log'): string {
+  return csvFile.replace(/(\.csv)?$/, suffix);
 }
 
 export function minutesCsv(rows: readonly MinuteRow[]): string {
