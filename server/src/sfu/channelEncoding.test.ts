@@ -70,8 +70,10 @@ test('with the fast encoding, a packet sent into a producer reaches its consumer
   assert.deepEqual(packet.subarray(packet.length - payload.length), payload);
 });
 
-test("only a packet's producer id is kept: a join's strings are encoded and let go, and the kept ids are bounded", () => {
+test("only a packet's producer id is kept: a join's strings are encoded and let go, and the kept ids are bounded", (t) => {
+  const generated = SendNotification.createDataVector;
   useFastChannelEncoding();
+  t.after(() => (SendNotification.createDataVector = generated));
   const b = new Builder(1024);
   // Packets of two producers, and between them a join's request strings, as the channel builds both.
   for (let i = 0; i < 100; i++) {
